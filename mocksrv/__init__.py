@@ -1,0 +1,20 @@
+"""mocksrv: a stateful sandbox of a payments REST API."""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+__all__ = ["MockServer", "Settings", "__version__"]
+
+
+def __getattr__(name: str) -> object:
+    # Imported lazily so that `import mocksrv.domain` does not pull in Flask and waitress.
+    if name == "MockServer":
+        from mocksrv.server import MockServer
+
+        return MockServer
+    if name == "Settings":
+        from mocksrv.settings import Settings
+
+        return Settings
+    raise AttributeError(name)

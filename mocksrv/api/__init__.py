@@ -1,0 +1,14 @@
+"""The payments API of the spec: Flask blueprints and marshmallow schemas."""
+
+from __future__ import annotations
+
+from flask import Flask
+
+from mocksrv.api.customers import customers
+from mocksrv.api.payments import health, payments
+
+
+def init_app(app: Flask) -> None:
+    app.register_blueprint(health)
+    app.register_blueprint(payments)
+    app.register_blueprint(customers)

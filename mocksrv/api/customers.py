@@ -1,0 +1,62 @@
+"""Routes of /customers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, request
+
+from mocksrv.api import schemas
+from mocksrv.representations import customer_json
+from mocksrv.rest import authenticate, json_body, load, sandbox
+
+customers = Blueprint("customers", __name__)
+
+_create = schemas.CustomerCreateSchema()
+_update = schemas.CustomerFieldsSchema()
+_list = schemas.CustomerListSchema()
+
+Json = dict[str, Any]
+
+
+@customers.post("/customers")
+def create_customer() -> Json:
+    principal = authenticate()
+    return customer_json(sandbox().customers.create(principal.merchant_id, load(_create, json_body())))
+
+
+@customers.get("/customers/list")
+def list_customers() -> Json:
+    principal = authenticate()
+    query = load(_list, request.args.to_dict())
+    page = sandbox().customers.list(principal.merchant_id, query["limit"], query["offset"])
+    return {
+        "data": [customer_json(c) for c in page.items],
+        "total_count": page.total_count,
+        "has_more": query["offset"] + len(page.items) < page.total_count,
+    }
+
+
+@customers.get("/customers/<customer_id>")
+def retrieve_customer(customer_id: str) -> Json:
+    principal = authenticate()
+    return customer_json(sandbox().customers.retrieve(principal.merchant_id, customer_id))
+
+
+@customers.post("/customers/<customer_id>")
+def update_customer(customer_id: str) -> Json:
+    principal = authenticate()
+    fields = load(_update, json_body())
+    return customer_json(sandbox().customers.update(principal.merchant_id, customer_id, fields))
+
+
+@customers.delete("/customers/<customer_id>")
+def delete_customer(customer_id: str) -> Json:
+    principal = authenticate()
+    customer = sandbox().customers.delete(principal.merchant_id, customer_id)
+    return {
+        "customer_id": customer.customer_id,
+        "customer_deleted": True,
+        "address_deleted": True,
+        "payment_methods_deleted": True,
+    }

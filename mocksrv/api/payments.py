@@ -1,0 +1,115 @@
+"""Routes of /payments and /health: parse, call one service method, serialize."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, request
+
+from mocksrv.api import schemas
+from mocksrv.domain.models import KeyKind
+from mocksrv.representations import payment_json, payment_summary
+from mocksrv.rest import authenticate, base_url, json_body, load, sandbox
+
+payments = Blueprint("payments", __name__)
+health = Blueprint("health", __name__)
+
+_create = schemas.PaymentCreateSchema()
+_update = schemas.PaymentUpdateSchema()
+_confirm = schemas.PaymentConfirmSchema()
+_list = schemas.PaymentListSchema()
+_capture = schemas.CaptureSchema()
+_cancel = schemas.CancelSchema()
+_review = schemas.ReviewSchema()
+
+Json = dict[str, Any]
+
+
+@health.get("/health")
+def check_health() -> Json:
+    authenticate()
+    return {"status": "healthy"}
+
+
+@payments.post("/payments")
+def create_payment() -> Json:
+    principal = authenticate()
+    fields = load(_create, json_body())
+    return payment_json(sandbox().payments.create(principal.merchant_id, fields), base_url())
+
+
+@payments.post("/payments/list")
+def list_payments() -> Json:
+    principal = authenticate()
+    page = sandbox().payments.list(principal.merchant_id, load(_list, json_body()))
+    return {
+        "count": len(page.items),
+        "total_count": page.total_count,
+        "data": [payment_summary(p) for p in page.items],
+    }
+
+
+@payments.get("/payments/<payment_id>")
+def retrieve_payment(payment_id: str) -> Json:
+    principal = authenticate(publishable=True)
+    payment = sandbox().payments.retrieve(
+        principal.merchant_id,
+        payment_id,
+        request.args.get("client_secret"),
+        secret_required=principal.kind is KeyKind.PUBLISHABLE,
+    )
+    return payment_json(payment, base_url())
+
+
+@payments.post("/payments/<payment_id>")
+def update_payment(payment_id: str) -> Json:
+    principal = authenticate()
+    fields = load(_update, json_body())
+    return payment_json(sandbox().payments.update(principal.merchant_id, payment_id, fields), base_url())
+
+
+@payments.post("/payments/<payment_id>/confirm")
+def confirm_payment(payment_id: str) -> Json:
+    principal = authenticate(publishable=True)
+    fields = load(_confirm, json_body())
+    payment = sandbox().payments.confirm(
+        principal.merchant_id,
+        payment_id,
+        fields,
+        fields.get("client_secret"),
+        secret_required=principal.kind is KeyKind.PUBLISHABLE,
+    )
+    return payment_json(payment, base_url())
+
+
+@payments.post("/payments/<payment_id>/capture")
+def capture_payment(payment_id: str) -> Json:
+    principal = authenticate()
+    fields = load(_capture, json_body())
+    descriptor = fields.get("statement_descriptor_prefix", "") + fields.get("statement_descriptor_suffix", "")
+    payment = sandbox().payments.capture(
+        principal.merchant_id, payment_id, fields.get("amount_to_capture"), descriptor or None
+    )
+    return payment_json(payment, base_url())
+
+
+@payments.post("/payments/<payment_id>/cancel")
+def cancel_payment(payment_id: str) -> Json:
+    principal = authenticate()
+    fields = load(_cancel, json_body())
+    payment = sandbox().payments.cancel(principal.merchant_id, payment_id, fields.get("cancellation_reason"))
+    return payment_json(payment, base_url())
+
+
+@payments.post("/payments/<payment_id>/approve")
+def approve_payment(payment_id: str) -> Json:
+    principal = authenticate()
+    load(_review, json_body())
+    return payment_json(sandbox().payments.approve(principal.merchant_id, payment_id), base_url())
+
+
+@payments.post("/payments/<payment_id>/reject")
+def reject_payment(payment_id: str) -> Json:
+    principal = authenticate()
+    load(_review, json_body())
+    return payment_json(sandbox().payments.reject(principal.merchant_id, payment_id), base_url())

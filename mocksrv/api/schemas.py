@@ -1,0 +1,226 @@
+"""Request schemas of the payments API: every field table of the spec, checked field by field."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import EXCLUDE, Schema, ValidationError, fields, post_load, validate, validates_schema
+
+from mocksrv.domain.money import MAX_AMOUNT, MIN_AMOUNT, is_country, is_currency
+from mocksrv.domain.payment_states import PaymentStatus
+from mocksrv.domain.payments import PaymentFilter
+from mocksrv.fieldtypes import StrictBoolean, StrictInteger, Timestamp
+
+ID_PATTERN = validate.Regexp(r"^[A-Za-z0-9_-]{1,64}$", error="1-64 letters, digits, _ or -")
+DESCRIPTOR_LIMIT = 22
+PAYMENT_METHODS = ("card", "wallet", "bank_transfer", "crypto")
+
+
+def _currency(value: str) -> None:
+    if not is_currency(value):
+        raise ValidationError("Not an ISO 4217 currency code.")
+
+
+def _country(value: str) -> None:
+    if not is_country(value):
+        raise ValidationError("Not an ISO 3166 alpha-2 country code.")
+
+
+def Amount(**kwargs: Any) -> StrictInteger:  # noqa: N802 - reads as a field type
+    return StrictInteger(validate=validate.Range(MIN_AMOUNT, MAX_AMOUNT), **kwargs)
+
+
+def Currency(**kwargs: Any) -> fields.String:  # noqa: N802
+    return fields.String(validate=_currency, **kwargs)
+
+
+def Text(**kwargs: Any) -> fields.String:  # noqa: N802
+    return fields.String(validate=validate.Length(max=1000), **kwargs)
+
+
+class AddressSchema(Schema):
+    line1 = fields.String(required=True)
+    line2 = fields.String()
+    line3 = fields.String()
+    city = fields.String(required=True)
+    state = fields.String(required=True)
+    zip = fields.String(required=True)
+    country = fields.String(required=True, validate=_country)
+    first_name = fields.String(required=True)
+    last_name = fields.String(required=True)
+
+
+class PhoneSchema(Schema):
+    number = fields.String(required=True, validate=validate.Regexp(r"^[0-9 ()-]{4,20}$"))
+    country_code = fields.String(required=True, validate=validate.Regexp(r"^\+[0-9]{1,4}$"))
+
+
+class BillingSchema(Schema):
+    address = fields.Nested(AddressSchema, required=True)
+    phone = fields.Nested(PhoneSchema, required=True)
+    email = fields.Email()
+
+
+class CardSchema(Schema):
+    card_number = fields.String(required=True)
+    card_exp_month = fields.String(required=True)
+    card_exp_year = fields.String(required=True)
+    card_cvc = fields.String(required=True)
+    card_holder_name = fields.String()
+
+
+class CryptoSchema(Schema):
+    pay_currency = fields.String(required=True)
+    network = fields.String()
+    wallet_address = fields.String(required=True)
+    wallet_address_tag = fields.String()
+    payment_method_id = fields.String()
+    external_customer_id = fields.String()
+
+
+class PaymentMethodDataSchema(Schema):
+    card = fields.Nested(CardSchema)
+    crypto = fields.Nested(CryptoSchema)
+    wallet = fields.Dict(keys=fields.String())
+    bank_transfer = fields.Dict(keys=fields.String())
+
+
+class BrowserInfoSchema(Schema):
+    ip_address = fields.String()
+    user_agent = fields.String()
+    accept_header = fields.String()
+    accept_language = fields.String()
+    language = fields.String()
+    color_depth = StrictInteger()
+    screen_height = StrictInteger()
+    screen_width = StrictInteger()
+    time_zone = StrictInteger()
+    java_enabled = StrictBoolean()
+    java_script_enabled = StrictBoolean()
+    os_type = fields.String()
+    os_version = fields.String()
+    device_model = fields.String()
+    referer = fields.String()
+
+
+class OrderLineSchema(Schema):
+    name = fields.String(required=True)
+    quantity = StrictInteger(required=True, validate=validate.Range(min=1))
+    amount = StrictInteger(required=True, validate=validate.Range(min=0, max=MAX_AMOUNT))
+    currency = Currency(required=True)
+
+
+class BillingRule(Schema):
+    @validates_schema
+    def billing_goes_with_method(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if "payment_method_data" in data and "billing" not in data:
+            raise ValidationError("Missing data for required field.", "billing")
+
+
+class PaymentFieldsSchema(BillingRule):
+    """Fields a payment takes on create and update."""
+
+    customer_id = fields.String(validate=ID_PATTERN)
+    capture_method = fields.String(validate=validate.OneOf(["automatic", "manual", "manual_multiple"]))
+    authentication_type = fields.String(validate=validate.OneOf(["three_ds", "no_three_ds"]))
+    description = Text()
+    email = fields.Email()
+    name = fields.String()
+    phone = fields.String(validate=validate.Regexp(r"^[0-9 ()-]{4,20}$"))
+    phone_country_code = fields.String(validate=validate.Regexp(r"^\+[0-9]{1,4}$"))
+    payment_method = fields.String(validate=validate.OneOf(PAYMENT_METHODS))
+    payment_method_type = fields.String()
+    payment_method_data = fields.Nested(PaymentMethodDataSchema)
+    billing = fields.Nested(BillingSchema)
+    return_url = fields.Url(require_tld=False)
+    order_details = fields.List(fields.Nested(OrderLineSchema))
+    browser_info = fields.Nested(BrowserInfoSchema)
+    metadata = fields.Dict(keys=fields.String())
+    statement_descriptor = fields.String(validate=validate.Length(max=DESCRIPTOR_LIMIT))
+
+
+class PaymentCreateSchema(PaymentFieldsSchema):
+    amount = Amount(required=True)
+    currency = Currency(required=True)
+    profile_id = fields.String(required=True)
+    payment_id = fields.String(validate=ID_PATTERN)
+    confirm = StrictBoolean()
+
+
+class PaymentUpdateSchema(PaymentFieldsSchema):
+    amount = Amount()
+    currency = Currency()
+
+
+class PaymentConfirmSchema(BillingRule):
+    payment_method = fields.String(validate=validate.OneOf(PAYMENT_METHODS))
+    payment_method_type = fields.String()
+    payment_method_data = fields.Nested(PaymentMethodDataSchema)
+    billing = fields.Nested(BillingSchema)
+    customer_acceptance = fields.Dict(keys=fields.String())
+    browser_info = fields.Nested(BrowserInfoSchema)
+    return_url = fields.Url(require_tld=False)
+    client_secret = fields.String()
+
+
+class PaymentListSchema(Schema):
+    limit = StrictInteger(validate=validate.Range(1, 100), load_default=10)
+    offset = StrictInteger(validate=validate.Range(min=0), load_default=0)
+    status = fields.String(validate=validate.OneOf([s.value for s in PaymentStatus]))
+    customer_id = fields.String()
+    currency = Currency()
+    payment_method = fields.String(validate=validate.OneOf(PAYMENT_METHODS))
+    created_gte = Timestamp()
+    created_lte = Timestamp()
+
+    @post_load
+    def to_filter(self, data: dict[str, Any], **kwargs: Any) -> PaymentFilter:
+        return PaymentFilter(**data)
+
+
+class CaptureSchema(Schema):
+    amount_to_capture = Amount()
+    statement_descriptor_prefix = fields.String()
+    statement_descriptor_suffix = fields.String()
+
+    @validates_schema
+    def descriptor_fits(self, data: dict[str, Any], **kwargs: Any) -> None:
+        prefix = data.get("statement_descriptor_prefix", "")
+        suffix = data.get("statement_descriptor_suffix", "")
+        if len(prefix) + len(suffix) > DESCRIPTOR_LIMIT:
+            raise ValidationError(
+                f"Prefix and suffix together exceed {DESCRIPTOR_LIMIT} characters.",
+                "statement_descriptor_suffix" if suffix else "statement_descriptor_prefix",
+            )
+
+
+class CancelSchema(Schema):
+    cancellation_reason = Text()
+
+
+class ReviewSchema(Schema):
+    """Approve and reject take no fields of their own; review notes sent along are ignored."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+
+class CustomerFieldsSchema(Schema):
+    email = fields.Email()
+    name = fields.String()
+    phone = fields.String(validate=validate.Regexp(r"^[0-9 ()-]{4,20}$"))
+    phone_country_code = fields.String(validate=validate.Regexp(r"^\+[0-9]{1,4}$"))
+    description = Text()
+    address = fields.Nested(AddressSchema(partial=True))
+    metadata = fields.Dict(keys=fields.String())
+
+
+class CustomerCreateSchema(CustomerFieldsSchema):
+    customer_id = fields.String(validate=ID_PATTERN)
+
+
+class CustomerListSchema(Schema):
+    """Query parameters arrive as text."""
+
+    limit = fields.Integer(validate=validate.Range(1, 100), load_default=10)
+    offset = fields.Integer(validate=validate.Range(min=0), load_default=0)

@@ -1,0 +1,35 @@
+"""The composition root: create_app(settings) wires the sandbox into a Flask app."""
+
+from __future__ import annotations
+
+from flask import Flask
+
+from mocksrv import api, control, rest, web
+from mocksrv.domain.clock import SystemTime, system_now
+from mocksrv.domain.models import Environment
+from mocksrv.domain.sandbox import Sandbox, SandboxConfig
+from mocksrv.fixtures import load_merchants, load_outcomes
+from mocksrv.settings import Settings
+
+
+def create_sandbox(settings: Settings, system_time: SystemTime = system_now) -> Sandbox:
+    """Build the sandbox and seed it from the fixtures."""
+    config = SandboxConfig(
+        environment=Environment(settings.environment),
+        capture_window_seconds=settings.capture_window_seconds,
+        rate_limit=settings.rate_limit,
+    )
+    sandbox = Sandbox(config, load_outcomes(settings.fixtures), system_time)
+    for seed in load_merchants(settings.fixtures):
+        sandbox.add_merchant(seed)
+    return sandbox
+
+
+def create_app(settings: Settings | None = None, sandbox: Sandbox | None = None) -> Flask:
+    settings = settings or Settings()
+    app = Flask(__name__)
+    rest.init_app(app, sandbox or create_sandbox(settings), settings)
+    api.init_app(app)
+    control.init_app(app)
+    web.init_app(app)
+    return app

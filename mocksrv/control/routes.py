@@ -1,0 +1,173 @@
+"""Routes of the control plane. A request acts with the admin key or a merchant's secret key."""
+
+from __future__ import annotations
+
+import hmac
+from typing import Any
+
+from flask import Blueprint, request
+from marshmallow import Schema, fields, validate
+
+from mocksrv.domain.errors import ResourceNotFound, Unauthorized
+from mocksrv.domain.merchants import MerchantSeed
+from mocksrv.domain.models import KeyKind
+from mocksrv.domain.outcomes import OutcomeTable
+from mocksrv.domain.payment_states import PAYMENT_TRANSITIONS
+from mocksrv.fieldtypes import Timestamp
+from mocksrv.representations import clock_json, credentials_json, payment_json, timer_json
+from mocksrv.rest import base_url, json_body, load, sandbox, settings
+
+control = Blueprint("control", __name__, url_prefix="/__mock")
+
+Json = dict[str, Any]
+MAX_SEED = 1_000_000
+
+
+class AdvanceSchema(Schema):
+    merchant_id = fields.String()
+    seconds = fields.Float(required=True, validate=validate.Range(min=0, max=10 * 365 * 24 * 3600))
+
+
+class SetSchema(Schema):
+    merchant_id = fields.String()
+    now = Timestamp(required=True)
+
+
+class MerchantOnlySchema(Schema):
+    merchant_id = fields.String()
+
+
+class NewMerchantSchema(Schema):
+    merchant_id = fields.String(validate=validate.Regexp(r"^[A-Za-z0-9_-]{1,64}$"))
+    profile_name = fields.String()
+    return_url = fields.Url(require_tld=False)
+    webhook_url = fields.Url(require_tld=False)
+    session_expiry = fields.Integer(strict=True, validate=validate.Range(min=1))
+    rate_limit = fields.Integer(strict=True, validate=validate.Range(min=0))
+
+
+class AuthenticationSchema(Schema):
+    merchant_id = fields.String()
+    result = fields.String(required=True, validate=validate.OneOf(["success", "failure"]))
+
+
+class SeedSchema(Schema):
+    merchant_id = fields.String()
+    payments = fields.Integer(strict=True, required=True, validate=validate.Range(min=1, max=MAX_SEED))
+
+
+_advance, _set, _merchant_only = AdvanceSchema(), SetSchema(), MerchantOnlySchema()
+_new_merchant, _authentication, _seed = NewMerchantSchema(), AuthenticationSchema(), SeedSchema()
+
+
+def _is_admin() -> bool:
+    key = request.headers.get("api-key") or ""
+    return hmac.compare_digest(key.encode(), settings().admin_key.encode())
+
+
+def _merchant(body: Json | None = None) -> str:
+    """The merchant a request acts on: named by the admin, or the one whose secret key it is."""
+    named = request.args.get("merchant_id") or (body or {}).get("merchant_id")
+    if _is_admin():
+        return sandbox().merchants.require_merchant_id(named)
+    principal = sandbox().merchants.authenticate(request.headers.get("api-key"))
+    if principal.kind is not KeyKind.SECRET:
+        raise Unauthorized()
+    if named is not None and named != principal.merchant_id:
+        raise ResourceNotFound("Merchant")
+    return principal.merchant_id
+
+
+def _clock(merchant_id: str) -> Json:
+    clock = sandbox().clock
+    return clock_json(merchant_id, clock.now(merchant_id), clock.state(merchant_id))
+
+
+@control.get("/clock")
+def get_clock() -> Json:
+    return _clock(_merchant())
+
+
+@control.post("/clock/advance")
+def advance_clock() -> Json:
+    body = load(_advance, json_body())
+    merchant_id = _merchant(body)
+    _, fired = sandbox().scheduler.advance(merchant_id, body["seconds"])
+    return {**_clock(merchant_id), "timers_fired": [timer_json(t) for t in fired]}
+
+
+@control.post("/clock/set")
+def set_clock() -> Json:
+    body = load(_set, json_body())
+    merchant_id = _merchant(body)
+    _, fired = sandbox().scheduler.set_time(merchant_id, body["now"])
+    return {**_clock(merchant_id), "timers_fired": [timer_json(t) for t in fired]}
+
+
+@control.post("/clock/freeze")
+def freeze_clock() -> Json:
+    merchant_id = _merchant(load(_merchant_only, json_body()))
+    sandbox().clock.freeze(merchant_id)
+    return _clock(merchant_id)
+
+
+@control.post("/clock/resume")
+def resume_clock() -> Json:
+    merchant_id = _merchant(load(_merchant_only, json_body()))
+    sandbox().clock.resume(merchant_id)
+    return _clock(merchant_id)
+
+
+@control.post("/reset")
+def reset() -> Json:
+    body = load(_merchant_only, json_body())
+    if _is_admin() and not (request.args.get("merchant_id") or body.get("merchant_id")):
+        merchant_ids = sandbox().merchants.merchant_ids()
+    else:
+        merchant_ids = [_merchant(body)]
+    for merchant_id in merchant_ids:
+        sandbox().reset(merchant_id)
+    return {"reset": sorted(merchant_ids)}
+
+
+@control.post("/merchants")
+def create_merchant() -> Json:
+    if not _is_admin():
+        raise Unauthorized()
+    body = load(_new_merchant, json_body())
+    credentials = sandbox().merchants.create(MerchantSeed(**body))
+    return credentials_json(credentials)
+
+
+@control.get("/outcomes")
+def get_outcomes() -> Json:
+    return sandbox().merchants.outcomes(_merchant()).to_data()
+
+
+@control.put("/outcomes")
+def replace_outcomes() -> Json:
+    body = json_body()
+    merchant_id = _merchant(body)
+    table = OutcomeTable.from_data({key: value for key, value in body.items() if key != "merchant_id"})
+    return sandbox().merchants.replace_outcomes(merchant_id, table).to_data()
+
+
+@control.post("/payments/<payment_id>/authentication")
+def finish_authentication(payment_id: str) -> Json:
+    body = load(_authentication, json_body())
+    merchant_id = _merchant(body)
+    payment = sandbox().payments.authenticate(merchant_id, payment_id, completed=body["result"] == "success")
+    return payment_json(payment, base_url())
+
+
+@control.get("/transitions")
+def transitions() -> Json:
+    return {"payment": PAYMENT_TRANSITIONS.as_data()}
+
+
+@control.post("/seed")
+def seed() -> Json:
+    body = load(_seed, json_body())
+    merchant_id = _merchant(body)
+    created = sandbox().seed_payments(merchant_id, body["payments"])
+    return {"merchant_id": merchant_id, "payments_created": created}

@@ -1,0 +1,77 @@
+"""Card checks and the summary that is kept of a card (never its number or CVC)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from mocksrv.domain.errors import InvalidField
+
+_CARD = "payment_method_data.card"
+
+# (prefix range start, end, brand), checked in order; numbers compared on the prefix length.
+_BRANDS = (
+    ("34", "34", "AmericanExpress"),
+    ("37", "37", "AmericanExpress"),
+    ("4", "4", "Visa"),
+    ("51", "55", "Mastercard"),
+    ("2221", "2720", "Mastercard"),
+    ("6011", "6011", "Discover"),
+    ("644", "649", "Discover"),
+    ("65", "65", "Discover"),
+    ("3528", "3589", "JCB"),
+    ("300", "305", "DinersClub"),
+    ("36", "36", "DinersClub"),
+    ("38", "39", "DinersClub"),
+    ("62", "62", "UnionPay"),
+)
+
+
+def luhn_valid(number: str) -> bool:
+    if not number.isdigit() or not 12 <= len(number) <= 19:
+        return False
+    total = 0
+    for index, char in enumerate(reversed(number)):
+        digit = int(char)
+        if index % 2:
+            digit = digit * 2 - 9 if digit > 4 else digit * 2
+        total += digit
+    return total % 10 == 0
+
+
+def brand_of(number: str) -> str:
+    for start, end, brand in _BRANDS:
+        prefix = number[: len(start)]
+        if start <= prefix <= end:
+            return brand
+    return "Unknown"
+
+
+def card_summary(card: dict[str, Any], now: datetime) -> dict[str, Any]:
+    """Check a card and return what is kept of it; raise IR_04 naming the bad field."""
+    number = card["card_number"].replace(" ", "")
+    if not luhn_valid(number):
+        raise InvalidField(f"{_CARD}.card_number", "the card number is not valid")
+    month_text = card["card_exp_month"]
+    if not month_text.isdigit() or not 1 <= int(month_text) <= 12:
+        raise InvalidField(f"{_CARD}.card_exp_month", "a month from 01 to 12")
+    year_text = card["card_exp_year"]
+    if not year_text.isdigit() or len(year_text) not in (2, 4):
+        raise InvalidField(f"{_CARD}.card_exp_year", "a year of two or four digits")
+    year = int(year_text) + (2000 if len(year_text) == 2 else 0)
+    if (year, int(month_text)) < (now.year, now.month):
+        raise InvalidField(f"{_CARD}.card_exp_year", "the card has expired")
+    cvc = card["card_cvc"]
+    if not cvc.isdigit() or len(cvc) not in (3, 4):
+        raise InvalidField(f"{_CARD}.card_cvc", "three or four digits")
+    return {
+        "last4": number[-4:],
+        "brand": brand_of(number),
+        "exp_month": f"{int(month_text):02d}",
+        "exp_year": str(year),
+        "card_holder_name": card.get("card_holder_name"),
+    }
+
+
+def normalized_number(card: dict[str, Any]) -> str:
+    return str(card["card_number"]).replace(" ", "")

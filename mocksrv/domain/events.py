@@ -1,0 +1,35 @@
+"""Webhook events: their types and the record the outbox keeps."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+
+
+class EventType(StrEnum):
+    PAYMENT_SUCCEEDED = "payment_succeeded"
+    PAYMENT_FAILED = "payment_failed"
+    PAYMENT_PROCESSING = "payment_processing"
+    PAYMENT_CANCELLED = "payment_cancelled"
+    PAYMENT_AUTHORIZED = "payment_authorized"
+    PAYMENT_CAPTURED = "payment_captured"
+    PAYMENT_EXPIRED = "payment_expired"
+    ACTION_REQUIRED = "action_required"
+
+
+class ContentType(StrEnum):
+    PAYMENT_DETAILS = "payment_details"
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One outcome to report; `resource` is the record as it was when the event happened."""
+
+    event_id: str
+    merchant_id: str
+    event_type: str
+    content_type: ContentType
+    object_id: str
+    created: datetime
+    resource: object

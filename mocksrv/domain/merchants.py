@@ -1,0 +1,170 @@
+"""MerchantService: merchants, their profile and keys, authentication and the outcome table."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from mocksrv.domain.clock import Clock
+from mocksrv.domain.errors import DuplicateResource, InvalidField, ResourceNotFound, Unauthorized
+from mocksrv.domain.ids import new_id, new_secret
+from mocksrv.domain.models import ApiKey, Environment, KeyKind, Merchant, Principal, Profile
+from mocksrv.domain.outcomes import OutcomeTable
+from mocksrv.domain.store import GLOBAL, MemoryStore
+
+MERCHANTS = "merchant"
+PROFILES = "profile"
+API_KEYS = "api_key"
+DEFAULT_SESSION_EXPIRY = 900
+
+
+@dataclass(frozen=True, slots=True)
+class MerchantSeed:
+    """What a new merchant starts with; anything left None is generated."""
+
+    merchant_id: str | None = None
+    profile_id: str | None = None
+    profile_name: str = "default"
+    secret_key: str | None = None
+    publishable_key: str | None = None
+    payment_response_hash_key: str | None = None
+    session_expiry: int = DEFAULT_SESSION_EXPIRY
+    return_url: str | None = None
+    webhook_url: str | None = None
+    rate_limit: int | None = None
+    outcomes: OutcomeTable | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MerchantCredentials:
+    """A new merchant's ids and keys, the only time the keys are shown in full."""
+
+    merchant: Merchant
+    profile: Profile
+    secret_key: str
+    publishable_key: str
+
+
+def key_hash(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+class MerchantService:
+    def __init__(
+        self,
+        store: MemoryStore,
+        clock: Clock,
+        environment: Environment,
+        default_outcomes: OutcomeTable,
+        rate_limit: int,
+    ) -> None:
+        self._store = store
+        self._clock = clock
+        self._environment = environment
+        self._default_outcomes = default_outcomes
+        self._rate_limit = rate_limit
+
+    def create(self, seed: MerchantSeed) -> MerchantCredentials:
+        merchant_id = seed.merchant_id or new_id("merchant", 16)
+        with self._store.transaction(GLOBAL):
+            if self._store.get(MERCHANTS, GLOBAL, merchant_id) is not None:
+                raise DuplicateResource("merchant", "merchant_id")
+            now = self._clock.now(merchant_id)
+            env = self._environment
+            secret = seed.secret_key or f"{env.secret_prefix}{new_secret(32)}"
+            publishable = seed.publishable_key or f"{env.publishable_prefix}{new_secret(32)}"
+            profile = Profile(
+                profile_id=seed.profile_id or new_id("pro", 20),
+                merchant_id=merchant_id,
+                profile_name=seed.profile_name,
+                payment_response_hash_key=seed.payment_response_hash_key or f"whsec_{new_secret(32)}",
+                session_expiry=seed.session_expiry,
+                created=now,
+                return_url=seed.return_url,
+                webhook_url=seed.webhook_url,
+            )
+            merchant = Merchant(
+                merchant_id=merchant_id,
+                profile_id=profile.profile_id,
+                created=now,
+                outcomes=seed.outcomes or self._default_outcomes,
+                rate_limit=seed.rate_limit,
+            )
+            self._store.put(MERCHANTS, GLOBAL, merchant)
+            self._store.put(PROFILES, merchant_id, profile)
+            for kind, key in ((KeyKind.SECRET, secret), (KeyKind.PUBLISHABLE, publishable)):
+                self._add_key(merchant_id, kind, key, now)
+            return MerchantCredentials(merchant, profile, secret, publishable)
+
+    def _add_key(self, merchant_id: str, kind: KeyKind, key: str, now: datetime) -> ApiKey:
+        hashed = key_hash(key)
+        if self._store.get(API_KEYS, GLOBAL, hashed) is not None:
+            raise DuplicateResource("API key", "api_key")
+        record = ApiKey(
+            key_id=new_id("key", 20),
+            merchant_id=merchant_id,
+            kind=kind,
+            key_hash=hashed,
+            prefix=key[: len(key) // 2 if len(key) < 16 else 8],
+            created=now,
+        )
+        self._store.put(API_KEYS, GLOBAL, record)
+        return record
+
+    def authenticate(self, key: str | None) -> Principal:
+        """Return who a key acts as; any problem with it is IR_01."""
+        if not key:
+            raise Unauthorized()
+        other = Environment.PRODUCTION if self._environment is Environment.SANDBOX else Environment.SANDBOX
+        if key.startswith((other.secret_prefix, other.publishable_prefix)):
+            raise Unauthorized(
+                f"{other.value.capitalize()} keys are not accepted by the {self._environment.value}"
+            )
+        record: ApiKey | None = self._store.get(API_KEYS, GLOBAL, key_hash(key))
+        if record is None or record.revoked:
+            raise Unauthorized()
+        if record.expiration is not None and self._clock.now(record.merchant_id) >= record.expiration:
+            raise Unauthorized()
+        merchant = self.merchant(record.merchant_id)
+        limit = self._rate_limit if merchant.rate_limit is None else merchant.rate_limit
+        return Principal(record.merchant_id, record.key_id, record.kind, limit)
+
+    def merchant(self, merchant_id: str) -> Merchant:
+        merchant: Merchant | None = self._store.get(MERCHANTS, GLOBAL, merchant_id)
+        if merchant is None:
+            raise ResourceNotFound("Merchant")
+        return merchant
+
+    def exists(self, merchant_id: str) -> bool:
+        return self._store.get(MERCHANTS, GLOBAL, merchant_id) is not None
+
+    def merchant_ids(self) -> list[str]:
+        return [m for m in self._store.merchant_ids() if self.exists(m)]
+
+    def profile(self, merchant_id: str, profile_id: str) -> Profile | None:
+        profile: Profile | None = self._store.get(PROFILES, merchant_id, profile_id)
+        return profile
+
+    def default_profile(self, merchant_id: str) -> Profile:
+        profile = self.profile(merchant_id, self.merchant(merchant_id).profile_id)
+        if profile is None:
+            raise ResourceNotFound("Business profile")
+        return profile
+
+    def outcomes(self, merchant_id: str) -> OutcomeTable:
+        return self.merchant(merchant_id).outcomes
+
+    def replace_outcomes(self, merchant_id: str, table: OutcomeTable) -> OutcomeTable:
+        with self._store.transaction(GLOBAL):
+            merchant = self.merchant(merchant_id)
+            self._store.put(MERCHANTS, GLOBAL, replace(merchant, outcomes=table))
+            return table
+
+    def require_merchant_id(self, merchant_id: object) -> str:
+        """Check a merchant id named in a control-plane request."""
+        if not isinstance(merchant_id, str) or not merchant_id:
+            raise InvalidField("merchant_id", missing=merchant_id is None)
+        if not self.exists(merchant_id):
+            raise ResourceNotFound("Merchant")
+        return merchant_id

@@ -1,0 +1,145 @@
+"""Records of the sandbox: plain data, never changed in place (a change stores a new copy)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from mocksrv.domain.outcomes import Outcome, OutcomeTable
+from mocksrv.domain.payment_states import PaymentStatus
+
+JsonObject = dict[str, Any]
+
+
+class CaptureMethod(StrEnum):
+    AUTOMATIC = "automatic"
+    MANUAL = "manual"
+    MANUAL_MULTIPLE = "manual_multiple"
+
+
+class KeyKind(StrEnum):
+    SECRET = "secret"
+    PUBLISHABLE = "publishable"
+
+
+class Environment(StrEnum):
+    SANDBOX = "sandbox"
+    PRODUCTION = "production"
+
+    @property
+    def secret_prefix(self) -> str:
+        return "snd_" if self is Environment.SANDBOX else "prd_"
+
+    @property
+    def publishable_prefix(self) -> str:
+        return "pk_" + self.secret_prefix
+
+
+@dataclass(frozen=True, slots=True)
+class Merchant:
+    merchant_id: str
+    profile_id: str
+    created: datetime
+    outcomes: OutcomeTable
+    rate_limit: int | None = None  # None: the server's setting
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    profile_id: str
+    merchant_id: str
+    profile_name: str
+    payment_response_hash_key: str
+    session_expiry: int
+    created: datetime
+    return_url: str | None = None
+    webhook_url: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ApiKey:
+    key_id: str
+    merchant_id: str
+    kind: KeyKind
+    key_hash: str
+    prefix: str
+    created: datetime
+    name: str | None = None
+    description: str | None = None
+    expiration: datetime | None = None
+    revoked: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Customer:
+    customer_id: str
+    merchant_id: str
+    created: datetime
+    name: str | None = None
+    email: str | None = None
+    phone: str | None = None
+    phone_country_code: str | None = None
+    description: str | None = None
+    address: JsonObject | None = None
+    metadata: JsonObject | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Payment:
+    payment_id: str
+    merchant_id: str
+    profile_id: str
+    status: PaymentStatus
+    amount: int
+    currency: str
+    capture_method: CaptureMethod
+    created: datetime
+    modified_at: datetime
+    client_secret: str
+    client_secret_expires_at: datetime
+    amount_received: int = 0
+    amount_capturable: int = 0
+    payment_method: str | None = None
+    payment_method_type: str | None = None
+    payment_method_data: JsonObject | None = None
+    outcome: Outcome | None = None  # resolved from the magic values when a method is attached
+    next_outcome: Outcome | None = None  # what a pending challenge or settlement leads to
+    authentication_type: str | None = None
+    customer_id: str | None = None
+    email: str | None = None
+    name: str | None = None
+    phone: str | None = None
+    phone_country_code: str | None = None
+    description: str | None = None
+    statement_descriptor: str | None = None
+    metadata: JsonObject | None = None
+    billing: JsonObject | None = None
+    return_url: str | None = None
+    order_details: list[JsonObject] | None = None
+    browser_info: JsonObject | None = None
+    authorized_at: datetime | None = None
+    captured_at: datetime | None = None
+    cancelled_at: datetime | None = None
+    cancellation_reason: str | None = None
+    error_code: str | None = None
+    error_message: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Principal:
+    """Who a request acts as: a merchant through one of its keys."""
+
+    merchant_id: str
+    key_id: str
+    kind: KeyKind
+    rate_limit: int
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """One page of a list: the items and how many match in all."""
+
+    items: list[Any] = field(default_factory=list)
+    total_count: int = 0

@@ -1,0 +1,236 @@
+"""Magic values: the table that decides how a payment method's payment turns out."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from mocksrv.domain.errors import InvalidField
+
+
+class OutcomeResult(StrEnum):
+    SUCCESS = "success"
+    DECLINE = "decline"
+    CHALLENGE = "challenge"  # 3D Secure: the customer must authenticate
+    REVIEW = "review"  # held for manual review
+    PROCESSING = "processing"  # settled later on the mock clock
+
+
+# Which result may follow a challenge or a processing step.
+_FOLLOWERS = {
+    OutcomeResult.CHALLENGE: {
+        OutcomeResult.SUCCESS,
+        OutcomeResult.DECLINE,
+        OutcomeResult.REVIEW,
+        OutcomeResult.PROCESSING,
+    },
+    OutcomeResult.PROCESSING: {OutcomeResult.SUCCESS, OutcomeResult.DECLINE},
+}
+
+DEFAULT_DECLINE_MESSAGE = "Your card was declined."
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    result: OutcomeResult
+    error_code: str | None = None
+    error_message: str | None = None
+    after_seconds: int | None = None
+    then: Outcome | None = None
+    opens_dispute: bool = False
+    refund_result: str | None = None
+
+    def to_data(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"result": self.result.value}
+        if self.error_code is not None:
+            data["error_code"] = self.error_code
+        if self.error_message is not None:
+            data["error_message"] = self.error_message
+        if self.after_seconds is not None:
+            data["after_seconds"] = self.after_seconds
+        if self.then is not None:
+            data["then"] = self.then.to_data()
+        if self.opens_dispute:
+            data["opens_dispute"] = True
+        if self.refund_result is not None:
+            data["refund_result"] = self.refund_result
+        return data
+
+
+SUCCESS = Outcome(OutcomeResult.SUCCESS)
+
+
+@dataclass(frozen=True, slots=True)
+class OutcomeRule:
+    """A rule: when every criterion given matches the payment method, the outcome applies."""
+
+    outcome: Outcome
+    name: str | None = None
+    payment_method: str | None = None
+    payment_method_type: str | None = None
+    card_numbers: frozenset[str] = frozenset()
+    fields_contain: tuple[tuple[str, str], ...] = ()  # (dotted path in method data, substring)
+
+    def matches(self, payment_method: str, payment_method_type: str | None, data: Mapping[str, Any]) -> bool:
+        if self.payment_method is not None and self.payment_method != payment_method:
+            return False
+        if self.payment_method_type is not None and self.payment_method_type != payment_method_type:
+            return False
+        if self.card_numbers:
+            card = data.get("card")
+            number = card.get("card_number") if isinstance(card, Mapping) else None
+            if number not in self.card_numbers:
+                return False
+        for path, needle in self.fields_contain:
+            value = _dig(data, path)
+            if not isinstance(value, str) or needle.lower() not in value.lower():
+                return False
+        return True
+
+    def to_data(self) -> dict[str, Any]:
+        match: dict[str, Any] = {}
+        if self.payment_method is not None:
+            match["payment_method"] = self.payment_method
+        if self.payment_method_type is not None:
+            match["payment_method_type"] = self.payment_method_type
+        if self.card_numbers:
+            match["card_number"] = sorted(self.card_numbers)
+        if self.fields_contain:
+            match["fields_contain"] = dict(self.fields_contain)
+        data: dict[str, Any] = {"match": match, "outcome": self.outcome.to_data()}
+        if self.name is not None:
+            data = {"name": self.name, **data}
+        return data
+
+
+class OutcomeTable:
+    """Rules in order; the first that matches decides. No match: success."""
+
+    def __init__(self, rules: tuple[OutcomeRule, ...]) -> None:
+        self.rules = rules
+
+    def match(self, payment_method: str, payment_method_type: str | None, data: Mapping[str, Any]) -> Outcome:
+        for rule in self.rules:
+            if rule.matches(payment_method, payment_method_type, data):
+                return rule.outcome
+        return SUCCESS
+
+    def to_data(self) -> dict[str, Any]:
+        return {"rules": [rule.to_data() for rule in self.rules]}
+
+    @classmethod
+    def from_data(cls, data: Any) -> OutcomeTable:
+        """Build a table from its plain-data form (the fixture file, or a control-plane body)."""
+        if not isinstance(data, Mapping):
+            raise InvalidField("rules", "the table is an object with a list of rules")
+        rules = data.get("rules")
+        if not isinstance(rules, list):
+            raise InvalidField("rules", missing="rules" not in data)
+        return cls(tuple(_rule(item, f"rules.{index}") for index, item in enumerate(rules)))
+
+
+def _dig(data: Mapping[str, Any], path: str) -> Any:
+    value: Any = data
+    for part in path.split("."):
+        if not isinstance(value, Mapping):
+            return None
+        value = value.get(part)
+    return value
+
+
+def _rule(item: Any, path: str) -> OutcomeRule:
+    if not isinstance(item, Mapping):
+        raise InvalidField(path)
+    _no_unknown(item, {"name", "match", "outcome"}, path)
+    match = item.get("match", {})
+    if not isinstance(match, Mapping):
+        raise InvalidField(f"{path}.match")
+    _no_unknown(
+        match, {"payment_method", "payment_method_type", "card_number", "fields_contain"}, f"{path}.match"
+    )
+    numbers = match.get("card_number", [])
+    if isinstance(numbers, str):
+        numbers = [numbers]
+    if not isinstance(numbers, list) or not all(isinstance(n, str) and n.isdigit() for n in numbers):
+        raise InvalidField(f"{path}.match.card_number", "a list of card numbers as strings of digits")
+    contains = match.get("fields_contain", {})
+    if not isinstance(contains, Mapping) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in contains.items()
+    ):
+        raise InvalidField(f"{path}.match.fields_contain", "an object of field path to substring")
+    if "outcome" not in item:
+        raise InvalidField(f"{path}.outcome", missing=True)
+    return OutcomeRule(
+        outcome=_outcome(item["outcome"], f"{path}.outcome"),
+        name=_optional_str(item, "name", path),
+        payment_method=_optional_str(match, "payment_method", f"{path}.match"),
+        payment_method_type=_optional_str(match, "payment_method_type", f"{path}.match"),
+        card_numbers=frozenset(numbers),
+        fields_contain=tuple(contains.items()),
+    )
+
+
+def _outcome(item: Any, path: str) -> Outcome:
+    if not isinstance(item, Mapping):
+        raise InvalidField(path)
+    _no_unknown(
+        item,
+        {"result", "error_code", "error_message", "after_seconds", "then", "opens_dispute", "refund_result"},
+        path,
+    )
+    try:
+        result = OutcomeResult(str(item.get("result")))
+    except ValueError:
+        raise InvalidField(f"{path}.result", missing="result" not in item) from None
+    then = _outcome(item["then"], f"{path}.then") if "then" in item else None
+    followers = _FOLLOWERS.get(result)
+    if followers is None and then is not None:
+        raise InvalidField(f"{path}.then", f"a {result.value} outcome has no follow-up")
+    if followers is not None:
+        if then is None:
+            raise InvalidField(f"{path}.then", missing=True)
+        if then.result not in followers:
+            raise InvalidField(f"{path}.then.result", f"cannot follow {result.value}")
+    after = item.get("after_seconds")
+    if result is OutcomeResult.PROCESSING:
+        if after is None:
+            after = 10
+        if not isinstance(after, int) or isinstance(after, bool) or after < 0:
+            raise InvalidField(f"{path}.after_seconds", "a whole number of seconds, 0 or more")
+    elif after is not None:
+        raise InvalidField(f"{path}.after_seconds", "only a processing outcome waits")
+    error_code = _optional_str(item, "error_code", path)
+    error_message = _optional_str(item, "error_message", path)
+    if result is OutcomeResult.DECLINE:
+        error_code = error_code or "card_declined"
+        error_message = error_message or DEFAULT_DECLINE_MESSAGE
+    opens_dispute = item.get("opens_dispute", False)
+    if not isinstance(opens_dispute, bool):
+        raise InvalidField(f"{path}.opens_dispute")
+    refund_result = _optional_str(item, "refund_result", path)
+    if refund_result not in (None, "succeeded", "failed"):
+        raise InvalidField(f"{path}.refund_result", "succeeded or failed")
+    return Outcome(
+        result=result,
+        error_code=error_code,
+        error_message=error_message,
+        after_seconds=after,
+        then=then,
+        opens_dispute=opens_dispute,
+        refund_result=refund_result,
+    )
+
+
+def _optional_str(item: Mapping[str, Any], key: str, path: str) -> str | None:
+    value = item.get(key)
+    if value is not None and not isinstance(value, str):
+        raise InvalidField(f"{path}.{key}")
+    return value
+
+
+def _no_unknown(item: Mapping[str, Any], known: set[str], path: str) -> None:
+    for key in item:
+        if key not in known:
+            raise InvalidField(f"{path}.{key}", "unknown field")

@@ -1,0 +1,404 @@
+"""PaymentService: create, update, confirm, capture, cancel, review and the payment timers."""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from typing import Any
+
+from mocksrv.domain.cards import card_summary, normalized_number
+from mocksrv.domain.clock import Clock
+from mocksrv.domain.errors import (
+    ClientSecretExpired,
+    ClientSecretInvalid,
+    ClientSecretMissing,
+    DuplicateResource,
+    InvalidField,
+    PaymentNotFound,
+)
+from mocksrv.domain.events import ContentType
+from mocksrv.domain.ids import new_id, new_secret
+from mocksrv.domain.merchants import MerchantService
+from mocksrv.domain.models import CaptureMethod, Page, Payment
+from mocksrv.domain.outbox import Outbox
+from mocksrv.domain.outcomes import SUCCESS, Outcome, OutcomeResult
+from mocksrv.domain.payment_states import (
+    CAPTURE_CONFLICT_STATES,
+    PAYMENT_TRANSITIONS,
+    PaymentEvent,
+    PaymentStatus,
+)
+from mocksrv.domain.scheduler import Scheduler
+from mocksrv.domain.store import MemoryStore, Query
+
+PAYMENTS = "payment"
+CUSTOMERS = "customer"
+SETTLE_TIMER = "payment.settle"
+EXPIRE_TIMER = "payment.expire"
+
+# Fields copied as given from a create or update body onto the payment.
+_DESCRIPTIVE = (
+    "customer_id",
+    "email",
+    "name",
+    "phone",
+    "phone_country_code",
+    "description",
+    "statement_descriptor",
+    "metadata",
+    "billing",
+    "return_url",
+    "order_details",
+    "browser_info",
+    "authentication_type",
+)
+
+# The step an outcome takes; with the operation it makes the event name ("confirm" + "charge").
+_STEPS = {
+    OutcomeResult.DECLINE: "decline",
+    OutcomeResult.CHALLENGE: "challenge",
+    OutcomeResult.REVIEW: "review",
+    OutcomeResult.PROCESSING: "defer",
+}
+
+REJECTED_CODE = "manual_review_rejected"
+REJECTED_MESSAGE = "The payment was rejected after manual review"
+AUTHENTICATION_FAILED_CODE = "authentication_failed"
+AUTHENTICATION_FAILED_MESSAGE = "The customer did not complete 3D Secure authentication"
+
+
+@dataclass(frozen=True, slots=True)
+class PaymentFilter:
+    limit: int = 10
+    offset: int = 0
+    status: str | None = None
+    customer_id: str | None = None
+    currency: str | None = None
+    payment_method: str | None = None
+    created_gte: datetime | None = None
+    created_lte: datetime | None = None
+
+    def query(self) -> Query:
+        where = {
+            name: value
+            for name in ("status", "customer_id", "currency", "payment_method")
+            if (value := getattr(self, name)) is not None
+        }
+        return Query(where, self.created_gte, self.created_lte, self.limit, self.offset)
+
+
+class PaymentService:
+    def __init__(
+        self,
+        store: MemoryStore,
+        clock: Clock,
+        scheduler: Scheduler,
+        outbox: Outbox,
+        merchants: MerchantService,
+        capture_window: timedelta,
+    ) -> None:
+        self._store = store
+        self._clock = clock
+        self._scheduler = scheduler
+        self._outbox = outbox
+        self._merchants = merchants
+        self._capture_window = capture_window
+        scheduler.register(SETTLE_TIMER, self._settle)
+        scheduler.register(EXPIRE_TIMER, self._expire)
+
+    # -- reads --------------------------------------------------------------------------------
+
+    def retrieve(
+        self,
+        merchant_id: str,
+        payment_id: str,
+        client_secret: str | None = None,
+        *,
+        secret_required: bool = False,
+    ) -> Payment:
+        payment = self._get(merchant_id, payment_id)
+        _check_client_secret(payment, client_secret, secret_required)
+        return payment
+
+    def list(self, merchant_id: str, payment_filter: PaymentFilter) -> Page:
+        return self._store.query(PAYMENTS, merchant_id, payment_filter.query())
+
+    # -- operations ---------------------------------------------------------------------------
+
+    def create(self, merchant_id: str, fields: Mapping[str, Any]) -> Payment:
+        with self._store.transaction(merchant_id):
+            now = self._clock.now(merchant_id)
+            merchant = self._merchants.merchant(merchant_id)
+            profile = self._merchants.profile(merchant_id, fields["profile_id"])
+            if profile is None:
+                raise InvalidField("profile_id", "no such business profile")
+            payment_id = fields.get("payment_id") or new_id("pay")
+            if self._store.get(PAYMENTS, merchant_id, payment_id) is not None:
+                raise DuplicateResource("payment", "payment_id")
+            self._check_customer(merchant_id, fields)
+            method = self._method(merchant_id, fields, now) if _sends_method(fields) else {}
+            payment = Payment(
+                payment_id=payment_id,
+                merchant_id=merchant.merchant_id,
+                profile_id=profile.profile_id,
+                status=(
+                    PaymentStatus.REQUIRES_CONFIRMATION if method else PaymentStatus.REQUIRES_PAYMENT_METHOD
+                ),
+                amount=fields["amount"],
+                currency=fields["currency"],
+                capture_method=CaptureMethod(fields.get("capture_method") or CaptureMethod.AUTOMATIC),
+                created=now,
+                modified_at=now,
+                client_secret=f"{payment_id}_secret_{new_secret(20)}",
+                client_secret_expires_at=now + timedelta(seconds=profile.session_expiry),
+                **{name: fields[name] for name in _DESCRIPTIVE if name in fields},
+                **method,
+            )
+            if fields.get("confirm"):
+                if payment.outcome is None:
+                    raise InvalidField("payment_method_data", missing=True)
+                if "payment_method" not in fields:
+                    raise InvalidField("payment_method", missing=True)
+                return self._apply(payment, payment.outcome, "confirm", now)
+            self._store.put(PAYMENTS, merchant_id, payment)
+            return payment
+
+    def update(self, merchant_id: str, payment_id: str, fields: Mapping[str, Any]) -> Payment:
+        with self._store.transaction(merchant_id):
+            payment = self._get(merchant_id, payment_id)
+            PAYMENT_TRANSITIONS.check_action(payment.status, "update")
+            now = self._clock.now(merchant_id)
+            self._check_customer(merchant_id, fields)
+            changes: dict[str, Any] = {name: fields[name] for name in _DESCRIPTIVE if name in fields}
+            changes.update({name: fields[name] for name in ("amount", "currency") if name in fields})
+            if "capture_method" in fields:
+                changes["capture_method"] = CaptureMethod(fields["capture_method"])
+            if _sends_method(fields):
+                changes.update(self._method(merchant_id, fields, now))
+                event = PaymentEvent.ATTACH_METHOD
+            else:
+                event = PaymentEvent.UPDATE_DETAILS
+            return self._move(payment, event, now, **changes)
+
+    def confirm(
+        self,
+        merchant_id: str,
+        payment_id: str,
+        fields: Mapping[str, Any],
+        client_secret: str | None = None,
+        *,
+        secret_required: bool = False,
+    ) -> Payment:
+        with self._store.transaction(merchant_id):
+            payment = self._get(merchant_id, payment_id)
+            now = self._clock.now(merchant_id)
+            _check_client_secret(payment, client_secret, secret_required)
+            PAYMENT_TRANSITIONS.check_action(payment.status, "confirm")
+            if client_secret is not None and now >= payment.client_secret_expires_at:
+                raise ClientSecretExpired()
+            changes: dict[str, Any] = {
+                name: fields[name] for name in ("browser_info", "return_url", "billing") if name in fields
+            }
+            if _sends_method(fields):
+                changes.update(self._method(merchant_id, fields, now))
+            payment = replace(payment, **changes)
+            if payment.outcome is None:
+                raise InvalidField("payment_method_data", missing=True)
+            return self._apply(payment, payment.outcome, "confirm", now)
+
+    def capture(
+        self,
+        merchant_id: str,
+        payment_id: str,
+        amount_to_capture: int | None = None,
+        statement_descriptor: str | None = None,
+    ) -> Payment:
+        with self._store.transaction(merchant_id):
+            payment = self._get(merchant_id, payment_id)
+            PAYMENT_TRANSITIONS.check_action(
+                payment.status, "capture", conflict=payment.status in CAPTURE_CONFLICT_STATES
+            )
+            amount = payment.amount_capturable if amount_to_capture is None else amount_to_capture
+            if amount > payment.amount_capturable:
+                raise InvalidField(
+                    "amount_to_capture", f"exceeds amount_capturable ({payment.amount_capturable})"
+                )
+            received = payment.amount_received + amount
+            if received == payment.amount:
+                event, capturable = PaymentEvent.CAPTURE_FULL, 0
+            elif payment.capture_method is CaptureMethod.MANUAL_MULTIPLE:
+                event, capturable = PaymentEvent.CAPTURE_PARTIAL, payment.amount_capturable - amount
+            else:
+                event, capturable = PaymentEvent.CAPTURE_PARTIAL_FINAL, 0
+            now = self._clock.now(merchant_id)
+            changes: dict[str, Any] = {}
+            if statement_descriptor:
+                changes["statement_descriptor"] = statement_descriptor
+            return self._move(
+                payment,
+                event,
+                now,
+                amount_received=received,
+                amount_capturable=capturable,
+                captured_at=now,
+                **changes,
+            )
+
+    def cancel(self, merchant_id: str, payment_id: str, reason: str | None = None) -> Payment:
+        with self._store.transaction(merchant_id):
+            payment = self._get(merchant_id, payment_id)
+            now = self._clock.now(merchant_id)
+            return self._move(
+                payment,
+                PaymentEvent.CANCEL,
+                now,
+                amount_capturable=0,
+                cancelled_at=now,
+                cancellation_reason=reason,
+            )
+
+    def approve(self, merchant_id: str, payment_id: str) -> Payment:
+        with self._store.transaction(merchant_id):
+            payment = self._get(merchant_id, payment_id)
+            PAYMENT_TRANSITIONS.check_action(payment.status, "approve")
+            return self._apply(payment, SUCCESS, "approve", self._clock.now(merchant_id))
+
+    def reject(self, merchant_id: str, payment_id: str) -> Payment:
+        with self._store.transaction(merchant_id):
+            payment = self._get(merchant_id, payment_id)
+            return self._move(
+                payment,
+                PaymentEvent.REJECT,
+                self._clock.now(merchant_id),
+                amount_capturable=0,
+                error_code=REJECTED_CODE,
+                error_message=REJECTED_MESSAGE,
+            )
+
+    def authenticate(self, merchant_id: str, payment_id: str, *, completed: bool) -> Payment:
+        """Finish a 3D Secure challenge: completed leads to the card's outcome, else a decline."""
+        with self._store.transaction(merchant_id):
+            payment = self._get(merchant_id, payment_id)
+            PAYMENT_TRANSITIONS.check_action(payment.status, "authenticate")
+            now = self._clock.now(merchant_id)
+            if completed and payment.next_outcome is not None:
+                return self._apply(payment, payment.next_outcome, "authenticate", now)
+            return self._move(
+                payment,
+                PaymentEvent.AUTHENTICATE_DECLINE,
+                now,
+                error_code=AUTHENTICATION_FAILED_CODE,
+                error_message=AUTHENTICATION_FAILED_MESSAGE,
+                next_outcome=None,
+            )
+
+    # -- timers -------------------------------------------------------------------------------
+
+    def _settle(self, merchant_id: str, payment_id: str) -> None:
+        payment = self._store.get(PAYMENTS, merchant_id, payment_id)
+        if payment is None or payment.status is not PaymentStatus.PROCESSING:
+            return
+        outcome = payment.next_outcome or SUCCESS
+        self._apply(payment, outcome, "settle", self._clock.now(merchant_id))
+
+    def _expire(self, merchant_id: str, payment_id: str) -> None:
+        payment = self._store.get(PAYMENTS, merchant_id, payment_id)
+        if payment is None or PAYMENT_TRANSITIONS.find(payment.status, PaymentEvent.EXPIRE) is None:
+            return
+        self._move(payment, PaymentEvent.EXPIRE, self._clock.now(merchant_id), amount_capturable=0)
+
+    # -- the path of every change -------------------------------------------------------------
+
+    def _apply(self, payment: Payment, outcome: Outcome, action: str, now: datetime) -> Payment:
+        """Move the payment as `outcome` says, as part of `action`; schedule what follows."""
+        changes: dict[str, Any] = {"next_outcome": None}
+        if outcome.result is OutcomeResult.SUCCESS:
+            if payment.capture_method is CaptureMethod.AUTOMATIC:
+                step = "charge"
+                changes.update(amount_received=payment.amount, amount_capturable=0, captured_at=now)
+            else:
+                step = "authorize"
+                changes.update(amount_capturable=payment.amount, authorized_at=now)
+        else:
+            step = _STEPS[outcome.result]
+        if outcome.result is OutcomeResult.DECLINE:
+            changes.update(
+                amount_capturable=0, error_code=outcome.error_code, error_message=outcome.error_message
+            )
+        elif outcome.result in (OutcomeResult.CHALLENGE, OutcomeResult.PROCESSING):
+            changes["next_outcome"] = outcome.then
+        if outcome.result is OutcomeResult.CHALLENGE and not payment.return_url:
+            raise InvalidField("return_url", missing=True)
+        updated = self._move(payment, PaymentEvent(f"{action}.{step}"), now, **changes)
+        merchant_id = payment.merchant_id
+        if step == "authorize":
+            self._scheduler.schedule(
+                merchant_id, now + self._capture_window, EXPIRE_TIMER, payment.payment_id
+            )
+        elif step == "defer":
+            due = now + timedelta(seconds=outcome.after_seconds or 0)
+            self._scheduler.schedule(merchant_id, due, SETTLE_TIMER, payment.payment_id)
+        return updated
+
+    def _move(self, payment: Payment, event: PaymentEvent, now: datetime, **changes: Any) -> Payment:
+        row = PAYMENT_TRANSITIONS.require(payment.status, event)
+        updated = replace(payment, status=row.target, modified_at=now, **changes)
+        self._store.put(PAYMENTS, payment.merchant_id, updated)
+        if row.emits is not None:
+            self._outbox.emit(
+                payment.merchant_id, row.emits, ContentType.PAYMENT_DETAILS, payment.payment_id, updated
+            )
+        return updated
+
+    # -- checks -------------------------------------------------------------------------------
+
+    def _get(self, merchant_id: str, payment_id: str) -> Payment:
+        payment: Payment | None = self._store.get(PAYMENTS, merchant_id, payment_id)
+        if payment is None:
+            raise PaymentNotFound()
+        return payment
+
+    def _check_customer(self, merchant_id: str, fields: Mapping[str, Any]) -> None:
+        customer_id = fields.get("customer_id")
+        if customer_id is not None and self._store.get(CUSTOMERS, merchant_id, customer_id) is None:
+            raise InvalidField("customer_id", "no such customer; create it with POST /customers first")
+
+    def _method(self, merchant_id: str, fields: Mapping[str, Any], now: datetime) -> dict[str, Any]:
+        """Check the payment method sent and return what is kept of it, with its outcome."""
+        data: dict[str, Any] = fields["payment_method_data"]
+        kinds = [kind for kind in data if data[kind] is not None]
+        if len(kinds) != 1:
+            raise InvalidField("payment_method_data", "exactly one of card, wallet, bank_transfer, crypto")
+        kind = kinds[0]
+        method = fields.get("payment_method") or kind
+        if method != kind:
+            raise InvalidField("payment_method_data", f"holds {kind} data for payment_method {method}")
+        method_type = fields.get("payment_method_type")
+        if kind == "card":
+            card = data["card"]
+            kept: dict[str, Any] = {"card": card_summary(card, now)}
+            matched = {"card": {**card, "card_number": normalized_number(card)}}
+        else:
+            kept = matched = {kind: data[kind]}
+        outcomes = self._merchants.merchant(merchant_id).outcomes
+        return {
+            "payment_method": method,
+            "payment_method_type": method_type,
+            "payment_method_data": kept,
+            "outcome": outcomes.match(method, method_type, matched),
+        }
+
+
+def _sends_method(fields: Mapping[str, Any]) -> bool:
+    return fields.get("payment_method_data") is not None
+
+
+def _check_client_secret(payment: Payment, client_secret: str | None, required: bool) -> None:
+    if client_secret is None:
+        if required:
+            raise ClientSecretMissing()
+        return
+    if not hmac.compare_digest(client_secret.encode(), payment.client_secret.encode()):
+        raise ClientSecretInvalid()

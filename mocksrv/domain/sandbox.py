@@ -1,0 +1,106 @@
+"""The sandbox: one store, one clock, and the services that work on them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+from mocksrv.domain.clock import Clock, SystemTime, initial_state, system_now
+from mocksrv.domain.customers import CustomerService
+from mocksrv.domain.merchants import API_KEYS, MERCHANTS, PROFILES, MerchantSeed, MerchantService
+from mocksrv.domain.models import Environment
+from mocksrv.domain.outbox import Outbox
+from mocksrv.domain.outcomes import OutcomeTable
+from mocksrv.domain.payments import CUSTOMERS, PAYMENTS, PaymentService
+from mocksrv.domain.ratelimit import RateLimiter
+from mocksrv.domain.scheduler import Scheduler
+from mocksrv.domain.store import Collection, MemoryStore
+
+COLLECTIONS = [
+    Collection(MERCHANTS, "merchant_id"),
+    Collection(PROFILES, "profile_id"),
+    Collection(API_KEYS, "key_hash", indexed=("merchant_id",)),
+    Collection(CUSTOMERS, "customer_id"),
+    Collection(PAYMENTS, "payment_id", indexed=("status", "customer_id", "currency")),
+]
+
+# What a reset deletes; keys, profiles and settings stay.
+RESETTABLE = [PAYMENTS, CUSTOMERS]
+
+# The payment that /__mock/seed creates, over and over.
+SEED_PAYMENT = {
+    "currency": "USD",
+    "confirm": True,
+    "payment_method": "card",
+    "payment_method_type": "credit",
+    "payment_method_data": {
+        "card": {
+            "card_number": "4242424242424242",
+            "card_exp_month": "12",
+            "card_exp_year": "2099",
+            "card_cvc": "123",
+        }
+    },
+    "billing": {
+        "address": {
+            "line1": "1 Seed Street",
+            "city": "San Francisco",
+            "state": "CA",
+            "zip": "94105",
+            "country": "US",
+            "first_name": "Seed",
+            "last_name": "Payment",
+        },
+        "phone": {"number": "4155550100", "country_code": "+1"},
+    },
+}
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxConfig:
+    environment: Environment = Environment.SANDBOX
+    capture_window_seconds: int = 7 * 24 * 3600
+    rate_limit: int = 6000
+
+
+class Sandbox:
+    def __init__(
+        self,
+        config: SandboxConfig,
+        outcomes: OutcomeTable,
+        system_time: SystemTime = system_now,
+    ) -> None:
+        self.config = config
+        self.store = MemoryStore(COLLECTIONS, lambda: initial_state(system_time))
+        self.clock = Clock(self.store, system_time)
+        self.scheduler = Scheduler(self.store, self.clock)
+        self.outbox = Outbox(self.store, self.clock)
+        self.rate_limiter = RateLimiter(self.store, self.clock)
+        self.merchants = MerchantService(
+            self.store, self.clock, config.environment, outcomes, config.rate_limit
+        )
+        self.customers = CustomerService(self.store, self.clock)
+        self.payments = PaymentService(
+            self.store,
+            self.clock,
+            self.scheduler,
+            self.outbox,
+            self.merchants,
+            timedelta(seconds=config.capture_window_seconds),
+        )
+
+    def add_merchant(self, seed: MerchantSeed) -> None:
+        self.merchants.create(seed)
+
+    def seed_payments(self, merchant_id: str, count: int) -> int:
+        """Create `count` succeeded card payments through the ordinary create path."""
+        profile_id = self.merchants.merchant(merchant_id).profile_id
+        for index in range(count):
+            self.payments.create(
+                merchant_id, {**SEED_PAYMENT, "amount": 100 + index % 10_000, "profile_id": profile_id}
+            )
+        return count
+
+    def reset(self, merchant_id: str) -> None:
+        """Delete the merchant's resources, events and timers; keep its keys, profile and settings."""
+        self.store.clear(merchant_id, RESETTABLE)

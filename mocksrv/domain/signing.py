@@ -1,0 +1,38 @@
+"""HMAC-SHA512 signatures: of webhook bodies, and of the query string sent back to return_url."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Mapping
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+SIGNATURE_ALGORITHM = "HMAC-SHA512"
+
+
+def sign(key: str, message: bytes) -> str:
+    """Return the lowercase hex HMAC-SHA512 of `message`."""
+    return hmac.new(key.encode(), message, hashlib.sha512).hexdigest()
+
+
+def canonical_query(params: Mapping[str, str]) -> str:
+    """The signed form of redirect parameters: sorted by name, URL-encoded."""
+    return urlencode(sorted(params.items()))
+
+
+def signed_redirect(return_url: str, params: Mapping[str, str], key: str) -> str:
+    """Return `return_url` with `params`, their signature and the algorithm added to its query."""
+    signature = sign(key, canonical_query(params).encode())
+    query = urlencode({**params, "signature": signature, "signature_algorithm": SIGNATURE_ALGORITHM})
+    parts = urlsplit(return_url)
+    joined = f"{parts.query}&{query}" if parts.query else query
+    return urlunsplit(parts._replace(query=joined))
+
+
+def verify_redirect(url: str, key: str) -> bool:
+    """Check the signature of a redirect to return_url, as a merchant's page would."""
+    params = dict(parse_qsl(urlsplit(url).query, keep_blank_values=True))
+    signature = params.pop("signature", "")
+    params.pop("signature_algorithm", None)
+    expected = sign(key, canonical_query(params).encode())
+    return hmac.compare_digest(signature, expected)

@@ -1,0 +1,274 @@
+"""The one place state lives: records by kind and merchant, timers, outbox, counters, clocks.
+
+Records are immutable plain data; a change puts a new copy. A merchant's data is guarded by one
+re-entrant lock, taken by every call and held across a read-modify-write by `transaction()`.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sortedcontainers import SortedList
+
+from mocksrv.domain.clock import ClockState, ClockStates
+from mocksrv.domain.events import Event
+from mocksrv.domain.models import Page
+
+GLOBAL = "*"  # the space for records that belong to no single merchant
+
+SortKey = tuple[int, str]
+
+
+def sort_key(created: datetime, record_id: str) -> SortKey:
+    """Newest first, ties by id: the order of every list."""
+    return (-_millis(created), record_id)
+
+
+def _millis(moment: datetime) -> int:
+    return int(moment.timestamp() * 1000)
+
+
+@dataclass(frozen=True, slots=True)
+class Collection:
+    """How the store keeps one kind of record: its id and creation fields, and indexed fields."""
+
+    kind: str
+    id_field: str
+    created_field: str = "created"
+    indexed: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    where: Mapping[str, object] = field(default_factory=dict)
+    created_gte: datetime | None = None
+    created_lte: datetime | None = None
+    limit: int = 10
+    offset: int = 0
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Timer:
+    due_at: datetime
+    seq: int
+    kind: str = field(compare=False)
+    target_id: str = field(compare=False)
+
+
+class _Space:
+    """One merchant's data."""
+
+    def __init__(self, clock: ClockState) -> None:
+        self.lock = threading.RLock()
+        self.records: dict[str, dict[str, Any]] = {}
+        self.order: dict[str, SortedList] = {}
+        self.indexes: dict[tuple[str, str], dict[object, SortedList]] = {}
+        self.timers: list[Timer] = []
+        self.events: list[Event] = []
+        self.event_keys: set[tuple[str, str]] = set()
+        self.counters: dict[str, tuple[int, int]] = {}
+        self.clock = clock
+
+
+class MemoryStore(ClockStates):
+    """The in-memory store, the default."""
+
+    def __init__(self, collections: list[Collection], new_clock: Callable[[], ClockState]) -> None:
+        self._collections = {c.kind: c for c in collections}
+        self._spaces: dict[str, _Space] = {}
+        self._spaces_lock = threading.Lock()
+        self._new_clock = new_clock
+        self._timer_seq = itertools.count()
+
+    # -- spaces and transactions --------------------------------------------------------------
+
+    def _space(self, merchant_id: str) -> _Space:
+        space = self._spaces.get(merchant_id)
+        if space is None:
+            with self._spaces_lock:
+                space = self._spaces.get(merchant_id)
+                if space is None:
+                    space = _Space(self._new_clock())
+                    self._spaces[merchant_id] = space
+        return space
+
+    @contextmanager
+    def transaction(self, merchant_id: str) -> Iterator[None]:
+        """Hold the merchant's lock, so that a read-modify-write sees no other writer."""
+        with self._space(merchant_id).lock:
+            yield
+
+    def merchant_ids(self) -> list[str]:
+        return [m for m in list(self._spaces) if m != GLOBAL]
+
+    # -- records ------------------------------------------------------------------------------
+
+    def get(self, kind: str, merchant_id: str, record_id: str) -> Any:
+        space = self._space(merchant_id)
+        with space.lock:
+            return space.records.get(kind, {}).get(record_id)
+
+    def put(self, kind: str, merchant_id: str, record: Any) -> None:
+        spec = self._collections[kind]
+        record_id = getattr(record, spec.id_field)
+        space = self._space(merchant_id)
+        with space.lock:
+            records = space.records.setdefault(kind, {})
+            old = records.get(record_id)
+            records[record_id] = record
+            key = sort_key(getattr(record, spec.created_field), record_id)
+            if old is None:
+                space.order.setdefault(kind, SortedList()).add(key)
+            for name in spec.indexed:
+                value = getattr(record, name)
+                old_value = getattr(old, name) if old is not None else None
+                if old is not None and old_value == value:
+                    continue
+                index = space.indexes.setdefault((kind, name), {})
+                if old is not None and old_value is not None:
+                    index[old_value].remove(key)
+                if value is not None:
+                    index.setdefault(value, SortedList()).add(key)
+
+    def delete(self, kind: str, merchant_id: str, record_id: str) -> None:
+        spec = self._collections[kind]
+        space = self._space(merchant_id)
+        with space.lock:
+            old = space.records.get(kind, {}).pop(record_id, None)
+            if old is None:
+                return
+            key = sort_key(getattr(old, spec.created_field), record_id)
+            space.order[kind].remove(key)
+            for name in spec.indexed:
+                value = getattr(old, name)
+                if value is not None:
+                    space.indexes[(kind, name)][value].remove(key)
+
+    def count(self, kind: str, merchant_id: str) -> int:
+        space = self._space(merchant_id)
+        with space.lock:
+            return len(space.records.get(kind, {}))
+
+    def query(self, kind: str, merchant_id: str, query: Query) -> Page:
+        """Return a page, newest first; indexed equality filters and the created range are cheap."""
+        spec = self._collections[kind]
+        space = self._space(merchant_id)
+        with space.lock:
+            records = space.records.get(kind, {})
+            candidates: SortedList = space.order.get(kind) or SortedList()
+            rest = {name: value for name, value in query.where.items() if name not in spec.indexed}
+            indexed = [(name, value) for name, value in query.where.items() if name in spec.indexed]
+            narrowest: tuple[str, object] | None = None
+            for name, value in indexed:
+                listed = space.indexes.get((kind, name), {}).get(value)
+                if listed is None:
+                    return Page([], 0)
+                if narrowest is None or len(listed) < len(candidates):
+                    narrowest, candidates = (name, value), listed
+            rest.update((name, value) for name, value in indexed if (name, value) != narrowest)
+            start = 0 if query.created_lte is None else candidates.bisect_left((-_millis(query.created_lte),))
+            end = (
+                len(candidates)
+                if query.created_gte is None
+                else candidates.bisect_left((-_millis(query.created_gte) + 1,))
+            )
+            if not rest:
+                total = max(0, end - start)
+                keys = candidates.islice(start + query.offset, min(end, start + query.offset + query.limit))
+                return Page([records[key[1]] for key in keys], total)
+            items: list[Any] = []
+            total = 0
+            for key in candidates.islice(start, end):
+                record = records[key[1]]
+                if all(getattr(record, name) == value for name, value in rest.items()):
+                    if query.offset <= total < query.offset + query.limit:
+                        items.append(record)
+                    total += 1
+            return Page(items, total)
+
+    def clear(self, merchant_id: str, kinds: list[str]) -> None:
+        """Delete the merchant's records of these kinds, its timers, events and counters."""
+        space = self._space(merchant_id)
+        with space.lock:
+            for kind in kinds:
+                space.records.pop(kind, None)
+                space.order.pop(kind, None)
+                for key in [k for k in space.indexes if k[0] == kind]:
+                    del space.indexes[key]
+            space.timers.clear()
+            space.events.clear()
+            space.event_keys.clear()
+            space.counters.clear()
+
+    # -- timers -------------------------------------------------------------------------------
+
+    def schedule(self, merchant_id: str, due_at: datetime, kind: str, target_id: str) -> Timer:
+        timer = Timer(due_at, next(self._timer_seq), kind, target_id)
+        space = self._space(merchant_id)
+        with space.lock:
+            heapq.heappush(space.timers, timer)
+        return timer
+
+    def next_timer(self, merchant_id: str) -> Timer | None:
+        space = self._space(merchant_id)
+        with space.lock:
+            return space.timers[0] if space.timers else None
+
+    def pop_due_timer(self, merchant_id: str, until: datetime) -> Timer | None:
+        space = self._space(merchant_id)
+        with space.lock:
+            if space.timers and space.timers[0].due_at <= until:
+                return heapq.heappop(space.timers)
+            return None
+
+    def pending_timers(self, merchant_id: str) -> list[Timer]:
+        space = self._space(merchant_id)
+        with space.lock:
+            return sorted(space.timers)
+
+    # -- outbox -------------------------------------------------------------------------------
+
+    def append_event(self, merchant_id: str, event: Event) -> bool:
+        """Append to the outbox unless this object already had an event of this type."""
+        space = self._space(merchant_id)
+        with space.lock:
+            key = (event.object_id, event.event_type)
+            if key in space.event_keys:
+                return False
+            space.event_keys.add(key)
+            space.events.append(event)
+            return True
+
+    def events(self, merchant_id: str) -> list[Event]:
+        space = self._space(merchant_id)
+        with space.lock:
+            return list(space.events)
+
+    # -- counters (rate-limit windows) --------------------------------------------------------
+
+    def increment(self, merchant_id: str, name: str, window: int) -> int:
+        """Count one more in `window` for `name`; a new window starts again at one."""
+        space = self._space(merchant_id)
+        with space.lock:
+            current_window, count = space.counters.get(name, (window, 0))
+            count = count + 1 if current_window == window else 1
+            space.counters[name] = (window, count)
+            return count
+
+    # -- clocks -------------------------------------------------------------------------------
+
+    def clock_state(self, merchant_id: str) -> ClockState:
+        space = self._space(merchant_id)
+        return space.clock
+
+    def save_clock_state(self, merchant_id: str, state: ClockState) -> None:
+        space = self._space(merchant_id)
+        with space.lock:
+            space.clock = state

@@ -1,0 +1,147 @@
+"""Serving: `serve()` for `mocksrv serve`, and MockServer, the same app in a thread for tests."""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+from types import FrameType, TracebackType
+from typing import Any
+
+from flask import Flask
+from waitress.server import create_server
+
+from mocksrv.app import create_app, create_sandbox
+from mocksrv.domain.sandbox import Sandbox
+from mocksrv.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+class Ticker:
+    """Fires due timers in real time: a thread that asks the scheduler every `interval` seconds."""
+
+    def __init__(self, sandbox: Sandbox, interval: float) -> None:
+        self._sandbox = sandbox
+        self._interval = interval
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="mocksrv-ticker", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stopped.set()
+        self._thread.join(timeout=5)
+
+    def _run(self) -> None:
+        while not self._stopped.wait(self._interval):
+            try:
+                self._sandbox.scheduler.tick()
+            except Exception:
+                log.exception("timer tick failed")
+
+
+def _wsgi_server(app: Flask, settings: Settings, port: int) -> Any:
+    return create_server(
+        app,
+        host=settings.host,
+        port=port,
+        threads=settings.threads,
+        ident="mocksrv",
+        clear_untrusted_proxy_headers=True,
+        # The loop wakes this often to notice a stop; it costs nothing measurable.
+        asyncore_loop_timeout=0.05,
+        max_request_body_size=settings.max_body_bytes + 1,
+    )
+
+
+class MockServer:
+    """The sandbox served in a background thread, on a free port unless one is given."""
+
+    def __init__(self, settings: Settings | None = None, *, port: int = 0) -> None:
+        self.settings = settings or Settings()
+        self.sandbox = create_sandbox(self.settings)
+        self.app = create_app(self.settings, self.sandbox)
+        self._port = port
+        self._server: Any = None
+        self._thread: threading.Thread | None = None
+        self._ticker = Ticker(self.sandbox, self.settings.tick_interval)
+
+    @property
+    def port(self) -> int:
+        if self._server is None:
+            raise RuntimeError("the server is not started")
+        return int(self._server.effective_port)
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.settings.host}:{self.port}"
+
+    def start(self) -> MockServer:
+        self._server = _wsgi_server(self.app, self.settings, self._port)
+        self._thread = threading.Thread(target=self._server.run, name="mocksrv-server", daemon=True)
+        self._thread.start()
+        self._ticker.start()
+        return self
+
+    def stop(self) -> None:
+        self._ticker.stop()
+        if self._server is not None:
+            server, self._server = self._server, None
+            for channel in list(server._map.values()):
+                channel.close()
+            server.task_dispatcher.shutdown(timeout=1)
+        if self._thread is not None:
+            self._thread.join(timeout=2)
+            self._thread = None
+
+    def __enter__(self) -> MockServer:
+        return self.start()
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.stop()
+
+
+def serve(settings: Settings) -> None:
+    """Serve until SIGINT or SIGTERM, then stop cleanly."""
+    sandbox = create_sandbox(settings)
+    app = create_app(settings, sandbox)
+    server = _wsgi_server(app, settings, settings.port)
+    ticker = Ticker(sandbox, settings.tick_interval)
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
+    ticker.start()
+    base = f"http://{settings.host}:{server.effective_port}"
+    print(banner(sandbox, base, settings), flush=True)
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        ticker.stop()
+        server.close()
+        server.task_dispatcher.shutdown(timeout=5)
+        print("mocksrv stopped", flush=True)
+
+
+def banner(sandbox: Sandbox, base: str, settings: Settings) -> str:
+    lines = [f"mocksrv {settings.environment} listening on {base}", ""]
+    for merchant_id in sandbox.merchants.merchant_ids():
+        profile = sandbox.merchants.default_profile(merchant_id)
+        lines.append(f"  merchant_id       {merchant_id}")
+        lines.append(f"  profile_id        {profile.profile_id}")
+        lines.append(f"  signing key       {profile.payment_response_hash_key}")
+    lines += [
+        "",
+        "  Keys are those of the fixtures (fixtures/merchants.yaml); the defaults are",
+        "  secret snd_default_secret_key, publishable pk_snd_default_publishable_key.",
+        f"  control plane     {base}/__mock  (admin key: {settings.admin_key})",
+        f"  health            {base}/health",
+    ]
+    return "\n".join(lines)
