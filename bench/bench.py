@@ -1,0 +1,232 @@
+"""`make bench`: latency, throughput and memory of a real mocksrv server, bounded in time.
+
+Prints: sequential p50/p99 of one-step create, retrieve and list; throughput of one-step create at
+8 concurrent keep-alive connections next to a bare Flask app on the same engine, and their ratio;
+create and list latency and server RSS after 100,000 stored payments. `--engines` also compares
+waitress with gunicorn (gthread, one process) for both apps.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+KEY = "snd_default_secret_key"
+ADMIN = "mocksrv_admin_key"
+HEADERS = {"api-key": KEY, "Content-Type": "application/json"}
+BILLING = {
+    "address": {
+        "line1": "1 Market Street",
+        "city": "San Francisco",
+        "state": "CA",
+        "zip": "94105",
+        "country": "US",
+        "first_name": "Ada",
+        "last_name": "Lovelace",
+    },
+    "phone": {"number": "4155550100", "country_code": "+1"},
+}
+CREATE = json.dumps(
+    {
+        "amount": 1000,
+        "currency": "USD",
+        "profile_id": "pro_default",
+        "confirm": True,
+        "payment_method": "card",
+        "payment_method_type": "credit",
+        "payment_method_data": {
+            "card": {
+                "card_number": "4242424242424242",
+                "card_exp_month": "12",
+                "card_exp_year": "2099",
+                "card_cvc": "123",
+            }
+        },
+        "billing": BILLING,
+    }
+).encode()
+LIST = json.dumps({"limit": 10}).encode()
+SEEDED = 100_000
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def server(command: list[str], port: int, env: dict[str, str] | None = None) -> Iterator[int]:
+    """Run a server process until the block ends; yields its pid once it accepts connections."""
+    process = subprocess.Popen(
+        command, env={**os.environ, **(env or {})}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"server did not start: {process.stderr.read() if process.stderr else ''}")  # noqa: B904
+                time.sleep(0.05)
+        yield process.pid
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def request(conn: http.client.HTTPConnection, method: str, path: str, body: bytes | None = None) -> dict:
+    conn.request(method, path, body=body, headers=HEADERS)
+    response = conn.getresponse()
+    data = response.read()
+    if response.status != 200:
+        raise RuntimeError(f"{method} {path}: {response.status} {data[:300]!r}")
+    return json.loads(data)
+
+
+def timed(call: Callable[[], object], count: int) -> list[float]:
+    samples = []
+    for _ in range(count):
+        start = time.perf_counter()
+        call()
+        samples.append((time.perf_counter() - start) * 1000)
+    return samples
+
+
+def percentile(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def latencies(port: int, count: int) -> dict[str, tuple[float, float]]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    payment_id = request(conn, "POST", "/payments", CREATE)["payment_id"]
+    for _ in range(50):  # warm up
+        request(conn, "POST", "/payments/list", LIST)
+    results = {}
+    for name, call in {
+        "create": lambda: request(conn, "POST", "/payments", CREATE),
+        "retrieve": lambda: request(conn, "GET", f"/payments/{payment_id}"),
+        "list": lambda: request(conn, "POST", "/payments/list", LIST),
+    }.items():
+        samples = timed(call, count)
+        results[name] = (statistics.median(samples), percentile(samples, 0.99))
+    conn.close()
+    return results
+
+
+def throughput(port: int, seconds: float, connections: int = 8) -> float:
+    """Completed one-step creates per second over `connections` keep-alive connections."""
+    done = [0] * connections
+    stop = time.monotonic() + seconds
+
+    def worker(index: int) -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        while time.monotonic() < stop:
+            request(conn, "POST", "/payments", CREATE)
+            done[index] += 1
+        conn.close()
+
+    start = time.monotonic()
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(connections)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return sum(done) / (time.monotonic() - start)
+
+
+def rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise RuntimeError("no VmRSS")
+
+
+def seed(port: int, count: int) -> None:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+    body = json.dumps({"merchant_id": "merchant_default", "payments": count}).encode()
+    conn.request("POST", "/__mock/seed", body=body, headers={**HEADERS, "api-key": ADMIN})
+    response = conn.getresponse()
+    if response.status != 200:
+        raise RuntimeError(f"seed: {response.status} {response.read()[:300]!r}")
+    response.read()
+    conn.close()
+
+
+def mocksrv_command(engine: str, port: int) -> list[str]:
+    if engine == "waitress":
+        return [sys.executable, "-m", "mocksrv.cli", "serve", "--port", str(port)]
+    return [sys.executable, str(HERE / "serve_engine.py"), "mocksrv", engine, str(port)]
+
+
+def bare_command(engine: str, port: int) -> list[str]:
+    return [sys.executable, str(HERE / "serve_engine.py"), "bare", engine, str(port)]
+
+
+def compare(engine: str, seconds: float) -> tuple[float, float]:
+    env = {"MOCKSRV_RATE_LIMIT": "1000000000"}
+    port = free_port()
+    with server(mocksrv_command(engine, port), port, env):
+        request(http.client.HTTPConnection("127.0.0.1", port), "POST", "/payments", CREATE)
+        full = throughput(port, seconds)
+    port = free_port()
+    with server(bare_command(engine, port), port):
+        bare = throughput(port, seconds)
+    return full, bare
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--count", type=int, default=300, help="requests per latency sample")
+    parser.add_argument("--seconds", type=float, default=5.0, help="duration of each throughput run")
+    parser.add_argument("--seeded", type=int, default=SEEDED, help="payments stored for the scale run")
+    parser.add_argument("--engines", action="store_true", help="also compare gunicorn gthread")
+    args = parser.parse_args()
+
+    env = {"MOCKSRV_RATE_LIMIT": "1000000000"}  # limiting stays on the path, never trips
+    port = free_port()
+    with server(mocksrv_command("waitress", port), port, env) as pid:
+        empty = latencies(port, args.count)
+        print("sequential latency, empty store (ms)      p50      p99")
+        for name, (p50, p99) in empty.items():
+            print(f"  {name:<39} {p50:8.2f} {p99:8.2f}")
+        rss_before = rss_kib(pid)
+        started = time.perf_counter()
+        seed(port, args.seeded)
+        seeding = time.perf_counter() - started
+        rss_after = rss_kib(pid)
+        full = latencies(port, args.count)
+        print(f"sequential latency, {args.seeded:,} stored (ms)  p50      p99   x empty p50")
+        for name, (p50, p99) in full.items():
+            print(f"  {name:<39} {p50:8.2f} {p99:8.2f}   {p50 / empty[name][0]:5.2f}")
+        per_payment = (rss_after - rss_before) * 1024 / args.seeded
+        print(f"seeding {args.seeded:,} payments took {seeding:.1f} s")
+        print(
+            f"server RSS: {rss_before / 1024:.1f} MiB empty, {rss_after / 1024:.1f} MiB with "
+            f"{args.seeded:,} payments = {per_payment:,.0f} bytes per payment"
+        )
+
+    engines = ["waitress", "gunicorn"] if args.engines else ["waitress"]
+    print("throughput, one-step create, 8 keep-alive connections (requests/s)")
+    for engine in engines:
+        full, bare = compare(engine, args.seconds)
+        print(f"  {engine:<10} mocksrv {full:8.0f}   bare Flask {bare:8.0f}   ratio {full / bare:5.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,48 @@
+"""Serve the mocksrv app or the bare app on one engine, for bench.py: waitress or gunicorn gthread."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("app", choices=["mocksrv", "bare"])
+    parser.add_argument("engine", choices=["waitress", "gunicorn"])
+    parser.add_argument("port", type=int)
+    args = parser.parse_args()
+    if args.app == "bare":
+        from bare_app import app
+    else:
+        from mocksrv.app import create_app
+        from mocksrv.settings import load_settings
+
+        app = create_app(load_settings())
+    if args.engine == "waitress":
+        from waitress import serve
+
+        serve(app, host="127.0.0.1", port=args.port, threads=8, ident="bench")
+    else:
+        from gunicorn.app.base import BaseApplication
+
+        class Gunicorn(BaseApplication):  # type: ignore[misc]
+            def load_config(self) -> None:
+                self.cfg.set("bind", f"127.0.0.1:{args.port}")
+                self.cfg.set("workers", 1)
+                self.cfg.set("worker_class", "gthread")
+                self.cfg.set("threads", 8)
+                self.cfg.set("keepalive", 30)
+                self.cfg.set("loglevel", "warning")
+
+            def load(self) -> object:
+                return app
+
+        Gunicorn().run()
+
+
+if __name__ == "__main__":
+    main()

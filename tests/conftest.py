@@ -1,0 +1,82 @@
+"""Fixtures shared by every level: settings, a sandbox, the Flask app and its test client."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from werkzeug.test import TestResponse
+
+from mocksrv.app import create_app, create_sandbox
+from mocksrv.domain.sandbox import Sandbox
+from mocksrv.settings import Settings
+from tests.payloads import ADMIN_KEY, MERCHANT_ID, SECRET_KEY
+
+
+@pytest.fixture
+def settings() -> Settings:
+    return Settings()
+
+
+@pytest.fixture
+def sandbox(settings: Settings) -> Sandbox:
+    return create_sandbox(settings)
+
+
+@pytest.fixture
+def app(settings: Settings, sandbox: Sandbox) -> Flask:
+    return create_app(settings, sandbox)
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+class Api:
+    """The test client with a key: `api.post("/payments", body)` sends it as JSON."""
+
+    def __init__(self, client: FlaskClient, key: str = SECRET_KEY) -> None:
+        self.client = client
+        self.key = key
+
+    def as_key(self, key: str) -> Api:
+        return Api(self.client, key)
+
+    def _headers(self) -> dict[str, str]:
+        return {"api-key": self.key}
+
+    def get(self, path: str, **kwargs: Any) -> TestResponse:
+        return self.client.get(path, headers=self._headers(), **kwargs)
+
+    def post(self, path: str, body: Any = None, **kwargs: Any) -> TestResponse:
+        if body is None:
+            return self.client.post(path, headers=self._headers(), **kwargs)
+        return self.client.post(path, json=body, headers=self._headers(), **kwargs)
+
+    def put(self, path: str, body: Any = None) -> TestResponse:
+        return self.client.put(path, json=body, headers=self._headers())
+
+    def delete(self, path: str) -> TestResponse:
+        return self.client.delete(path, headers=self._headers())
+
+
+@pytest.fixture
+def api(client: FlaskClient) -> Api:
+    return Api(client)
+
+
+@pytest.fixture
+def admin(client: FlaskClient) -> Api:
+    return Api(client, ADMIN_KEY)
+
+
+@pytest.fixture
+def frozen(admin: Api) -> Iterator[str]:
+    """Freeze the default merchant's clock; yields the frozen time."""
+    response = admin.post(f"/__mock/clock/freeze?merchant_id={MERCHANT_ID}")
+    assert response.status_code == 200
+    yield response.json["now"]
