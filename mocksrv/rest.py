@@ -128,6 +128,8 @@ def json_body() -> dict[str, Any]:
         data = request.get_json(force=True)
     except HTTPException as error:
         raise MalformedBody(str(error.description)) from None
+    except RecursionError:
+        raise MalformedBody("the body is nested too deeply") from None
     if not isinstance(data, dict):
         raise MalformedBody("expected a JSON object")
     return data

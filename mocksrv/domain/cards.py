@@ -27,8 +27,12 @@ _BRANDS = (
 )
 
 
+def _digits(text: str) -> bool:
+    return text.isascii() and text.isdigit()
+
+
 def luhn_valid(number: str) -> bool:
-    if not number.isdigit() or not 12 <= len(number) <= 19:
+    if not _digits(number) or not 12 <= len(number) <= 19:
         return False
     total = 0
     for index, char in enumerate(reversed(number)):
@@ -53,16 +57,16 @@ def card_summary(card: dict[str, Any], now: datetime) -> dict[str, Any]:
     if not luhn_valid(number):
         raise InvalidField(f"{_CARD}.card_number", "the card number is not valid")
     month_text = card["card_exp_month"]
-    if not month_text.isdigit() or not 1 <= int(month_text) <= 12:
+    if not _digits(month_text) or not 1 <= int(month_text) <= 12:
         raise InvalidField(f"{_CARD}.card_exp_month", "a month from 01 to 12")
     year_text = card["card_exp_year"]
-    if not year_text.isdigit() or len(year_text) not in (2, 4):
+    if not _digits(year_text) or len(year_text) not in (2, 4):
         raise InvalidField(f"{_CARD}.card_exp_year", "a year of two or four digits")
     year = int(year_text) + (2000 if len(year_text) == 2 else 0)
     if (year, int(month_text)) < (now.year, now.month):
         raise InvalidField(f"{_CARD}.card_exp_year", "the card has expired")
     cvc = card["card_cvc"]
-    if not cvc.isdigit() or len(cvc) not in (3, 4):
+    if not _digits(cvc) or len(cvc) not in (3, 4):
         raise InvalidField(f"{_CARD}.card_cvc", "three or four digits")
     return {
         "last4": number[-4:],

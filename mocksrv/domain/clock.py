@@ -81,15 +81,16 @@ class Clock:
         state = self.state(merchant_id)
         return self._save(merchant_id, ClockState(state.now(real), real, frozen=False))
 
-    def move_to(self, merchant_id: str, moment: datetime, *, strict: bool = True) -> ClockState:
-        """Set the clock to `moment`; a moment in its past is refused, or ignored if not `strict`."""
+    def check_forward(self, merchant_id: str, moment: datetime) -> None:
+        """Refuse a moment in the clock's past."""
+        if moment < self.now(merchant_id):
+            raise InvalidField("now", "the mock clock only moves forward")
+
+    def move_to(self, merchant_id: str, moment: datetime) -> ClockState:
+        """Set the clock to `moment`, or leave it where it is if it is already past `moment`."""
         real = self._system_time()
         state = self.state(merchant_id)
-        current = to_millis(state.now(real))
-        if moment < current:
-            if strict:
-                raise InvalidField("now", "the mock clock only moves forward")
-            moment = current
+        moment = max(moment, to_millis(state.now(real)))
         return self._save(merchant_id, ClockState(moment, real, frozen=state.frozen))
 
     def target_after(self, merchant_id: str, seconds: float) -> datetime:

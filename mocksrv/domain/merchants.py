@@ -17,6 +17,10 @@ MERCHANTS = "merchant"
 PROFILES = "profile"
 API_KEYS = "api_key"
 DEFAULT_SESSION_EXPIRY = 900
+_OTHER_ENVIRONMENT_KEY = {
+    Environment.SANDBOX: "Production keys are not accepted by the sandbox",
+    Environment.PRODUCTION: "Sandbox keys are not accepted in production",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,16 +95,19 @@ class MerchantService:
                 outcomes=seed.outcomes or self._default_outcomes,
                 rate_limit=seed.rate_limit,
             )
+            keys = ((KeyKind.SECRET, secret), (KeyKind.PUBLISHABLE, publishable))
+            if secret == publishable or any(
+                self._store.get(API_KEYS, GLOBAL, key_hash(key)) is not None for _, key in keys
+            ):
+                raise DuplicateResource("API key", "api_key")
             self._store.put(MERCHANTS, GLOBAL, merchant)
             self._store.put(PROFILES, merchant_id, profile)
-            for kind, key in ((KeyKind.SECRET, secret), (KeyKind.PUBLISHABLE, publishable)):
+            for kind, key in keys:
                 self._add_key(merchant_id, kind, key, now)
             return MerchantCredentials(merchant, profile, secret, publishable)
 
     def _add_key(self, merchant_id: str, kind: KeyKind, key: str, now: datetime) -> ApiKey:
         hashed = key_hash(key)
-        if self._store.get(API_KEYS, GLOBAL, hashed) is not None:
-            raise DuplicateResource("API key", "api_key")
         record = ApiKey(
             key_id=new_id("key", 20),
             merchant_id=merchant_id,
@@ -118,9 +125,7 @@ class MerchantService:
             raise Unauthorized()
         other = Environment.PRODUCTION if self._environment is Environment.SANDBOX else Environment.SANDBOX
         if key.startswith((other.secret_prefix, other.publishable_prefix)):
-            raise Unauthorized(
-                f"{other.value.capitalize()} keys are not accepted by the {self._environment.value}"
-            )
+            raise Unauthorized(_OTHER_ENVIRONMENT_KEY[self._environment])
         record: ApiKey | None = self._store.get(API_KEYS, GLOBAL, key_hash(key))
         if record is None or record.revoked:
             raise Unauthorized()

@@ -1,11 +1,11 @@
-"""Currencies and countries, from the CLDR data that Babel ships."""
+"""Currencies and countries: ISO 4217 and ISO 3166 from pycountry, exponents from Babel's CLDR data."""
 
 from __future__ import annotations
 
 from functools import cache
 
-from babel import Locale
-from babel.numbers import get_currency_precision, list_currencies
+import pycountry
+from babel.numbers import get_currency_precision
 
 MIN_AMOUNT = 1
 MAX_AMOUNT = 99_999_999_999
@@ -13,13 +13,12 @@ MAX_AMOUNT = 99_999_999_999
 
 @cache
 def currencies() -> frozenset[str]:
-    return frozenset(list_currencies())
+    return frozenset(currency.alpha_3 for currency in pycountry.currencies)
 
 
 @cache
 def countries() -> frozenset[str]:
-    codes = [str(code) for code in Locale("en").territories]
-    return frozenset(code for code in codes if len(code) == 2 and code.isalpha())
+    return frozenset(country.alpha_2 for country in pycountry.countries)
 
 
 def is_currency(code: str) -> bool:

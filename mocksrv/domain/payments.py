@@ -156,6 +156,8 @@ class PaymentService:
                 **{name: fields[name] for name in _DESCRIPTIVE if name in fields},
                 **method,
             )
+            if payment.return_url is None and profile.return_url is not None:
+                payment = replace(payment, return_url=profile.return_url)
             if fields.get("confirm"):
                 if payment.outcome is None:
                     raise InvalidField("payment_method_data", missing=True)

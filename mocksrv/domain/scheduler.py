@@ -36,8 +36,9 @@ class Scheduler:
                 timer = self._store.pop_due_timer(merchant_id, until)
                 if timer is None:
                     return fired
-                # What the timer writes carries its due time, not the time it was noticed.
-                self._clock.move_to(merchant_id, timer.due_at, strict=False)
+                # When the clock jumps, what a timer writes carries its due time; a clock that
+                # runs in real time is already past it, and clocks never go back.
+                self._clock.move_to(merchant_id, timer.due_at)
                 try:
                     self._handlers[timer.kind](merchant_id, timer.target_id)
                 except Exception:
@@ -51,12 +52,12 @@ class Scheduler:
 
     def set_time(self, merchant_id: str, moment: datetime) -> tuple[ClockState, list[Timer]]:
         with self._store.transaction(merchant_id):
-            self._clock.move_to(merchant_id, moment)  # refuses a moment in the past
+            self._clock.check_forward(merchant_id, moment)
             return self._run_until(merchant_id, moment)
 
     def _run_until(self, merchant_id: str, target: datetime) -> tuple[ClockState, list[Timer]]:
         fired = self.fire_due(merchant_id, target)
-        return self._clock.move_to(merchant_id, target, strict=False), fired
+        return self._clock.move_to(merchant_id, target), fired
 
     def tick(self) -> int:
         """Fire what is due on every merchant's clock now; the real-time ticker calls this."""

@@ -21,12 +21,12 @@ def canonical_query(params: Mapping[str, str]) -> str:
 
 
 def signed_redirect(return_url: str, params: Mapping[str, str], key: str) -> str:
-    """Return `return_url` with `params`, their signature and the algorithm added to its query."""
-    signature = sign(key, canonical_query(params).encode())
-    query = urlencode({**params, "signature": signature, "signature_algorithm": SIGNATURE_ALGORITHM})
+    """Return `return_url` with `params` added to its query, and a signature of the whole query."""
     parts = urlsplit(return_url)
-    joined = f"{parts.query}&{query}" if parts.query else query
-    return urlunsplit(parts._replace(query=joined))
+    signed = {**dict(parse_qsl(parts.query, keep_blank_values=True)), **params}
+    signature = sign(key, canonical_query(signed).encode())
+    query = urlencode({**signed, "signature": signature, "signature_algorithm": SIGNATURE_ALGORITHM})
+    return urlunsplit(parts._replace(query=query))
 
 
 def verify_redirect(url: str, key: str) -> bool:

@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sortedcontainers import SortedList
@@ -21,7 +21,9 @@ from mocksrv.domain.clock import ClockState, ClockStates
 from mocksrv.domain.events import Event
 from mocksrv.domain.models import Page
 
-GLOBAL = "*"  # the space for records that belong to no single merchant
+GLOBAL = "*"
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MILLISECOND = timedelta(milliseconds=1)  # the space for records that belong to no single merchant
 
 SortKey = tuple[int, str]
 
@@ -32,7 +34,12 @@ def sort_key(created: datetime, record_id: str) -> SortKey:
 
 
 def _millis(moment: datetime) -> int:
-    return int(moment.timestamp() * 1000)
+    """Whole milliseconds since the epoch, rounded down."""
+    return (moment - _EPOCH) // _MILLISECOND
+
+
+def _millis_up(moment: datetime) -> int:
+    return -((_EPOCH - moment) // _MILLISECOND)
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,7 +184,7 @@ class MemoryStore(ClockStates):
             end = (
                 len(candidates)
                 if query.created_gte is None
-                else candidates.bisect_left((-_millis(query.created_gte) + 1,))
+                else candidates.bisect_left((-_millis_up(query.created_gte) + 1,))
             )
             if not rest:
                 total = max(0, end - start)

@@ -1,0 +1,43 @@
+"""Currencies and countries (decisions section 7) and minor-unit exponents (section 4, legacy API)."""
+
+from __future__ import annotations
+
+import pytest
+
+from mocksrv.domain.money import MAX_AMOUNT, MIN_AMOUNT, currency_exponent, is_country, is_currency
+
+
+@pytest.mark.parametrize(("code", "exponent"), [("JPY", 0), ("USD", 2), ("EUR", 2), ("KWD", 3)])
+def test_currency_exponent(code: str, exponent: int) -> None:
+    assert currency_exponent(code) == exponent
+
+
+@pytest.mark.parametrize("code", ["USD", "EUR", "JPY", "KWD", "INR"])
+def test_iso_4217_code_is_a_currency(code: str) -> None:
+    assert is_currency(code)
+
+
+@pytest.mark.parametrize("code", ["usd", "US", "XYZ", "DOLLAR", ""])
+def test_other_text_is_not_a_currency(code: str) -> None:
+    assert not is_currency(code)
+
+
+@pytest.mark.parametrize("code", ["US", "DE", "JP", "IN", "GB"])
+def test_iso_3166_alpha_2_code_is_a_country(code: str) -> None:
+    assert is_country(code)
+
+
+@pytest.mark.parametrize("code", ["us", "USA", "001", ""])
+def test_other_text_is_not_a_country(code: str) -> None:
+    assert not is_country(code)
+
+
+# CLDR territories that ISO 3166-1 does not assign to a country: user-assigned (ZZ "Unknown Region",
+# QO "Outlying Oceania", XA/XB pseudo-locales) or reserved for other uses (EU, EZ, UN).
+@pytest.mark.parametrize("code", ["ZZ", "QO", "XA", "XB", "EU", "EZ", "UN"])
+def test_region_code_that_iso_3166_does_not_assign_is_not_a_country(code: str) -> None:
+    assert not is_country(code)
+
+
+def test_amount_bounds_are_1_to_99_999_999_999() -> None:
+    assert (MIN_AMOUNT, MAX_AMOUNT) == (1, 99_999_999_999)

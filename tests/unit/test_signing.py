@@ -1,0 +1,123 @@
+"""HMAC-SHA512 signing with fixed vectors (decisions sections 3 and 6)."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from urllib.parse import parse_qsl, urlsplit
+
+import pytest
+
+from mocksrv.domain.signing import (
+    SIGNATURE_ALGORITHM,
+    canonical_query,
+    sign,
+    signed_redirect,
+    verify_redirect,
+)
+from tests.payloads import SIGNING_KEY
+
+# Expected values computed once (and checked with `openssl dgst -sha512 -hmac`), then written down.
+RFC_4231_CASE_2 = (
+    "164b7a7bfcf819e2e395fbe73b56e0a387bd64222e831fd610270cd7ea2505549758bf75"
+    "c05a994a6d034f65f8f0e6fdcaeab1a34d4a6b4b636e070a38bce737"
+)
+WEBHOOK_BODY = b'{"event_id":"evt_1","event_type":"payment_succeeded"}'
+WEBHOOK_SIGNATURE = (
+    "d9f6b9a44edbc1194047d1f773e6e94f5330b90ead874d411538d086ceb0621761fa5d06"
+    "d736f0cb084dd7d54b1a894ce279ce98aab3c47605fd39b9e7bb3ef8"
+)
+REDIRECT_PARAMS = {
+    "status": "succeeded",
+    "payment_id": "pay_1",
+    "amount": "1000",
+    "payment_intent_client_secret": "pay_1_secret_abc",
+}
+REDIRECT_QUERY = "amount=1000&payment_id=pay_1&payment_intent_client_secret=pay_1_secret_abc&status=succeeded"
+REDIRECT_SIGNATURE = (
+    "137e8eed3c3f3e751a92efdbed028f468eed478b7cf6e35a17ab227d0a0a2ac0fbc3f5e511b7"
+    "5036c68d1bf43a03c55d4556f5a2938d05e5513db399078e040c"
+)
+
+
+def test_sign_matches_the_rfc_4231_vector() -> None:
+    assert sign("Jefe", b"what do ya want for nothing?") == RFC_4231_CASE_2
+
+
+def test_sign_of_a_webhook_body_matches_the_fixed_vector() -> None:
+    assert sign(SIGNING_KEY, WEBHOOK_BODY) == WEBHOOK_SIGNATURE
+
+
+def test_signature_is_lowercase_hex_of_512_bits() -> None:
+    signature = sign(SIGNING_KEY, WEBHOOK_BODY)
+    assert len(signature) == 128
+    assert signature == signature.lower()
+    assert set(signature) <= set("0123456789abcdef")
+
+
+@pytest.mark.parametrize("body", [b"", b"{}", '{"name":"Zo\u00eb"}'.encode(), bytes(range(256))])
+def test_sign_is_hmac_sha512_of_the_exact_bytes(body: bytes) -> None:
+    assert sign(SIGNING_KEY, body) == hmac.new(SIGNING_KEY.encode(), body, hashlib.sha512).hexdigest()
+
+
+def test_one_changed_byte_changes_the_signature() -> None:
+    assert sign(SIGNING_KEY, WEBHOOK_BODY.replace(b"evt_1", b"evt_2")) != WEBHOOK_SIGNATURE
+
+
+def test_another_key_gives_another_signature() -> None:
+    assert sign("whsec_other", WEBHOOK_BODY) != WEBHOOK_SIGNATURE
+
+
+def test_canonical_query_sorts_the_parameters_by_name() -> None:
+    assert canonical_query(REDIRECT_PARAMS) == REDIRECT_QUERY
+
+
+def test_canonical_query_url_encodes_values() -> None:
+    assert canonical_query({"b": "x y", "a": "&="}) == "a=%26%3D&b=x+y"
+
+
+def test_redirect_signature_matches_the_fixed_vector() -> None:
+    url = signed_redirect("https://shop.example/return", REDIRECT_PARAMS, SIGNING_KEY)
+    assert dict(parse_qsl(urlsplit(url).query))["signature"] == REDIRECT_SIGNATURE
+
+
+def test_signed_redirect_adds_the_parameters_signature_and_algorithm() -> None:
+    url = signed_redirect("https://shop.example/return", {"status": "succeeded", "payment_id": "pay_1"}, "k")
+    assert url == (
+        "https://shop.example/return?status=succeeded&payment_id=pay_1"
+        "&signature=4cc259f156db912b69658e57ddcc5fdaf35fcb5cbe55e1215dbdf034a404e16efa987a6acf3c501d"
+        "bbe5fe80ff3396de87f6711d84c6723d5bfd9e6a247c315f&signature_algorithm=HMAC-SHA512"
+    )
+
+
+def test_signature_algorithm_is_named_hmac_sha512() -> None:
+    assert SIGNATURE_ALGORITHM == "HMAC-SHA512"
+
+
+def test_signed_redirect_keeps_the_return_url_query() -> None:
+    url = signed_redirect("https://shop.example/return?order=42", {"status": "succeeded"}, SIGNING_KEY)
+    assert url.startswith("https://shop.example/return?order=42&status=succeeded&signature=")
+
+
+def test_signed_redirect_verifies() -> None:
+    url = signed_redirect("https://shop.example/return", REDIRECT_PARAMS, SIGNING_KEY)
+    assert verify_redirect(url, SIGNING_KEY)
+
+
+def test_signed_redirect_to_a_return_url_with_its_own_query_verifies() -> None:
+    url = signed_redirect("https://shop.example/return?order=42", REDIRECT_PARAMS, SIGNING_KEY)
+    assert verify_redirect(url, SIGNING_KEY)
+
+
+def test_tampered_redirect_does_not_verify() -> None:
+    url = signed_redirect("https://shop.example/return", REDIRECT_PARAMS, SIGNING_KEY)
+    assert not verify_redirect(url.replace("status=succeeded", "status=failed"), SIGNING_KEY)
+
+
+def test_redirect_with_another_key_does_not_verify() -> None:
+    url = signed_redirect("https://shop.example/return", REDIRECT_PARAMS, "whsec_other")
+    assert not verify_redirect(url, SIGNING_KEY)
+
+
+def test_redirect_without_signature_does_not_verify() -> None:
+    assert not verify_redirect(f"https://shop.example/return?{REDIRECT_QUERY}", SIGNING_KEY)

@@ -1,0 +1,453 @@
+"""MemoryStore: records, the list order and filters, indexes, timers, outbox and counters."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+import pytest
+
+from mocksrv.domain.clock import ClockState, initial_state
+from mocksrv.domain.events import ContentType, Event
+from mocksrv.domain.payment_states import PaymentStatus
+from mocksrv.domain.store import Collection, MemoryStore, Query, sort_key
+from tests.unit.fakes import T0, FakeSystemTime, at
+
+THING = "thing"
+NOTE = "note"
+
+
+@dataclass(frozen=True, slots=True)
+class Thing:
+    thing_id: str
+    created: datetime
+    status: str | None = "open"
+    color: str | None = "red"
+    size: int = 1  # not indexed
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    note_id: str
+    written: datetime
+
+
+@pytest.fixture
+def store() -> MemoryStore:
+    collections = [
+        Collection(THING, "thing_id", indexed=("status", "color")),
+        Collection(NOTE, "note_id", created_field="written"),
+    ]
+    return MemoryStore(collections, lambda: initial_state(FakeSystemTime()))
+
+
+def put(store: MemoryStore, *things: Thing, merchant_id: str = "m1") -> None:
+    for thing in things:
+        store.put(THING, merchant_id, thing)
+
+
+def ids(store: MemoryStore, query: Query, merchant_id: str = "m1") -> list[str]:
+    return [thing.thing_id for thing in store.query(THING, merchant_id, query).items]
+
+
+def event(object_id: str, event_type: str) -> Event:
+    return Event(
+        f"evt_{object_id}_{event_type}", "m1", event_type, ContentType.PAYMENT_DETAILS, object_id, T0, None
+    )
+
+
+# -- records ---------------------------------------------------------------------------------------
+
+
+def test_get_returns_what_was_put(store: MemoryStore) -> None:
+    thing = Thing("t1", T0)
+    put(store, thing)
+    assert store.get(THING, "m1", "t1") == thing
+
+
+def test_get_of_an_unknown_id_is_none(store: MemoryStore) -> None:
+    assert store.get(THING, "m1", "nothing") is None
+
+
+def test_put_of_the_same_id_replaces_the_record(store: MemoryStore) -> None:
+    put(store, Thing("t1", T0, size=1), Thing("t1", T0, size=2))
+    assert (store.get(THING, "m1", "t1").size, store.count(THING, "m1")) == (2, 1)
+
+
+def test_records_of_one_merchant_are_invisible_to_another(store: MemoryStore) -> None:
+    put(store, Thing("t1", T0), merchant_id="m1")
+    assert store.get(THING, "m2", "t1") is None
+    assert store.query(THING, "m2", Query()).total_count == 0
+
+
+def test_count_counts_the_merchants_records_of_a_kind(store: MemoryStore) -> None:
+    put(store, Thing("t1", T0), Thing("t2", T0))
+    store.put(NOTE, "m1", Note("n1", T0))
+    assert (store.count(THING, "m1"), store.count(NOTE, "m1"), store.count(THING, "m2")) == (2, 1, 0)
+
+
+def test_delete_removes_the_record(store: MemoryStore) -> None:
+    put(store, Thing("t1", T0), Thing("t2", T0))
+    store.delete(THING, "m1", "t1")
+    assert store.get(THING, "m1", "t1") is None
+    assert (ids(store, Query()), store.count(THING, "m1")) == (["t2"], 1)
+
+
+def test_delete_removes_the_record_from_its_indexes(store: MemoryStore) -> None:
+    put(store, Thing("t1", T0, status="open"), Thing("t2", T0, status="open"))
+    store.delete(THING, "m1", "t1")
+    page = store.query(THING, "m1", Query({"status": "open"}))
+    assert ([t.thing_id for t in page.items], page.total_count) == (["t2"], 1)
+
+
+def test_delete_of_an_unknown_id_does_nothing(store: MemoryStore) -> None:
+    put(store, Thing("t1", T0))
+    store.delete(THING, "m1", "nothing")
+    assert ids(store, Query()) == ["t1"]
+
+
+def test_deleted_id_can_be_put_again(store: MemoryStore) -> None:
+    put(store, Thing("t1", T0))
+    store.delete(THING, "m1", "t1")
+    put(store, Thing("t1", at(5)))
+    assert ids(store, Query({"status": "open"})) == ["t1"]
+
+
+# -- order -----------------------------------------------------------------------------------------
+
+
+def test_query_lists_newest_first(store: MemoryStore) -> None:
+    put(store, Thing("a", at(1)), Thing("b", at(3)), Thing("c", at(2)))
+    assert ids(store, Query()) == ["b", "c", "a"]
+
+
+def test_query_breaks_ties_by_id_ascending(store: MemoryStore) -> None:
+    put(store, Thing("t3", T0), Thing("t1", T0), Thing("t2", T0))
+    assert ids(store, Query()) == ["t1", "t2", "t3"]
+
+
+def test_query_orders_by_the_collections_creation_field(store: MemoryStore) -> None:
+    store.put(NOTE, "m1", Note("old", at(1)))
+    store.put(NOTE, "m1", Note("new", at(2)))
+    assert [n.note_id for n in store.query(NOTE, "m1", Query()).items] == ["new", "old"]
+
+
+def test_sort_key_is_newest_first_then_id() -> None:
+    assert sorted([sort_key(at(1), "b"), sort_key(at(2), "z"), sort_key(at(1), "a")]) == [
+        sort_key(at(2), "z"),
+        sort_key(at(1), "a"),
+        sort_key(at(1), "b"),
+    ]
+
+
+def test_replacing_a_record_keeps_its_place(store: MemoryStore) -> None:
+    put(store, Thing("a", at(1)), Thing("b", at(2)))
+    put(store, Thing("a", at(1), size=9))
+    assert ids(store, Query()) == ["b", "a"]
+
+
+# -- created range ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def timeline(store: MemoryStore) -> MemoryStore:
+    """Five things created one second apart, t0 at T0 to t4 at T0 + 4 s."""
+    put(store, *(Thing(f"t{i}", at(i)) for i in range(5)))
+    return store
+
+
+def test_created_gte_is_inclusive(timeline: MemoryStore) -> None:
+    assert ids(timeline, Query(created_gte=at(3))) == ["t4", "t3"]
+
+
+def test_created_lte_is_inclusive(timeline: MemoryStore) -> None:
+    assert ids(timeline, Query(created_lte=at(1))) == ["t1", "t0"]
+
+
+def test_created_range_is_inclusive_at_both_ends(timeline: MemoryStore) -> None:
+    page = timeline.query(THING, "m1", Query(created_gte=at(1), created_lte=at(3)))
+    assert ([t.thing_id for t in page.items], page.total_count) == (["t3", "t2", "t1"], 3)
+
+
+def test_created_range_between_records_is_empty(timeline: MemoryStore) -> None:
+    page = timeline.query(THING, "m1", Query(created_gte=at(1.5), created_lte=at(1.9)))
+    assert (page.items, page.total_count) == ([], 0)
+
+
+def test_created_range_of_one_instant_keeps_every_tie(store: MemoryStore) -> None:
+    put(store, Thing("b", at(1)), Thing("a", at(1)), Thing("c", at(2)))
+    assert ids(store, Query(created_gte=at(1), created_lte=at(1))) == ["a", "b"]
+
+
+def test_inverted_created_range_is_empty(timeline: MemoryStore) -> None:
+    page = timeline.query(THING, "m1", Query(created_gte=at(3), created_lte=at(1)))
+    assert (page.items, page.total_count) == ([], 0)
+
+
+def test_created_gte_between_milliseconds_excludes_the_earlier_millisecond(timeline: MemoryStore) -> None:
+    # t3 was created at T0 + 3 s exactly, which is before T0 + 3.0005 s: not "on or after" it.
+    assert ids(timeline, Query(created_gte=at(3.0005))) == ["t4"]
+
+
+def test_created_lte_between_milliseconds_includes_the_earlier_millisecond(timeline: MemoryStore) -> None:
+    assert ids(timeline, Query(created_lte=at(1.0005))) == ["t1", "t0"]
+
+
+# -- filters ---------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def mixed(store: MemoryStore) -> MemoryStore:
+    put(
+        store,
+        Thing("a", at(1), status="open", color="red", size=1),
+        Thing("b", at(2), status="open", color="blue", size=2),
+        Thing("c", at(3), status="closed", color="red", size=2),
+        Thing("d", at(4), status="open", color="red", size=2),
+        Thing("e", at(5), status="open", color="red", size=1),
+    )
+    return store
+
+
+def test_indexed_filter_keeps_equal_records(mixed: MemoryStore) -> None:
+    assert ids(mixed, Query({"status": "open"})) == ["e", "d", "b", "a"]
+
+
+def test_two_indexed_filters_combine(mixed: MemoryStore) -> None:
+    assert ids(mixed, Query({"status": "open", "color": "red"})) == ["e", "d", "a"]
+
+
+def test_non_indexed_filter_keeps_equal_records(mixed: MemoryStore) -> None:
+    assert ids(mixed, Query({"size": 2})) == ["d", "c", "b"]
+
+
+def test_indexed_and_non_indexed_filters_combine(mixed: MemoryStore) -> None:
+    page = mixed.query(THING, "m1", Query({"status": "open", "size": 2}))
+    assert ([t.thing_id for t in page.items], page.total_count) == (["d", "b"], 2)
+
+
+def test_filters_combine_with_the_created_range(mixed: MemoryStore) -> None:
+    query = Query({"color": "red", "size": 2}, created_gte=at(2), created_lte=at(4))
+    assert ids(mixed, query) == ["d", "c"]
+
+
+def test_filter_on_a_value_nobody_has_is_empty(mixed: MemoryStore) -> None:
+    page = mixed.query(THING, "m1", Query({"status": "archived"}))
+    assert (page.items, page.total_count) == ([], 0)
+
+
+def test_indexed_filter_matches_enum_and_string_alike(store: MemoryStore) -> None:
+    put(store, Thing("a", T0, status=PaymentStatus.SUCCEEDED))
+    assert ids(store, Query({"status": "succeeded"})) == ["a"]
+
+
+# -- offset, limit, total_count --------------------------------------------------------------------
+
+
+def test_limit_cuts_the_page(timeline: MemoryStore) -> None:
+    assert ids(timeline, Query(limit=2)) == ["t4", "t3"]
+
+
+def test_offset_skips_the_newest(timeline: MemoryStore) -> None:
+    assert ids(timeline, Query(limit=2, offset=2)) == ["t2", "t1"]
+
+
+def test_total_count_counts_every_match_beyond_the_page(timeline: MemoryStore) -> None:
+    assert timeline.query(THING, "m1", Query(limit=2, offset=1)).total_count == 5
+
+
+def test_offset_past_the_end_gives_an_empty_page_and_the_total(timeline: MemoryStore) -> None:
+    page = timeline.query(THING, "m1", Query(limit=10, offset=7))
+    assert (page.items, page.total_count) == ([], 5)
+
+
+def test_last_page_is_short(timeline: MemoryStore) -> None:
+    assert ids(timeline, Query(limit=3, offset=3)) == ["t1", "t0"]
+
+
+def test_offset_and_limit_apply_after_a_non_indexed_filter(mixed: MemoryStore) -> None:
+    page = mixed.query(THING, "m1", Query({"size": 2}, limit=1, offset=1))
+    assert ([t.thing_id for t in page.items], page.total_count) == (["c"], 3)
+
+
+def test_offset_and_limit_apply_inside_the_created_range(timeline: MemoryStore) -> None:
+    page = timeline.query(THING, "m1", Query(created_gte=at(1), created_lte=at(3), limit=1, offset=1))
+    assert ([t.thing_id for t in page.items], page.total_count) == (["t2"], 3)
+
+
+def test_offset_and_limit_apply_after_an_indexed_filter(mixed: MemoryStore) -> None:
+    page = mixed.query(THING, "m1", Query({"status": "open"}, limit=2, offset=1))
+    assert ([t.thing_id for t in page.items], page.total_count) == (["d", "b"], 4)
+
+
+# -- index maintenance -----------------------------------------------------------------------------
+
+
+def test_changed_status_leaves_the_old_status_index(store: MemoryStore) -> None:
+    thing = Thing("a", T0, status="open")
+    put(store, thing)
+    put(store, replace(thing, status="closed"))
+    assert store.query(THING, "m1", Query({"status": "open"})).total_count == 0
+
+
+def test_changed_status_joins_the_new_status_index(store: MemoryStore) -> None:
+    thing = Thing("a", T0, status="open")
+    put(store, thing)
+    put(store, replace(thing, status="closed"))
+    assert ids(store, Query({"status": "closed"})) == ["a"]
+
+
+def test_changed_status_keeps_the_other_indexes(store: MemoryStore) -> None:
+    thing = Thing("a", T0, status="open", color="red")
+    put(store, thing)
+    put(store, replace(thing, status="closed"))
+    assert ids(store, Query({"color": "red", "status": "closed"})) == ["a"]
+
+
+def test_indexed_value_set_to_none_leaves_the_index(store: MemoryStore) -> None:
+    thing = Thing("a", T0, color="red")
+    put(store, thing)
+    put(store, replace(thing, color=None))
+    assert store.query(THING, "m1", Query({"color": "red"})).total_count == 0
+
+
+def test_indexed_value_set_from_none_joins_the_index(store: MemoryStore) -> None:
+    thing = Thing("a", T0, color=None)
+    put(store, thing)
+    put(store, replace(thing, color="green"))
+    assert ids(store, Query({"color": "green"})) == ["a"]
+
+
+def test_status_changing_back_and_forth_is_listed_once(store: MemoryStore) -> None:
+    thing = Thing("a", T0, status="open")
+    put(store, thing, replace(thing, status="closed"), replace(thing, status="open"))
+    page = store.query(THING, "m1", Query({"status": "open"}))
+    assert ([t.thing_id for t in page.items], page.total_count) == (["a"], 1)
+
+
+# -- clear -----------------------------------------------------------------------------------------
+
+
+def test_clear_deletes_the_listed_kinds(store: MemoryStore) -> None:
+    put(store, Thing("a", T0))
+    store.clear("m1", [THING])
+    assert (store.get(THING, "m1", "a"), store.count(THING, "m1")) == (None, 0)
+    assert store.query(THING, "m1", Query({"status": "open"})).total_count == 0
+
+
+def test_clear_keeps_other_kinds(store: MemoryStore) -> None:
+    store.put(NOTE, "m1", Note("n", T0))
+    store.clear("m1", [THING])
+    assert store.get(NOTE, "m1", "n") == Note("n", T0)
+
+
+def test_clear_keeps_other_merchants(store: MemoryStore) -> None:
+    put(store, Thing("a", T0), merchant_id="m2")
+    store.clear("m1", [THING])
+    assert store.count(THING, "m2") == 1
+
+
+def test_clear_drops_timers_events_and_counters(store: MemoryStore) -> None:
+    store.schedule("m1", at(5), "k", "a")
+    store.append_event("m1", event("a", "payment_succeeded"))
+    store.increment("m1", "rate:key", 7)
+    store.clear("m1", [THING])
+    assert (store.pending_timers("m1"), store.events("m1"), store.increment("m1", "rate:key", 7)) == (
+        [],
+        [],
+        1,
+    )
+
+
+def test_clear_forgets_which_events_were_sent(store: MemoryStore) -> None:
+    store.append_event("m1", event("a", "payment_succeeded"))
+    store.clear("m1", [THING])
+    assert store.append_event("m1", event("a", "payment_succeeded")) is True
+
+
+def test_clear_keeps_the_clock(store: MemoryStore) -> None:
+    moved = ClockState(base=at(100), anchor=T0, frozen=True)
+    store.save_clock_state("m1", moved)
+    store.clear("m1", [THING])
+    assert store.clock_state("m1") == moved
+
+
+def test_records_can_be_put_after_clear(store: MemoryStore) -> None:
+    put(store, Thing("a", T0))
+    store.clear("m1", [THING])
+    put(store, Thing("b", T0))
+    assert ids(store, Query({"status": "open"})) == ["b"]
+
+
+# -- timers ----------------------------------------------------------------------------------------
+
+
+def test_pending_timers_are_in_due_order(store: MemoryStore) -> None:
+    store.schedule("m1", at(20), "k", "late")
+    store.schedule("m1", at(10), "k", "early")
+    assert [t.target_id for t in store.pending_timers("m1")] == ["early", "late"]
+
+
+def test_next_timer_is_the_earliest(store: MemoryStore) -> None:
+    store.schedule("m1", at(20), "k", "late")
+    store.schedule("m1", at(10), "k", "early")
+    assert store.next_timer("m1").target_id == "early"
+
+
+def test_pop_due_timer_takes_only_what_is_due(store: MemoryStore) -> None:
+    store.schedule("m1", at(10), "k", "a")
+    store.schedule("m1", at(20), "k", "b")
+    assert store.pop_due_timer("m1", at(15)).target_id == "a"
+    assert store.pop_due_timer("m1", at(15)) is None
+
+
+def test_next_timer_of_a_merchant_without_timers_is_none(store: MemoryStore) -> None:
+    assert store.next_timer("m1") is None
+
+
+# -- outbox ----------------------------------------------------------------------------------------
+
+
+def test_append_event_keeps_events_in_order(store: MemoryStore) -> None:
+    first, second = event("a", "payment_authorized"), event("a", "payment_succeeded")
+    store.append_event("m1", first)
+    store.append_event("m1", second)
+    assert store.events("m1") == [first, second]
+
+
+def test_second_event_of_the_same_object_and_type_is_dropped(store: MemoryStore) -> None:
+    store.append_event("m1", event("a", "payment_captured"))
+    assert store.append_event("m1", event("a", "payment_captured")) is False
+    assert len(store.events("m1")) == 1
+
+
+def test_same_event_type_for_another_object_is_kept(store: MemoryStore) -> None:
+    store.append_event("m1", event("a", "payment_captured"))
+    assert store.append_event("m1", event("b", "payment_captured")) is True
+
+
+# -- counters --------------------------------------------------------------------------------------
+
+
+def test_increment_counts_within_a_window(store: MemoryStore) -> None:
+    assert [store.increment("m1", "rate:k", 5) for _ in range(3)] == [1, 2, 3]
+
+
+def test_increment_starts_again_in_a_new_window(store: MemoryStore) -> None:
+    store.increment("m1", "rate:k", 5)
+    store.increment("m1", "rate:k", 5)
+    assert store.increment("m1", "rate:k", 6) == 1
+
+
+def test_increment_counts_names_apart(store: MemoryStore) -> None:
+    store.increment("m1", "rate:k1", 5)
+    assert store.increment("m1", "rate:k2", 5) == 1
+
+
+# -- spaces ----------------------------------------------------------------------------------------
+
+
+def test_merchant_ids_lists_spaces_but_not_the_global_one(store: MemoryStore) -> None:
+    put(store, Thing("a", T0), merchant_id="m1")
+    put(store, Thing("a", T0), merchant_id="*")
+    assert store.merchant_ids() == ["m1"]
