@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from mocksrv.server import MockServer
+    from mocksrv.settings import Settings
+
 __version__ = "0.1.0"
 
 __all__ = ["MockServer", "Settings", "__version__"]

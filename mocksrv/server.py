@@ -25,14 +25,18 @@ class Ticker:
         self._sandbox = sandbox
         self._interval = interval
         self._stopped = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="mocksrv-ticker", daemon=True)
+        self._thread: threading.Thread | None = None
 
     def start(self) -> None:
+        self._stopped.clear()
+        self._thread = threading.Thread(target=self._run, name="mocksrv-ticker", daemon=True)
         self._thread.start()
 
     def stop(self) -> None:
         self._stopped.set()
-        self._thread.join(timeout=5)
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
 
     def _run(self) -> None:
         while not self._stopped.wait(self._interval):
@@ -50,8 +54,6 @@ def _wsgi_server(app: Flask, settings: Settings, port: int) -> Any:
         threads=settings.threads,
         ident="mocksrv",
         clear_untrusted_proxy_headers=True,
-        # The loop wakes this often to notice a stop; it costs nothing measurable.
-        asyncore_loop_timeout=0.05,
         max_request_body_size=settings.max_body_bytes + 1,
     )
 
@@ -66,6 +68,7 @@ class MockServer:
         self._port = port
         self._server: Any = None
         self._thread: threading.Thread | None = None
+        self._stopping = threading.Event()
         self._ticker = Ticker(self.sandbox, self.settings.tick_interval)
 
     @property
@@ -80,21 +83,31 @@ class MockServer:
 
     def start(self) -> MockServer:
         self._server = _wsgi_server(self.app, self.settings, self._port)
-        self._thread = threading.Thread(target=self._server.run, name="mocksrv-server", daemon=True)
+        self._stopping.clear()
+        self._thread = threading.Thread(target=self._loop, args=(self._server,), name="mocksrv-server")
+        self._thread.daemon = True
         self._thread.start()
         self._ticker.start()
         return self
 
+    def _loop(self, server: Any) -> None:
+        # waitress's own run() loops until its sockets close, and closing them from another
+        # thread races with its select(); this loop checks a flag between short polls instead.
+        while not self._stopping.is_set():
+            server.asyncore.loop(timeout=0.05, map=server._map, count=1)
+
     def stop(self) -> None:
+        """Stop the loop, let the workers finish, then close every socket (none is in use by then)."""
         self._ticker.stop()
-        if self._server is not None:
-            server, self._server = self._server, None
-            for channel in list(server._map.values()):
-                channel.close()
-            server.task_dispatcher.shutdown(timeout=1)
-        if self._thread is not None:
-            self._thread.join(timeout=2)
-            self._thread = None
+        if self._server is None or self._thread is None:
+            return
+        server, self._server = self._server, None
+        self._stopping.set()
+        self._thread.join(timeout=2)
+        self._thread = None
+        server.task_dispatcher.shutdown(timeout=1)
+        for channel in list(server._map.values()):
+            channel.close()
 
     def __enter__(self) -> MockServer:
         return self.start()
