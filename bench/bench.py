@@ -81,7 +81,8 @@ def server(command: list[str], port: int, env: dict[str, str] | None = None) -> 
                 break
             except OSError:
                 if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"server did not start: {process.stderr.read() if process.stderr else ''}")  # noqa: B904
+                    detail = process.stderr.read() if process.stderr else ""
+                    raise RuntimeError(f"server did not start: {detail}") from None
                 time.sleep(0.05)
         yield process.pid
     finally:

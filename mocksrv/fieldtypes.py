@@ -4,9 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from marshmallow import ValidationError, fields
+from marshmallow import ValidationError, fields, validate
 
 from mocksrv.domain.clock import parse_timestamp
+
+# Ids name resources in paths, where "list" is a route of its own.
+RESOURCE_ID = validate.Regexp(r"^(?!list\Z)[A-Za-z0-9_-]{1,64}\Z", error="1-64 letters, digits, _ or -")
+PHONE_NUMBER = validate.Regexp(r"^[0-9 ()-]{4,20}\Z", error="4-20 digits, spaces, brackets or -")
+PHONE_COUNTRY_CODE = validate.Regexp(r"^\+[0-9]{1,4}\Z", error="a plus sign and 1-4 digits")
 
 
 class StrictInteger(fields.Integer):
@@ -40,3 +45,12 @@ class Timestamp(fields.Field[Any]):
             except ValueError:
                 pass
         raise ValidationError("Not a valid ISO 8601 timestamp.")
+
+
+class StrictNumber(fields.Float):
+    """A JSON number, never a string or a bool."""
+
+    def _validated(self, value: Any) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise self.make_error("invalid")
+        return super()._validated(value)

@@ -9,6 +9,7 @@ from typing import Any
 from flask import Flask, Response, current_app, g, jsonify, request
 from marshmallow import Schema, ValidationError
 from werkzeug.exceptions import HTTPException
+from werkzeug.routing import BaseConverter
 
 from mocksrv.domain.errors import (
     BodyTooLarge,
@@ -41,6 +42,12 @@ ORDER_LINE_ALIASES = ("items", "line_items", "cart_items")
 _EXTENSION = "mocksrv"
 
 
+class ResourceIdConverter(BaseConverter):
+    """A resource id in a path: never `list`, so `GET /payments/list` is a wrong method, not an id."""
+
+    regex = r"(?!list(?![A-Za-z0-9_-]))[^/]+"
+
+
 def sandbox() -> Sandbox:
     sandbox_: Sandbox = current_app.extensions[_EXTENSION]["sandbox"]
     return sandbox_
@@ -55,6 +62,7 @@ def init_app(app: Flask, sandbox_: Sandbox, settings_: Settings) -> None:
     """Attach the sandbox and settings, and make every error leave in the spec's shape."""
     app.extensions[_EXTENSION] = {"sandbox": sandbox_, "settings": settings_}
     app.config["MAX_CONTENT_LENGTH"] = settings_.max_body_bytes
+    app.url_map.converters["id"] = ResourceIdConverter
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.register_error_handler(DomainError, _domain_error)
     app.register_error_handler(HTTPException, _http_error)

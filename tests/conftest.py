@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -75,8 +74,9 @@ def admin(client: FlaskClient) -> Api:
 
 
 @pytest.fixture
-def frozen(admin: Api) -> Iterator[str]:
-    """Freeze the default merchant's clock; yields the frozen time."""
+def frozen(admin: Api) -> str:
+    """Freeze the default merchant's clock; returns the frozen time."""
     response = admin.post(f"/__mock/clock/freeze?merchant_id={MERCHANT_ID}")
     assert response.status_code == 200
-    yield response.json["now"]
+    now: str = response.json["now"]
+    return now

@@ -37,20 +37,20 @@ def list_customers() -> Json:
     }
 
 
-@customers.get("/customers/<customer_id>")
+@customers.get("/customers/<id:customer_id>")
 def retrieve_customer(customer_id: str) -> Json:
     principal = authenticate()
     return customer_json(sandbox().customers.retrieve(principal.merchant_id, customer_id))
 
 
-@customers.post("/customers/<customer_id>")
+@customers.post("/customers/<id:customer_id>")
 def update_customer(customer_id: str) -> Json:
     principal = authenticate()
     fields = load(_update, json_body())
     return customer_json(sandbox().customers.update(principal.merchant_id, customer_id, fields))
 
 
-@customers.delete("/customers/<customer_id>")
+@customers.delete("/customers/<id:customer_id>")
 def delete_customer(customer_id: str) -> Json:
     principal = authenticate()
     customer = sandbox().customers.delete(principal.merchant_id, customer_id)

@@ -49,7 +49,7 @@ def list_payments() -> Json:
     }
 
 
-@payments.get("/payments/<payment_id>")
+@payments.get("/payments/<id:payment_id>")
 def retrieve_payment(payment_id: str) -> Json:
     principal = authenticate(publishable=True)
     payment = sandbox().payments.retrieve(
@@ -61,14 +61,14 @@ def retrieve_payment(payment_id: str) -> Json:
     return payment_json(payment, base_url())
 
 
-@payments.post("/payments/<payment_id>")
+@payments.post("/payments/<id:payment_id>")
 def update_payment(payment_id: str) -> Json:
     principal = authenticate()
     fields = load(_update, json_body())
     return payment_json(sandbox().payments.update(principal.merchant_id, payment_id, fields), base_url())
 
 
-@payments.post("/payments/<payment_id>/confirm")
+@payments.post("/payments/<id:payment_id>/confirm")
 def confirm_payment(payment_id: str) -> Json:
     principal = authenticate(publishable=True)
     fields = load(_confirm, json_body())
@@ -82,7 +82,7 @@ def confirm_payment(payment_id: str) -> Json:
     return payment_json(payment, base_url())
 
 
-@payments.post("/payments/<payment_id>/capture")
+@payments.post("/payments/<id:payment_id>/capture")
 def capture_payment(payment_id: str) -> Json:
     principal = authenticate()
     fields = load(_capture, json_body())
@@ -93,7 +93,7 @@ def capture_payment(payment_id: str) -> Json:
     return payment_json(payment, base_url())
 
 
-@payments.post("/payments/<payment_id>/cancel")
+@payments.post("/payments/<id:payment_id>/cancel")
 def cancel_payment(payment_id: str) -> Json:
     principal = authenticate()
     fields = load(_cancel, json_body())
@@ -101,14 +101,14 @@ def cancel_payment(payment_id: str) -> Json:
     return payment_json(payment, base_url())
 
 
-@payments.post("/payments/<payment_id>/approve")
+@payments.post("/payments/<id:payment_id>/approve")
 def approve_payment(payment_id: str) -> Json:
     principal = authenticate()
     load(_review, json_body())
     return payment_json(sandbox().payments.approve(principal.merchant_id, payment_id), base_url())
 
 
-@payments.post("/payments/<payment_id>/reject")
+@payments.post("/payments/<id:payment_id>/reject")
 def reject_payment(payment_id: str) -> Json:
     principal = authenticate()
     load(_review, json_body())

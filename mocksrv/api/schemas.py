@@ -9,9 +9,15 @@ from marshmallow import EXCLUDE, Schema, ValidationError, fields, post_load, val
 from mocksrv.domain.money import MAX_AMOUNT, MIN_AMOUNT, is_country, is_currency
 from mocksrv.domain.payment_states import PaymentStatus
 from mocksrv.domain.payments import PaymentFilter
-from mocksrv.fieldtypes import StrictBoolean, StrictInteger, Timestamp
+from mocksrv.fieldtypes import (
+    PHONE_COUNTRY_CODE,
+    PHONE_NUMBER,
+    RESOURCE_ID,
+    StrictBoolean,
+    StrictInteger,
+    Timestamp,
+)
 
-ID_PATTERN = validate.Regexp(r"^[A-Za-z0-9_-]{1,64}$", error="1-64 letters, digits, _ or -")
 DESCRIPTOR_LIMIT = 22
 PAYMENT_METHODS = ("card", "wallet", "bank_transfer", "crypto")
 
@@ -51,8 +57,8 @@ class AddressSchema(Schema):
 
 
 class PhoneSchema(Schema):
-    number = fields.String(required=True, validate=validate.Regexp(r"^[0-9 ()-]{4,20}$"))
-    country_code = fields.String(required=True, validate=validate.Regexp(r"^\+[0-9]{1,4}$"))
+    number = fields.String(required=True, validate=PHONE_NUMBER)
+    country_code = fields.String(required=True, validate=PHONE_COUNTRY_CODE)
 
 
 class BillingSchema(Schema):
@@ -120,14 +126,14 @@ class BillingRule(Schema):
 class PaymentFieldsSchema(BillingRule):
     """Fields a payment takes on create and update."""
 
-    customer_id = fields.String(validate=ID_PATTERN)
+    customer_id = fields.String(validate=RESOURCE_ID)
     capture_method = fields.String(validate=validate.OneOf(["automatic", "manual", "manual_multiple"]))
     authentication_type = fields.String(validate=validate.OneOf(["three_ds", "no_three_ds"]))
     description = Text()
     email = fields.Email()
     name = fields.String()
-    phone = fields.String(validate=validate.Regexp(r"^[0-9 ()-]{4,20}$"))
-    phone_country_code = fields.String(validate=validate.Regexp(r"^\+[0-9]{1,4}$"))
+    phone = fields.String(validate=PHONE_NUMBER)
+    phone_country_code = fields.String(validate=PHONE_COUNTRY_CODE)
     payment_method = fields.String(validate=validate.OneOf(PAYMENT_METHODS))
     payment_method_type = fields.String()
     payment_method_data = fields.Nested(PaymentMethodDataSchema)
@@ -143,7 +149,7 @@ class PaymentCreateSchema(PaymentFieldsSchema):
     amount = Amount(required=True)
     currency = Currency(required=True)
     profile_id = fields.String(required=True)
-    payment_id = fields.String(validate=ID_PATTERN)
+    payment_id = fields.String(validate=RESOURCE_ID)
     confirm = StrictBoolean()
 
 
@@ -208,19 +214,22 @@ class ReviewSchema(Schema):
 class CustomerFieldsSchema(Schema):
     email = fields.Email()
     name = fields.String()
-    phone = fields.String(validate=validate.Regexp(r"^[0-9 ()-]{4,20}$"))
-    phone_country_code = fields.String(validate=validate.Regexp(r"^\+[0-9]{1,4}$"))
+    phone = fields.String(validate=PHONE_NUMBER)
+    phone_country_code = fields.String(validate=PHONE_COUNTRY_CODE)
     description = Text()
     address = fields.Nested(AddressSchema(partial=True))
     metadata = fields.Dict(keys=fields.String())
 
 
 class CustomerCreateSchema(CustomerFieldsSchema):
-    customer_id = fields.String(validate=ID_PATTERN)
+    customer_id = fields.String(validate=RESOURCE_ID)
 
 
 class CustomerListSchema(Schema):
-    """Query parameters arrive as text."""
+    """Query parameters arrive as text; ones it does not know are ignored, as on any GET."""
+
+    class Meta:
+        unknown = EXCLUDE
 
     limit = fields.Integer(validate=validate.Range(1, 100), load_default=10)
     offset = fields.Integer(validate=validate.Range(min=0), load_default=0)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hmac
 from typing import Any
 
-from flask import Blueprint, request
+from flask import Blueprint, g, request
 from marshmallow import Schema, fields, validate
 
 from mocksrv.domain.errors import ResourceNotFound, Unauthorized
@@ -13,7 +13,7 @@ from mocksrv.domain.merchants import MerchantSeed
 from mocksrv.domain.models import KeyKind
 from mocksrv.domain.outcomes import OutcomeTable
 from mocksrv.domain.payment_states import PAYMENT_TRANSITIONS
-from mocksrv.fieldtypes import Timestamp
+from mocksrv.fieldtypes import RESOURCE_ID, StrictNumber, Timestamp
 from mocksrv.representations import clock_json, credentials_json, payment_json, timer_json
 from mocksrv.rest import base_url, json_body, load, sandbox, settings
 
@@ -21,11 +21,12 @@ control = Blueprint("control", __name__, url_prefix="/__mock")
 
 Json = dict[str, Any]
 MAX_SEED = 1_000_000
+MAX_SESSION_EXPIRY = 365 * 24 * 3600
 
 
 class AdvanceSchema(Schema):
     merchant_id = fields.String()
-    seconds = fields.Float(required=True, validate=validate.Range(min=0, max=10 * 365 * 24 * 3600))
+    seconds = StrictNumber(required=True, validate=validate.Range(min=0, max=10 * 365 * 24 * 3600))
 
 
 class SetSchema(Schema):
@@ -38,11 +39,11 @@ class MerchantOnlySchema(Schema):
 
 
 class NewMerchantSchema(Schema):
-    merchant_id = fields.String(validate=validate.Regexp(r"^[A-Za-z0-9_-]{1,64}$"))
+    merchant_id = fields.String(validate=RESOURCE_ID)
     profile_name = fields.String()
     return_url = fields.Url(require_tld=False)
     webhook_url = fields.Url(require_tld=False)
-    session_expiry = fields.Integer(strict=True, validate=validate.Range(min=1))
+    session_expiry = fields.Integer(strict=True, validate=validate.Range(1, MAX_SESSION_EXPIRY))
     rate_limit = fields.Integer(strict=True, validate=validate.Range(min=0))
 
 
@@ -60,9 +61,21 @@ _advance, _set, _merchant_only = AdvanceSchema(), SetSchema(), MerchantOnlySchem
 _new_merchant, _authentication, _seed = NewMerchantSchema(), AuthenticationSchema(), SeedSchema()
 
 
-def _is_admin() -> bool:
+@control.before_request
+def _authenticate() -> None:
+    """Admit the admin key or a merchant's secret key, before anything of the request is read."""
     key = request.headers.get("api-key") or ""
-    return hmac.compare_digest(key.encode(), settings().admin_key.encode())
+    if hmac.compare_digest(key.encode(), settings().admin_key.encode()):
+        g.control_merchant = None
+        return
+    principal = sandbox().merchants.authenticate(key)
+    if principal.kind is not KeyKind.SECRET:
+        raise Unauthorized()
+    g.control_merchant = principal.merchant_id
+
+
+def _is_admin() -> bool:
+    return g.control_merchant is None
 
 
 def _merchant(body: Json | None = None) -> str:
@@ -70,12 +83,10 @@ def _merchant(body: Json | None = None) -> str:
     named = request.args.get("merchant_id") or (body or {}).get("merchant_id")
     if _is_admin():
         return sandbox().merchants.require_merchant_id(named)
-    principal = sandbox().merchants.authenticate(request.headers.get("api-key"))
-    if principal.kind is not KeyKind.SECRET:
-        raise Unauthorized()
-    if named is not None and named != principal.merchant_id:
+    own: str = g.control_merchant
+    if named is not None and named != own:
         raise ResourceNotFound("Merchant")
-    return principal.merchant_id
+    return own
 
 
 def _clock(merchant_id: str) -> Json:
@@ -152,7 +163,7 @@ def replace_outcomes() -> Json:
     return sandbox().merchants.replace_outcomes(merchant_id, table).to_data()
 
 
-@control.post("/payments/<payment_id>/authentication")
+@control.post("/payments/<id:payment_id>/authentication")
 def finish_authentication(payment_id: str) -> Json:
     body = load(_authentication, json_body())
     merchant_id = _merchant(body)

@@ -10,6 +10,10 @@ from mocksrv.domain.errors import InvalidField
 
 SystemTime = Callable[[], datetime]
 
+# The latest time a mock clock may show: far enough for any test, and leaves room for the
+# timers and expiries that are computed from it without leaving the calendar.
+LATEST = datetime(9000, 1, 1, tzinfo=UTC)
+
 
 def system_now() -> datetime:
     """Return the real time, in UTC."""
@@ -32,7 +36,10 @@ def parse_timestamp(text: str) -> datetime:
     moment = datetime.fromisoformat(text)
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC)
+    try:
+        return moment.astimezone(UTC)
+    except OverflowError:
+        raise ValueError(f"{text} is outside the calendar in UTC") from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +92,8 @@ class Clock:
         """Refuse a moment in the clock's past."""
         if moment < self.now(merchant_id):
             raise InvalidField("now", "the mock clock only moves forward")
+        if moment > LATEST:
+            raise InvalidField("now", f"the mock clock goes no later than {format_timestamp(LATEST)}")
 
     def move_to(self, merchant_id: str, moment: datetime) -> ClockState:
         """Set the clock to `moment`, or leave it where it is if it is already past `moment`."""
@@ -94,7 +103,10 @@ class Clock:
         return self._save(merchant_id, ClockState(moment, real, frozen=state.frozen))
 
     def target_after(self, merchant_id: str, seconds: float) -> datetime:
-        return self.now(merchant_id) + timedelta(seconds=seconds)
+        target = self.now(merchant_id) + timedelta(seconds=seconds)
+        if target > LATEST:
+            raise InvalidField("seconds", f"the mock clock goes no later than {format_timestamp(LATEST)}")
+        return target
 
     def _save(self, merchant_id: str, state: ClockState) -> ClockState:
         self._states.save_clock_state(merchant_id, state)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, redirect, render_template, request
 from werkzeug.wrappers import Response
 
-from mocksrv.domain.errors import ClientSecretMissing
+from mocksrv.domain.errors import ClientSecretMissing, InvalidField
 from mocksrv.domain.payment_states import PAYMENT_TRANSITIONS
 from mocksrv.domain.signing import signed_redirect
 from mocksrv.representations import challenge_path
@@ -34,9 +34,10 @@ def finish(merchant_id: str, payment_id: str) -> Response:
     client_secret = _client_secret()
     payments = sandbox().payments
     payments.retrieve(merchant_id, payment_id, client_secret, secret_required=True)
-    payment = payments.authenticate(
-        merchant_id, payment_id, completed=request.form.get("action") == "complete"
-    )
+    action = request.form.get("action")
+    if action not in ("complete", "fail"):
+        raise InvalidField("action", "complete or fail", missing=action is None)
+    payment = payments.authenticate(merchant_id, payment_id, completed=action == "complete")
     profile = sandbox().merchants.default_profile(merchant_id)
     params = {
         "status": payment.status.value,
