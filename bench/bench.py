@@ -16,6 +16,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -70,8 +71,9 @@ def free_port() -> int:
 @contextmanager
 def server(command: list[str], port: int, env: dict[str, str] | None = None) -> Iterator[int]:
     """Run a server process until the block ends; yields its pid once it accepts connections."""
+    errors = tempfile.TemporaryFile()  # a pipe nobody reads would block the server once full
     process = subprocess.Popen(
-        command, env={**os.environ, **(env or {})}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        command, env={**os.environ, **(env or {})}, stdout=subprocess.DEVNULL, stderr=errors
     )
     try:
         deadline = time.monotonic() + 20
@@ -81,13 +83,18 @@ def server(command: list[str], port: int, env: dict[str, str] | None = None) -> 
                 break
             except OSError:
                 if process.poll() is not None or time.monotonic() > deadline:
-                    detail = process.stderr.read() if process.stderr else ""
-                    raise RuntimeError(f"server did not start: {detail}") from None
+                    errors.seek(0)
+                    raise RuntimeError(f"server did not start: {errors.read().decode()}") from None
                 time.sleep(0.05)
         yield process.pid
     finally:
         process.terminate()
-        process.wait(timeout=10)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        errors.close()
 
 
 def request(conn: http.client.HTTPConnection, method: str, path: str, body: bytes | None = None) -> dict:
@@ -116,14 +123,13 @@ def percentile(samples: list[float], q: float) -> float:
 def latencies(port: int, count: int) -> dict[str, tuple[float, float]]:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     payment_id = request(conn, "POST", "/payments", CREATE)["payment_id"]
-    for _ in range(50):  # warm up
-        request(conn, "POST", "/payments/list", LIST)
     results = {}
     for name, call in {
         "create": lambda: request(conn, "POST", "/payments", CREATE),
         "retrieve": lambda: request(conn, "GET", f"/payments/{payment_id}"),
         "list": lambda: request(conn, "POST", "/payments/list", LIST),
     }.items():
+        timed(call, count // 2)  # warm up
         samples = timed(call, count)
         results[name] = (statistics.median(samples), percentile(samples, 0.99))
     conn.close()
@@ -193,7 +199,7 @@ def compare(engine: str, seconds: float) -> tuple[float, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--count", type=int, default=300, help="requests per latency sample")
+    parser.add_argument("--count", type=int, default=1000, help="requests per latency sample")
     parser.add_argument("--seconds", type=float, default=5.0, help="duration of each throughput run")
     parser.add_argument("--seeded", type=int, default=SEEDED, help="payments stored for the scale run")
     parser.add_argument("--engines", action="store_true", help="also compare gunicorn gthread")

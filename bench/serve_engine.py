@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -15,6 +16,7 @@ def main() -> None:
     parser.add_argument("engine", choices=["waitress", "gunicorn"])
     parser.add_argument("port", type=int)
     args = parser.parse_args()
+    threads = int(os.environ.get("MOCKSRV_THREADS", "8"))
     if args.app == "bare":
         from bare_app import app
     else:
@@ -25,7 +27,7 @@ def main() -> None:
     if args.engine == "waitress":
         from waitress import serve
 
-        serve(app, host="127.0.0.1", port=args.port, threads=8, ident="bench")
+        serve(app, host="127.0.0.1", port=args.port, threads=threads, ident="bench")
     else:
         from gunicorn.app.base import BaseApplication
 
@@ -34,7 +36,7 @@ def main() -> None:
                 self.cfg.set("bind", f"127.0.0.1:{args.port}")
                 self.cfg.set("workers", 1)
                 self.cfg.set("worker_class", "gthread")
-                self.cfg.set("threads", 8)
+                self.cfg.set("threads", threads)
                 self.cfg.set("keepalive", 30)
                 self.cfg.set("loglevel", "warning")
 

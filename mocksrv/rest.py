@@ -6,7 +6,9 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
+import orjson
 from flask import Flask, Response, current_app, g, jsonify, request
+from flask.json.provider import JSONProvider
 from marshmallow import Schema, ValidationError
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import BaseConverter
@@ -42,6 +44,20 @@ ORDER_LINE_ALIASES = ("items", "line_items", "cart_items")
 _EXTENSION = "mocksrv"
 
 
+class OrjsonProvider(JSONProvider):
+    """JSON through orjson: several times faster than the standard library on every request."""
+
+    def dumps(self, obj: Any, **kwargs: Any) -> str:
+        return orjson.dumps(obj).decode()
+
+    def loads(self, s: str | bytes, **kwargs: Any) -> Any:
+        return orjson.loads(s)
+
+    def response(self, *args: Any, **kwargs: Any) -> Response:
+        obj = self._prepare_response_obj(args, kwargs)
+        return self._app.response_class(orjson.dumps(obj), mimetype="application/json")
+
+
 class ResourceIdConverter(BaseConverter):
     """A resource id in a path: never `list`, so `GET /payments/list` is a wrong method, not an id."""
 
@@ -63,7 +79,7 @@ def init_app(app: Flask, sandbox_: Sandbox, settings_: Settings) -> None:
     app.extensions[_EXTENSION] = {"sandbox": sandbox_, "settings": settings_}
     app.config["MAX_CONTENT_LENGTH"] = settings_.max_body_bytes
     app.url_map.converters["id"] = ResourceIdConverter
-    app.json.sort_keys = False  # type: ignore[attr-defined]
+    app.json = OrjsonProvider(app)
     app.register_error_handler(DomainError, _domain_error)
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(Exception, _unexpected_error)
@@ -133,11 +149,9 @@ def json_body() -> dict[str, Any]:
     if not request.is_json:
         raise MalformedBody("the Content-Type must be application/json")
     try:
-        data = request.get_json(force=True)
-    except HTTPException as error:
-        raise MalformedBody(str(error.description)) from None
-    except RecursionError:
-        raise MalformedBody("the body is nested too deeply") from None
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as error:
+        raise MalformedBody(str(error)) from None
     if not isinstance(data, dict):
         raise MalformedBody("expected a JSON object")
     return data
@@ -186,4 +200,4 @@ def authenticate(*, publishable: bool = False) -> Principal:
 
 def base_url() -> str:
     """The address that links and pages name: the configured one, or the one asked for."""
-    return settings().public_url or request.host_url
+    return settings().public_url or f"{request.scheme}://{request.host}/"

@@ -47,6 +47,9 @@ class Ticker:
 
 
 def _wsgi_server(app: Flask, settings: Settings, port: int) -> Any:
+    # Requests waiting for a free thread are normal when many test workers share one sandbox;
+    # waitress would log a warning for each of them.
+    logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     return create_server(
         app,
         host=settings.host,

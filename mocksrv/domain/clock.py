@@ -27,8 +27,7 @@ def to_millis(moment: datetime) -> datetime:
 
 def format_timestamp(moment: datetime) -> str:
     """Format as ISO 8601 UTC with milliseconds, e.g. 2026-01-22T18:43:56.112Z."""
-    utc = moment.astimezone(UTC)
-    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds")[:-6] + "Z"
 
 
 def parse_timestamp(text: str) -> datetime:

@@ -128,41 +128,42 @@ class PaymentService:
     # -- operations ---------------------------------------------------------------------------
 
     def create(self, merchant_id: str, fields: Mapping[str, Any]) -> Payment:
+        # Everything that reads no stored state happens before the transaction, to keep it short.
+        now = self._clock.now(merchant_id)
+        merchant = self._merchants.merchant(merchant_id)
+        profile = self._merchants.profile(merchant_id, fields["profile_id"])
+        if profile is None:
+            raise InvalidField("profile_id", "no such business profile")
+        payment_id = fields.get("payment_id") or new_id("pay")
+        method = self._method(merchant_id, fields, now) if _sends_method(fields) else {}
+        described = {name: fields[name] for name in _DESCRIPTIVE if name in fields}
+        if "return_url" not in described and profile.return_url is not None:
+            described["return_url"] = profile.return_url
+        payment = Payment(
+            payment_id=payment_id,
+            merchant_id=merchant.merchant_id,
+            profile_id=profile.profile_id,
+            status=(PaymentStatus.REQUIRES_CONFIRMATION if method else PaymentStatus.REQUIRES_PAYMENT_METHOD),
+            amount=fields["amount"],
+            currency=fields["currency"],
+            capture_method=CaptureMethod(fields.get("capture_method") or CaptureMethod.AUTOMATIC),
+            created=now,
+            modified_at=now,
+            client_secret=f"{payment_id}_secret_{new_secret(20)}",
+            client_secret_expires_at=now + timedelta(seconds=profile.session_expiry),
+            **described,
+            **method,
+        )
+        confirm = bool(fields.get("confirm"))
+        if confirm and payment.outcome is None:
+            raise InvalidField("payment_method_data", missing=True)
+        if confirm and "payment_method" not in fields:
+            raise InvalidField("payment_method", missing=True)
         with self._store.transaction(merchant_id):
-            now = self._clock.now(merchant_id)
-            merchant = self._merchants.merchant(merchant_id)
-            profile = self._merchants.profile(merchant_id, fields["profile_id"])
-            if profile is None:
-                raise InvalidField("profile_id", "no such business profile")
-            payment_id = fields.get("payment_id") or new_id("pay")
             if self._store.get(PAYMENTS, merchant_id, payment_id) is not None:
                 raise DuplicateResource("payment", "payment_id")
             self._check_customer(merchant_id, fields)
-            method = self._method(merchant_id, fields, now) if _sends_method(fields) else {}
-            payment = Payment(
-                payment_id=payment_id,
-                merchant_id=merchant.merchant_id,
-                profile_id=profile.profile_id,
-                status=(
-                    PaymentStatus.REQUIRES_CONFIRMATION if method else PaymentStatus.REQUIRES_PAYMENT_METHOD
-                ),
-                amount=fields["amount"],
-                currency=fields["currency"],
-                capture_method=CaptureMethod(fields.get("capture_method") or CaptureMethod.AUTOMATIC),
-                created=now,
-                modified_at=now,
-                client_secret=f"{payment_id}_secret_{new_secret(20)}",
-                client_secret_expires_at=now + timedelta(seconds=profile.session_expiry),
-                **{name: fields[name] for name in _DESCRIPTIVE if name in fields},
-                **method,
-            )
-            if payment.return_url is None and profile.return_url is not None:
-                payment = replace(payment, return_url=profile.return_url)
-            if fields.get("confirm"):
-                if payment.outcome is None:
-                    raise InvalidField("payment_method_data", missing=True)
-                if "payment_method" not in fields:
-                    raise InvalidField("payment_method", missing=True)
+            if confirm and payment.outcome is not None:
                 return self._apply(payment, payment.outcome, "confirm", now)
             self._store.put(PAYMENTS, merchant_id, payment)
             return payment

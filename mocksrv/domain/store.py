@@ -9,8 +9,8 @@ from __future__ import annotations
 import heapq
 import itertools
 import threading
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -81,6 +81,7 @@ class _Space:
         self.events: list[Event] = []
         self.event_keys: set[tuple[str, str]] = set()
         self.counters: dict[str, tuple[int, int]] = {}
+        self.counter_lock = threading.Lock()
         self.clock = clock
 
 
@@ -106,11 +107,9 @@ class MemoryStore(ClockStates):
                     self._spaces[merchant_id] = space
         return space
 
-    @contextmanager
-    def transaction(self, merchant_id: str) -> Iterator[None]:
+    def transaction(self, merchant_id: str) -> AbstractContextManager[bool]:
         """Hold the merchant's lock, so that a read-modify-write sees no other writer."""
-        with self._space(merchant_id).lock:
-            yield
+        return self._space(merchant_id).lock
 
     def merchant_ids(self) -> list[str]:
         return [m for m in list(self._spaces) if m != GLOBAL]
@@ -118,9 +117,8 @@ class MemoryStore(ClockStates):
     # -- records ------------------------------------------------------------------------------
 
     def get(self, kind: str, merchant_id: str, record_id: str) -> Any:
-        space = self._space(merchant_id)
-        with space.lock:
-            return space.records.get(kind, {}).get(record_id)
+        # No lock: a dict lookup is atomic, and a stored record is never changed in place.
+        return self._space(merchant_id).records.get(kind, {}).get(record_id)
 
     def put(self, kind: str, merchant_id: str, record: Any) -> None:
         spec = self._collections[kind]
@@ -263,7 +261,7 @@ class MemoryStore(ClockStates):
     def increment(self, merchant_id: str, name: str, window: int) -> int:
         """Count one more in `window` for `name`; a new window starts again at one."""
         space = self._space(merchant_id)
-        with space.lock:
+        with space.counter_lock:  # not the merchant's lock: a hit must not wait for a transaction
             current_window, count = space.counters.get(name, (window, 0))
             count = count + 1 if current_window == window else 1
             space.counters[name] = (window, count)
