@@ -71,30 +71,31 @@ def free_port() -> int:
 @contextmanager
 def server(command: list[str], port: int, env: dict[str, str] | None = None) -> Iterator[int]:
     """Run a server process until the block ends; yields its pid once it accepts connections."""
-    errors = tempfile.TemporaryFile()  # a pipe nobody reads would block the server once full
-    process = subprocess.Popen(
-        command, env={**os.environ, **(env or {})}, stdout=subprocess.DEVNULL, stderr=errors
-    )
-    try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    errors.seek(0)
-                    raise RuntimeError(f"server did not start: {errors.read().decode()}") from None
-                time.sleep(0.05)
-        yield process.pid
-    finally:
-        process.terminate()
+    # stderr goes to a file: a pipe that nobody reads would block the server once it is full.
+    with tempfile.TemporaryFile() as errors:
+        process = subprocess.Popen(
+            command, env={**os.environ, **(env or {})}, stdout=subprocess.DEVNULL, stderr=errors
+        )
         try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        errors.close()
+            deadline = time.monotonic() + 20
+            while True:
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                    break
+                except OSError:
+                    if process.poll() is not None or time.monotonic() > deadline:
+                        errors.seek(0)
+                        detail = errors.read().decode()
+                        raise RuntimeError(f"server did not start: {detail}") from None
+                    time.sleep(0.05)
+            yield process.pid
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
 
 
 def request(conn: http.client.HTTPConnection, method: str, path: str, body: bytes | None = None) -> dict:

@@ -55,7 +55,7 @@ class OrjsonProvider(JSONProvider):
 
     def response(self, *args: Any, **kwargs: Any) -> Response:
         obj = self._prepare_response_obj(args, kwargs)
-        return self._app.response_class(orjson.dumps(obj), mimetype="application/json")
+        return Response(orjson.dumps(obj), mimetype="application/json")
 
 
 class ResourceIdConverter(BaseConverter):
