@@ -23,41 +23,14 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from mocksrv.domain.sandbox import SEED_PAYMENT
+
 HERE = Path(__file__).resolve().parent
 KEY = "snd_default_secret_key"
 ADMIN = "mocksrv_admin_key"
 HEADERS = {"api-key": KEY, "Content-Type": "application/json"}
-BILLING = {
-    "address": {
-        "line1": "1 Market Street",
-        "city": "San Francisco",
-        "state": "CA",
-        "zip": "94105",
-        "country": "US",
-        "first_name": "Ada",
-        "last_name": "Lovelace",
-    },
-    "phone": {"number": "4155550100", "country_code": "+1"},
-}
-CREATE = json.dumps(
-    {
-        "amount": 1000,
-        "currency": "USD",
-        "profile_id": "pro_default",
-        "confirm": True,
-        "payment_method": "card",
-        "payment_method_type": "credit",
-        "payment_method_data": {
-            "card": {
-                "card_number": "4242424242424242",
-                "card_exp_month": "12",
-                "card_exp_year": "2099",
-                "card_cvc": "123",
-            }
-        },
-        "billing": BILLING,
-    }
-).encode()
+# The body of every create: the seeded payment, itself an ordinary one-step card payment.
+CREATE = json.dumps({**SEED_PAYMENT, "amount": 1000, "profile_id": "pro_default"}).encode()
 LIST = json.dumps({"limit": 10}).encode()
 SEEDED = 100_000
 
