@@ -148,15 +148,16 @@ def serve(settings: Settings) -> None:
 
 def banner(sandbox: Sandbox, base: str, settings: Settings) -> str:
     lines = [f"mocksrv {settings.environment} listening on {base}", ""]
-    for merchant_id in sandbox.merchants.merchant_ids():
-        profile = sandbox.merchants.default_profile(merchant_id)
-        lines.append(f"  merchant_id       {merchant_id}")
-        lines.append(f"  profile_id        {profile.profile_id}")
-        lines.append(f"  signing key       {profile.payment_response_hash_key}")
+    for credentials in sandbox.seeded:
+        lines += [
+            f"  merchant_id       {credentials.merchant.merchant_id}",
+            f"  profile_id        {credentials.profile.profile_id}",
+            f"  secret key        {credentials.secret_key}",
+            f"  publishable key   {credentials.publishable_key}",
+            f"  signing key       {credentials.profile.payment_response_hash_key}",
+            "",
+        ]
     lines += [
-        "",
-        "  Keys are those of the fixtures (fixtures/merchants.yaml); the defaults are",
-        "  secret snd_default_secret_key, publishable pk_snd_default_publishable_key.",
         f"  control plane     {base}/__mock  (admin key: {settings.admin_key})",
         f"  health            {base}/health",
     ]

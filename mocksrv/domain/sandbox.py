@@ -7,7 +7,14 @@ from datetime import timedelta
 
 from mocksrv.domain.clock import Clock, SystemTime, initial_state, system_now
 from mocksrv.domain.customers import CustomerService
-from mocksrv.domain.merchants import API_KEYS, MERCHANTS, PROFILES, MerchantSeed, MerchantService
+from mocksrv.domain.merchants import (
+    API_KEYS,
+    MERCHANTS,
+    PROFILES,
+    MerchantCredentials,
+    MerchantSeed,
+    MerchantService,
+)
 from mocksrv.domain.models import Environment
 from mocksrv.domain.outbox import Outbox
 from mocksrv.domain.outcomes import OutcomeTable
@@ -71,6 +78,7 @@ class Sandbox:
         system_time: SystemTime = system_now,
     ) -> None:
         self.config = config
+        self.seeded: list[MerchantCredentials] = []  # the merchants of the fixtures, with their keys
         self.store = MemoryStore(COLLECTIONS, lambda: initial_state(system_time))
         self.clock = Clock(self.store, system_time)
         self.scheduler = Scheduler(self.store, self.clock)
@@ -89,8 +97,10 @@ class Sandbox:
             timedelta(seconds=config.capture_window_seconds),
         )
 
-    def add_merchant(self, seed: MerchantSeed) -> None:
-        self.merchants.create(seed)
+    def add_merchant(self, seed: MerchantSeed) -> MerchantCredentials:
+        credentials = self.merchants.create(seed)
+        self.seeded.append(credentials)
+        return credentials
 
     def seed_payments(self, merchant_id: str, count: int) -> int:
         """Create `count` succeeded card payments through the ordinary create path."""

@@ -303,3 +303,25 @@ def test_production_accepts_a_production_key(production_server: ServerProcess) -
 
     assert response.status_code == 200
     assert response.json() == {"status": "healthy"}
+
+
+def test_banner_prints_the_keys_of_each_seeded_merchant() -> None:
+    from mocksrv.app import create_sandbox
+    from mocksrv.server import banner
+    from mocksrv.settings import Settings
+
+    settings = Settings()
+    text = banner(create_sandbox(settings), "http://127.0.0.1:8080", settings)
+
+    assert text.splitlines() == [
+        "mocksrv sandbox listening on http://127.0.0.1:8080",
+        "",
+        "  merchant_id       merchant_default",
+        "  profile_id        pro_default",
+        "  secret key        snd_default_secret_key",
+        "  publishable key   pk_snd_default_publishable_key",
+        "  signing key       whsec_default_signing_key",
+        "",
+        "  control plane     http://127.0.0.1:8080/__mock  (admin key: mocksrv_admin_key)",
+        "  health            http://127.0.0.1:8080/health",
+    ]
