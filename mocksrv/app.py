@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from flask import Flask
 
 from mocksrv import api, control, rest, web
@@ -20,7 +22,10 @@ def create_sandbox(settings: Settings, system_time: SystemTime = system_now) -> 
         rate_limit=settings.rate_limit,
     )
     sandbox = Sandbox(config, load_outcomes(settings.fixtures), system_time)
-    for seed in load_merchants(settings.fixtures):
+    seeds = load_merchants(settings.fixtures)
+    if settings.webhook_url is not None and seeds:
+        seeds[0] = replace(seeds[0], webhook_url=settings.webhook_url)
+    for seed in seeds:
         sandbox.add_merchant(seed)
     return sandbox
 

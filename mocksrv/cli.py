@@ -25,6 +25,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--rate-limit", type=int, help="requests per minute per key; 0 turns it off")
     run.add_argument("--admin-key", help="the control plane's admin key")
     run.add_argument("--public-url", help="the address that links and pages name")
+    run.add_argument("--webhook-url", help="where the default merchant's webhooks go")
+    run.add_argument("--webhook-timeout", type=float, help="seconds a receiver has to answer (default 5)")
     run.add_argument("--threads", type=int, help="worker threads (default 8)")
     run.add_argument("--log-level", choices=["debug", "info", "warning", "error"])
     return parser
@@ -42,6 +44,8 @@ def main(argv: list[str] | None = None) -> int:
             "rate_limit",
             "admin_key",
             "public_url",
+            "webhook_url",
+            "webhook_timeout",
             "threads",
             "log_level",
         )

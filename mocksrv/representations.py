@@ -6,10 +6,12 @@ from datetime import datetime
 from typing import Any
 
 from mocksrv.domain.clock import ClockState, format_timestamp
+from mocksrv.domain.events import Event
 from mocksrv.domain.merchants import MerchantCredentials
-from mocksrv.domain.models import Customer, Payment
+from mocksrv.domain.models import Customer, Payment, Profile
 from mocksrv.domain.payment_states import PaymentStatus
 from mocksrv.domain.store import Timer
+from mocksrv.domain.webhooks import DeliveryAttempt, EventDelivery
 
 JsonObject = dict[str, Any]
 
@@ -109,4 +111,64 @@ def credentials_json(credentials: MerchantCredentials) -> JsonObject:
         "secret_key": credentials.secret_key,
         "publishable_key": credentials.publishable_key,
         "payment_response_hash_key": credentials.profile.payment_response_hash_key,
+    }
+
+
+def resource_json(resource: object, base_url: str) -> JsonObject:
+    """The API representation of whatever record an event reports."""
+    if isinstance(resource, Payment):
+        return payment_json(resource, base_url)
+    raise TypeError(f"no representation for {type(resource).__name__}")
+
+
+def event_json(event: Event, base_url: str) -> JsonObject:
+    """The body of a webhook."""
+    return {
+        "merchant_id": event.merchant_id,
+        "event_id": event.event_id,
+        "event_type": event.event_type,
+        "content": {"type": event.content_type.value, "object": resource_json(event.resource, base_url)},
+        "timestamp": format_timestamp(event.created),
+    }
+
+
+def event_summary(event: Event, delivery: EventDelivery) -> JsonObject:
+    return {
+        "event_id": event.event_id,
+        "event_type": event.event_type,
+        "content_type": event.content_type.value,
+        "object_id": event.object_id,
+        "created": format_timestamp(event.created),
+        "delivery": {
+            "state": delivery.state.value,
+            "attempts": delivery.attempts,
+            "next_attempt_at": timestamp(delivery.next_attempt_at),
+        },
+    }
+
+
+def attempt_json(attempt: DeliveryAttempt) -> JsonObject:
+    return {
+        "attempt_id": attempt.attempt_id,
+        "event_id": attempt.event_id,
+        "number": attempt.number,
+        "manual": attempt.manual,
+        "url": attempt.url,
+        "attempted_at": format_timestamp(attempt.attempted_at),
+        "succeeded": attempt.succeeded,
+        "status_code": attempt.status_code,
+        "latency_ms": attempt.latency_ms,
+        "error": attempt.error,
+    }
+
+
+def profile_json(profile: Profile) -> JsonObject:
+    return {
+        "merchant_id": profile.merchant_id,
+        "profile_id": profile.profile_id,
+        "profile_name": profile.profile_name,
+        "return_url": profile.return_url,
+        "webhook_details": {"webhook_url": profile.webhook_url},
+        "payment_response_hash_key": profile.payment_response_hash_key,
+        "session_expiry": profile.session_expiry,
     }

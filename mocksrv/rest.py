@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hmac
 import logging
 from collections.abc import Mapping
 from typing import Any
@@ -20,6 +21,7 @@ from mocksrv.domain.errors import (
     InvalidField,
     MalformedBody,
     RateLimited,
+    ResourceNotFound,
     Unauthorized,
 )
 from mocksrv.domain.models import KeyKind, Principal
@@ -196,6 +198,21 @@ def authenticate(*, publishable: bool = False) -> Principal:
     if status is not None:
         g.rate_status = (status.limit, status.remaining, status.reset)
     return principal
+
+
+def is_admin() -> bool:
+    key = request.headers.get("api-key") or ""
+    return hmac.compare_digest(key.encode(), settings().admin_key.encode())
+
+
+def authenticate_for_merchant(merchant_id: str) -> None:
+    """Admit the admin key, or the secret key of this merchant; another merchant's key gets 404."""
+    if is_admin():
+        sandbox().merchants.require_merchant_id(merchant_id)
+        return
+    principal = authenticate()
+    if principal.merchant_id != merchant_id:
+        raise ResourceNotFound("Merchant")
 
 
 def base_url() -> str:

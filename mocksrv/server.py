@@ -14,6 +14,7 @@ from waitress.server import create_server
 from mocksrv.app import create_app, create_sandbox
 from mocksrv.domain.sandbox import Sandbox
 from mocksrv.settings import Settings
+from mocksrv.webhooks.dispatcher import Dispatcher
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +62,15 @@ def _wsgi_server(app: Flask, settings: Settings, port: int) -> Any:
     )
 
 
+def _dispatcher(sandbox: Sandbox, settings: Settings, base: str) -> Dispatcher:
+    return Dispatcher(
+        sandbox,
+        settings.public_url or base,
+        timeout=settings.webhook_timeout,
+        workers=settings.webhook_workers,
+    )
+
+
 class MockServer:
     """The sandbox served in a background thread, on a free port unless one is given."""
 
@@ -73,6 +83,7 @@ class MockServer:
         self._thread: threading.Thread | None = None
         self._stopping = threading.Event()
         self._ticker = Ticker(self.sandbox, self.settings.tick_interval)
+        self._dispatcher: Dispatcher | None = None
 
     @property
     def port(self) -> int:
@@ -91,6 +102,8 @@ class MockServer:
         self._thread.daemon = True
         self._thread.start()
         self._ticker.start()
+        self._dispatcher = _dispatcher(self.sandbox, self.settings, self.url)
+        self._dispatcher.start()
         return self
 
     def _loop(self, server: Any) -> None:
@@ -102,6 +115,9 @@ class MockServer:
     def stop(self) -> None:
         """Stop the loop, let the workers finish, then close every socket (none is in use by then)."""
         self._ticker.stop()
+        if self._dispatcher is not None:
+            self._dispatcher.stop()
+            self._dispatcher = None
         if self._server is None or self._thread is None:
             return
         server, self._server = self._server, None
@@ -134,6 +150,8 @@ def serve(settings: Settings) -> None:
     signal.signal(signal.SIGTERM, stop)
     ticker.start()
     base = f"http://{settings.host}:{server.effective_port}"
+    dispatcher = _dispatcher(sandbox, settings, base)
+    dispatcher.start()
     print(banner(sandbox, base, settings), flush=True)
     try:
         server.run()
@@ -141,6 +159,7 @@ def serve(settings: Settings) -> None:
         pass
     finally:
         ticker.stop()
+        dispatcher.stop()
         server.close()
         server.task_dispatcher.shutdown(timeout=5)
         print("mocksrv stopped", flush=True)

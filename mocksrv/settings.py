@@ -31,6 +31,9 @@ class Settings:
     threads: int = 8
     tick_interval: float = 0.25  # seconds between checks for due timers in real time
     log_level: str = "info"
+    webhook_url: str | None = None  # registered for the first merchant of the fixtures
+    webhook_timeout: float = 5.0  # seconds a receiver has to answer a delivery
+    webhook_workers: int = 4
 
 
 _TYPES = {f.name: f.type for f in fields(Settings)}

@@ -6,9 +6,11 @@ from flask import Flask
 
 from mocksrv.api.customers import customers
 from mocksrv.api.payments import health, payments
+from mocksrv.api.profiles import profiles
 
 
 def init_app(app: Flask) -> None:
     app.register_blueprint(health)
     app.register_blueprint(payments)
     app.register_blueprint(customers)
+    app.register_blueprint(profiles)

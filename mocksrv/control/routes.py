@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hmac
 from typing import Any
 
 from flask import Blueprint, g, request
@@ -14,8 +13,16 @@ from mocksrv.domain.models import KeyKind
 from mocksrv.domain.outcomes import OutcomeTable
 from mocksrv.domain.payment_states import PAYMENT_TRANSITIONS
 from mocksrv.fieldtypes import RESOURCE_ID, StrictNumber, Timestamp
-from mocksrv.representations import clock_json, credentials_json, payment_json, timer_json
-from mocksrv.rest import base_url, json_body, load, sandbox, settings
+from mocksrv.representations import (
+    attempt_json,
+    clock_json,
+    credentials_json,
+    event_summary,
+    payment_json,
+    profile_json,
+    timer_json,
+)
+from mocksrv.rest import base_url, is_admin, json_body, load, sandbox
 
 control = Blueprint("control", __name__, url_prefix="/__mock")
 
@@ -64,11 +71,10 @@ _new_merchant, _authentication, _seed = NewMerchantSchema(), AuthenticationSchem
 @control.before_request
 def _authenticate() -> None:
     """Admit the admin key or a merchant's secret key, before anything of the request is read."""
-    key = request.headers.get("api-key") or ""
-    if hmac.compare_digest(key.encode(), settings().admin_key.encode()):
+    if is_admin():
         g.control_merchant = None
         return
-    principal = sandbox().merchants.authenticate(key)
+    principal = sandbox().merchants.authenticate(request.headers.get("api-key"))
     if principal.kind is not KeyKind.SECRET:
         raise Unauthorized()
     g.control_merchant = principal.merchant_id
@@ -182,3 +188,80 @@ def seed() -> Json:
     merchant_id = _merchant(body)
     created = sandbox().seed_payments(merchant_id, body["payments"])
     return {"merchant_id": merchant_id, "payments_created": created}
+
+
+class PageSchema(Schema):
+    """Query parameters of the control plane's lists."""
+
+    merchant_id = fields.String()
+    event_id = fields.String()
+    limit = fields.Integer(validate=validate.Range(1, 100), load_default=100)
+    offset = fields.Integer(validate=validate.Range(min=0), load_default=0)
+
+
+class WaitSchema(Schema):
+    merchant_id = fields.String()
+    timeout = StrictNumber(load_default=10, validate=validate.Range(min=0, max=60))
+
+
+class WebhookUrlSchema(Schema):
+    merchant_id = fields.String()
+    webhook_url = fields.Url(required=True, allow_none=True, require_tld=False)
+
+
+_page, _wait, _webhook_url = PageSchema(), WaitSchema(), WebhookUrlSchema()
+
+
+@control.get("/events")
+def list_events() -> Json:
+    query = load(_page, request.args.to_dict())
+    merchant_id = _merchant(query)
+    events, total = sandbox().webhooks.events(merchant_id, query["limit"], query["offset"])
+    return {
+        "data": [event_summary(event, delivery) for event, delivery in events],
+        "total_count": total,
+        "has_more": query["offset"] + len(events) < total,
+    }
+
+
+@control.post("/events/<id:event_id>/redeliver")
+def redeliver(event_id: str) -> Json:
+    merchant_id = _merchant(load(_merchant_only, json_body()))
+    webhooks = sandbox().webhooks
+    webhooks.redeliver(merchant_id, event_id)
+    event = sandbox().store.event(merchant_id, event_id)
+    if event is None:
+        raise ResourceNotFound("Event")
+    return event_summary(event, webhooks.delivery(merchant_id, event_id))
+
+
+@control.get("/webhooks/deliveries")
+def list_deliveries() -> Json:
+    query = load(_page, request.args.to_dict())
+    merchant_id = _merchant(query)
+    page = sandbox().webhooks.attempts(merchant_id, query.get("event_id"), query["limit"], query["offset"])
+    return {
+        "data": [attempt_json(attempt) for attempt in page.items],
+        "total_count": page.total_count,
+        "has_more": query["offset"] + len(page.items) < page.total_count,
+    }
+
+
+@control.post("/webhooks/wait")
+def wait_for_deliveries() -> Json:
+    """Wait until every queued delivery has been attempted, or the timeout passes."""
+    body = load(_wait, json_body())
+    _merchant(body)
+    webhooks = sandbox().webhooks
+    drained = webhooks.drained(body["timeout"])
+    return {"drained": drained, "pending": webhooks.pending()}
+
+
+@control.put("/webhook_url")
+def set_webhook_url() -> Json:
+    body = load(_webhook_url, json_body())
+    merchant_id = _merchant(body)
+    merchants = sandbox().merchants
+    profile = merchants.default_profile(merchant_id)
+    updated = merchants.update_profile(merchant_id, profile.profile_id, {"webhook_url": body["webhook_url"]})
+    return profile_json(updated)

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import Any
 
 from mocksrv.domain.clock import Clock
 from mocksrv.domain.errors import DuplicateResource, InvalidField, ResourceNotFound, Unauthorized
 from mocksrv.domain.ids import new_id, new_secret
 from mocksrv.domain.models import ApiKey, Environment, KeyKind, Merchant, Principal, Profile
 from mocksrv.domain.outcomes import OutcomeTable
-from mocksrv.domain.store import GLOBAL, MemoryStore
+from mocksrv.domain.store import GLOBAL, MemoryStore, Query
 
 MERCHANTS = "merchant"
 PROFILES = "profile"
@@ -50,6 +52,10 @@ class MerchantCredentials:
     publishable_key: str
 
 
+def new_signing_key() -> str:
+    return f"whsec_{new_secret(32)}"
+
+
 def key_hash(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
 
@@ -82,7 +88,7 @@ class MerchantService:
                 profile_id=seed.profile_id or new_id("pro", 20),
                 merchant_id=merchant_id,
                 profile_name=seed.profile_name,
-                payment_response_hash_key=seed.payment_response_hash_key or f"whsec_{new_secret(32)}",
+                payment_response_hash_key=seed.payment_response_hash_key or new_signing_key(),
                 session_expiry=seed.session_expiry,
                 created=now,
                 return_url=seed.return_url,
@@ -156,6 +162,23 @@ class MerchantService:
         if profile is None:
             raise ResourceNotFound("Business profile")
         return profile
+
+    def profiles(self, merchant_id: str) -> list[Profile]:
+        self.merchant(merchant_id)
+        page = self._store.query(PROFILES, merchant_id, Query(limit=100))
+        return list(page.items)
+
+    def update_profile(self, merchant_id: str, profile_id: str, changes: Mapping[str, Any]) -> Profile:
+        """Change a profile's settings; a signing key set to null is replaced by a random one."""
+        with self._store.transaction(merchant_id):
+            profile = self.profile(merchant_id, profile_id)
+            if profile is None:
+                raise ResourceNotFound("Business profile")
+            updated = replace(profile, **changes)
+            if not updated.payment_response_hash_key:
+                updated = replace(updated, payment_response_hash_key=new_signing_key())
+            self._store.put(PROFILES, merchant_id, updated)
+            return updated
 
     def outcomes(self, merchant_id: str) -> OutcomeTable:
         return self.merchant(merchant_id).outcomes

@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from mocksrv.domain.clock import Clock
 from mocksrv.domain.events import ContentType, Event
 from mocksrv.domain.ids import new_id
 from mocksrv.domain.store import MemoryStore
+
+EventListener = Callable[[Event], None]
 
 
 class Outbox:
     def __init__(self, store: MemoryStore, clock: Clock) -> None:
         self._store = store
         self._clock = clock
+        self._listeners: list[EventListener] = []
+
+    def subscribe(self, listener: EventListener) -> None:
+        """Call `listener` with each new event, inside the transaction that appends it."""
+        self._listeners.append(listener)
 
     def emit(
         self, merchant_id: str, event_type: str, content_type: ContentType, object_id: str, resource: object
@@ -26,4 +35,8 @@ class Outbox:
             created=self._clock.now(merchant_id),
             resource=resource,
         )
-        return event if self._store.append_event(merchant_id, event) else None
+        if not self._store.append_event(merchant_id, event):
+            return None
+        for listener in self._listeners:
+            listener(event)
+        return event

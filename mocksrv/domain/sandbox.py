@@ -22,6 +22,7 @@ from mocksrv.domain.payments import CUSTOMERS, PAYMENTS, PaymentService
 from mocksrv.domain.ratelimit import RateLimiter
 from mocksrv.domain.scheduler import Scheduler
 from mocksrv.domain.store import Collection, MemoryStore
+from mocksrv.domain.webhooks import ATTEMPTS, DELIVERIES, WebhookService
 
 COLLECTIONS = [
     Collection(MERCHANTS, "merchant_id"),
@@ -29,10 +30,12 @@ COLLECTIONS = [
     Collection(API_KEYS, "key_hash", indexed=("merchant_id",)),
     Collection(CUSTOMERS, "customer_id"),
     Collection(PAYMENTS, "payment_id", indexed=("status", "customer_id", "currency")),
+    Collection(DELIVERIES, "event_id"),
+    Collection(ATTEMPTS, "attempt_id", created_field="attempted_at", indexed=("event_id",)),
 ]
 
 # What a reset deletes; keys, profiles and settings stay.
-RESETTABLE = [PAYMENTS, CUSTOMERS]
+RESETTABLE = [PAYMENTS, CUSTOMERS, DELIVERIES, ATTEMPTS]
 
 # The payment that /__mock/seed creates, over and over.
 SEED_PAYMENT = {
@@ -88,6 +91,8 @@ class Sandbox:
             self.store, self.clock, config.environment, outcomes, config.rate_limit
         )
         self.customers = CustomerService(self.store, self.clock)
+        self.webhooks = WebhookService(self.store, self.clock, self.scheduler, self.merchants)
+        self.outbox.subscribe(self.webhooks.on_event)
         self.payments = PaymentService(
             self.store,
             self.clock,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import threading
+from collections import deque
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -78,7 +79,8 @@ class _Space:
         self.order: dict[str, SortedList] = {}
         self.indexes: dict[tuple[str, str], dict[object, SortedList]] = {}
         self.timers: list[Timer] = []
-        self.events: list[Event] = []
+        self.events: list[Event] = []  # in the order they happened
+        self.event_index: dict[str, Event] = {}
         self.event_keys: set[tuple[str, str]] = set()
         self.counters: dict[str, tuple[int, int]] = {}
         self.counter_lock = threading.Lock()
@@ -94,6 +96,11 @@ class MemoryStore(ClockStates):
         self._spaces_lock = threading.Lock()
         self._new_clock = new_clock
         self._timer_seq = itertools.count()
+        # Deliveries to attempt, in the order they were queued; a merchant with one in flight
+        # waits, so that the events of one merchant are attempted in the order they happened.
+        self._deliveries: deque[tuple[str, str, bool]] = deque()
+        self._delivering: set[str] = set()
+        self._deliveries_changed = threading.Condition()
 
     # -- spaces and transactions --------------------------------------------------------------
 
@@ -209,8 +216,10 @@ class MemoryStore(ClockStates):
                     del space.indexes[key]
             space.timers.clear()
             space.events.clear()
+            space.event_index.clear()
             space.event_keys.clear()
             space.counters.clear()
+        self.drop_deliveries(merchant_id)
 
     # -- timers -------------------------------------------------------------------------------
 
@@ -249,12 +258,57 @@ class MemoryStore(ClockStates):
                 return False
             space.event_keys.add(key)
             space.events.append(event)
+            space.event_index[event.event_id] = event
             return True
+
+    def event(self, merchant_id: str, event_id: str) -> Event | None:
+        return self._space(merchant_id).event_index.get(event_id)
 
     def events(self, merchant_id: str) -> list[Event]:
         space = self._space(merchant_id)
         with space.lock:
             return list(space.events)
+
+    # -- the delivery queue -------------------------------------------------------------------
+
+    def enqueue_delivery(self, merchant_id: str, event_id: str, *, manual: bool) -> None:
+        with self._deliveries_changed:
+            self._deliveries.append((merchant_id, event_id, manual))
+            self._deliveries_changed.notify_all()
+
+    def take_delivery(self, timeout: float) -> tuple[str, str, bool] | None:
+        """Take the oldest delivery of a merchant with none in flight, waiting up to `timeout`."""
+        with self._deliveries_changed:
+            taken = self._deliveries_changed.wait_for(self._next_delivery, timeout)
+            if taken is None:
+                return None
+            self._deliveries.remove(taken)
+            self._delivering.add(taken[0])
+            return taken
+
+    def _next_delivery(self) -> tuple[str, str, bool] | None:
+        return next((item for item in self._deliveries if item[0] not in self._delivering), None)
+
+    def finish_delivery(self, merchant_id: str) -> None:
+        with self._deliveries_changed:
+            self._delivering.discard(merchant_id)
+            self._deliveries_changed.notify_all()
+
+    def deliveries_pending(self) -> int:
+        with self._deliveries_changed:
+            return len(self._deliveries) + len(self._delivering)
+
+    def wait_deliveries_drained(self, timeout: float) -> bool:
+        with self._deliveries_changed:
+            return self._deliveries_changed.wait_for(
+                lambda: not self._deliveries and not self._delivering, timeout
+            )
+
+    def drop_deliveries(self, merchant_id: str) -> None:
+        with self._deliveries_changed:
+            kept = [item for item in self._deliveries if item[0] != merchant_id]
+            self._deliveries = deque(kept)
+            self._deliveries_changed.notify_all()
 
     # -- counters (rate-limit windows) --------------------------------------------------------
 

@@ -1,0 +1,253 @@
+"""WebhookService: the delivery state of each event, its attempts, and the retry schedule."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from enum import StrEnum
+from typing import Any
+
+from mocksrv.domain.clock import Clock
+from mocksrv.domain.errors import ResourceNotFound
+from mocksrv.domain.events import Event
+from mocksrv.domain.ids import new_id
+from mocksrv.domain.merchants import MerchantService
+from mocksrv.domain.models import Page
+from mocksrv.domain.scheduler import Scheduler
+from mocksrv.domain.store import MemoryStore, Query
+from mocksrv.domain.transitions import TransitionTable, rows
+
+DELIVERIES = "webhook_delivery"
+ATTEMPTS = "delivery_attempt"
+RETRY_TIMER = "webhook.retry"
+
+# Seconds to wait before each retry after a failed attempt; after the last, delivery gives up.
+RETRY_DELAYS: tuple[int, ...] = (60, 300, 300, *[600] * 5, *[3600] * 5, *[6 * 3600] * 3)
+
+
+class DeliveryState(StrEnum):
+    PENDING = "pending"  # queued for its first attempt
+    RETRYING = "retrying"  # failed; the next attempt waits on the mock clock
+    DELIVERED = "delivered"  # a receiver answered 2xx
+    FAILED = "failed"  # every scheduled attempt failed
+    NO_ENDPOINT = "no_endpoint"  # the profile had no webhook URL when it was due
+
+
+class DeliveryEvent(StrEnum):
+    SUCCEED = "attempt.succeeded"
+    RETRY = "attempt.failed"
+    GIVE_UP = "attempt.gave_up"
+    MANUAL_FAIL = "attempt.manual_failed"
+    SKIP = "skip.no_endpoint"
+
+
+D = DeliveryState
+_ALL = list(DeliveryState)
+DELIVERY_TRANSITIONS: TransitionTable[DeliveryState, DeliveryEvent] = TransitionTable(
+    "Delivery",
+    [
+        *rows(_ALL, DeliveryEvent.SUCCEED, D.DELIVERED),
+        *rows([D.PENDING, D.RETRYING], DeliveryEvent.RETRY, D.RETRYING),
+        *rows([D.PENDING, D.RETRYING], DeliveryEvent.GIVE_UP, D.FAILED),
+        # A failed redelivery by hand changes no schedule: the state stays, or says it failed.
+        *[
+            row
+            for state in _ALL
+            for row in rows(
+                [state],
+                DeliveryEvent.MANUAL_FAIL,
+                D.FAILED if state in (D.FAILED, D.NO_ENDPOINT) else state,
+            )
+        ],
+        *rows([D.PENDING, D.RETRYING], DeliveryEvent.SKIP, D.NO_ENDPOINT),
+    ],
+)
+
+
+@dataclass(frozen=True, slots=True)
+class EventDelivery:
+    """Where an event stands: its state, attempts so far, and the bytes it is sent as."""
+
+    event_id: str
+    merchant_id: str
+    created: datetime
+    state: DeliveryState = DeliveryState.PENDING
+    attempts: int = 0
+    scheduled_attempts: int = 0  # the attempts that were not redeliveries by hand
+    next_attempt_at: datetime | None = None
+    body: bytes | None = None  # serialized once, at the first attempt; every attempt sends it
+
+
+@dataclass(frozen=True, slots=True)
+class DeliveryAttempt:
+    attempt_id: str
+    event_id: str
+    merchant_id: str
+    attempted_at: datetime
+    url: str
+    number: int
+    manual: bool
+    succeeded: bool
+    status_code: int | None = None
+    latency_ms: float | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptResult:
+    """What the dispatcher saw: a status code, or an error instead."""
+
+    url: str
+    status_code: int | None
+    latency_ms: float
+    error: str | None = None
+
+    @property
+    def succeeded(self) -> bool:
+        return self.status_code is not None and 200 <= self.status_code < 300
+
+
+@dataclass(frozen=True, slots=True)
+class DeliveryTask:
+    """One attempt to make: the event, where to send it, and the key to sign it with."""
+
+    merchant_id: str
+    event: Event
+    delivery: EventDelivery
+    url: str | None
+    signing_key: str
+    manual: bool
+
+
+class WebhookService:
+    def __init__(
+        self, store: MemoryStore, clock: Clock, scheduler: Scheduler, merchants: MerchantService
+    ) -> None:
+        self._store = store
+        self._clock = clock
+        self._scheduler = scheduler
+        self._merchants = merchants
+        scheduler.register(RETRY_TIMER, self._retry_due)
+
+    # -- the outbox side ----------------------------------------------------------------------
+
+    def on_event(self, event: Event) -> None:
+        """Queue a new event's first attempt; called in the transaction that appended it."""
+        delivery = EventDelivery(event.event_id, event.merchant_id, event.created)
+        self._store.put(DELIVERIES, event.merchant_id, delivery)
+        self._store.enqueue_delivery(event.merchant_id, event.event_id, manual=False)
+
+    def redeliver(self, merchant_id: str, event_id: str) -> EventDelivery:
+        """Send an event again now, whatever its state."""
+        delivery = self.delivery(merchant_id, event_id)
+        self._store.enqueue_delivery(merchant_id, event_id, manual=True)
+        return delivery
+
+    def _retry_due(self, merchant_id: str, event_id: str) -> None:
+        delivery: EventDelivery | None = self._store.get(DELIVERIES, merchant_id, event_id)
+        if delivery is not None and delivery.state is DeliveryState.RETRYING:
+            self._store.enqueue_delivery(merchant_id, event_id, manual=False)
+
+    # -- the dispatcher side ------------------------------------------------------------------
+
+    def next_task(self, timeout: float) -> DeliveryTask | None:
+        """Take the next attempt to make, waiting up to `timeout` seconds for one."""
+        taken = self._store.take_delivery(timeout)
+        if taken is None:
+            return None
+        merchant_id, event_id, manual = taken
+        event = self._store.event(merchant_id, event_id)
+        delivery: EventDelivery | None = self._store.get(DELIVERIES, merchant_id, event_id)
+        if event is None or delivery is None:  # reset since it was queued
+            self._store.finish_delivery(merchant_id)
+            return self.next_task(0)
+        profile = self._merchants.default_profile(merchant_id)
+        return DeliveryTask(
+            merchant_id, event, delivery, profile.webhook_url, profile.payment_response_hash_key, manual
+        )
+
+    def record(self, task: DeliveryTask, body: bytes, result: AttemptResult | None) -> DeliveryAttempt | None:
+        """Record an attempt (None: there was no URL to send to) and schedule what follows."""
+        merchant_id = task.merchant_id
+        with self._store.transaction(merchant_id):
+            delivery: EventDelivery | None = self._store.get(DELIVERIES, merchant_id, task.event.event_id)
+            if delivery is None:
+                return None
+            now = self._clock.now(merchant_id)
+            if result is None:
+                if not task.manual:
+                    self._move(delivery, DeliveryEvent.SKIP, body=body)
+                return None
+            number = delivery.attempts + 1
+            attempt = DeliveryAttempt(
+                attempt_id=new_id("att"),
+                event_id=delivery.event_id,
+                merchant_id=merchant_id,
+                attempted_at=now,
+                url=result.url,
+                number=number,
+                manual=task.manual,
+                succeeded=result.succeeded,
+                status_code=result.status_code,
+                latency_ms=round(result.latency_ms, 1),
+                error=result.error,
+            )
+            self._store.put(ATTEMPTS, merchant_id, attempt)
+            scheduled = delivery.scheduled_attempts  # before this one
+            if result.succeeded:
+                event = DeliveryEvent.SUCCEED
+            elif task.manual:
+                event = DeliveryEvent.MANUAL_FAIL
+            elif scheduled < len(RETRY_DELAYS):
+                event = DeliveryEvent.RETRY
+            else:
+                event = DeliveryEvent.GIVE_UP
+            next_at = None
+            if event is DeliveryEvent.RETRY:
+                next_at = now + timedelta(seconds=RETRY_DELAYS[scheduled])
+                self._scheduler.schedule(merchant_id, next_at, RETRY_TIMER, delivery.event_id)
+            elif event is DeliveryEvent.MANUAL_FAIL:
+                next_at = delivery.next_attempt_at
+            self._move(
+                delivery,
+                event,
+                attempts=number,
+                scheduled_attempts=scheduled + (0 if task.manual else 1),
+                next_attempt_at=next_at,
+                body=body,
+            )
+            return attempt
+
+    def finish(self, task: DeliveryTask) -> None:
+        """Let the merchant's next delivery go; called once per task, whatever happened."""
+        self._store.finish_delivery(task.merchant_id)
+
+    def _move(self, delivery: EventDelivery, event: DeliveryEvent, **changes: Any) -> None:
+        row = DELIVERY_TRANSITIONS.require(delivery.state, event)
+        self._store.put(DELIVERIES, delivery.merchant_id, replace(delivery, state=row.target, **changes))
+
+    # -- reads --------------------------------------------------------------------------------
+
+    def delivery(self, merchant_id: str, event_id: str) -> EventDelivery:
+        delivery: EventDelivery | None = self._store.get(DELIVERIES, merchant_id, event_id)
+        if delivery is None:
+            raise ResourceNotFound("Event")
+        return delivery
+
+    def events(
+        self, merchant_id: str, limit: int, offset: int
+    ) -> tuple[list[tuple[Event, EventDelivery]], int]:
+        """The merchant's events, newest first, each with its delivery."""
+        events = self._store.events(merchant_id)
+        page = list(reversed(events))[offset : offset + limit]
+        return [(event, self.delivery(merchant_id, event.event_id)) for event in page], len(events)
+
+    def attempts(self, merchant_id: str, event_id: str | None, limit: int, offset: int) -> Page:
+        where = {} if event_id is None else {"event_id": event_id}
+        return self._store.query(ATTEMPTS, merchant_id, Query(where=where, limit=limit, offset=offset))
+
+    def drained(self, timeout: float) -> bool:
+        return self._store.wait_deliveries_drained(timeout)
+
+    def pending(self) -> int:
+        return self._store.deliveries_pending()
