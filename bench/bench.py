@@ -33,6 +33,7 @@ HEADERS = {"api-key": KEY, "Content-Type": "application/json"}
 CREATE = json.dumps({**SEED_PAYMENT, "amount": 1000, "profile_id": "pro_default"}).encode()
 LIST = json.dumps({"limit": 10}).encode()
 SEEDED = 100_000
+RATE_OFF = {"MOCKSRV_RATE_LIMIT": "1000000000"}  # limiting stays on the path, never trips
 
 
 def free_port() -> int:
@@ -149,6 +150,44 @@ def seed(port: int, count: int) -> None:
     conn.close()
 
 
+@contextmanager
+def hanging_receiver() -> Iterator[str]:
+    """A webhook receiver that accepts connections and never answers; yields its URL."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(0.2)
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        while not stop.is_set():
+            try:
+                held.append(listener.accept()[0])
+            except TimeoutError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}/hook"
+    finally:
+        stop.set()
+        thread.join(timeout=2)
+        for conn in held:
+            conn.close()
+        listener.close()
+
+
+def hanging_receiver_latency(count: int) -> tuple[float, float]:
+    """Create p50 with no webhook receiver, and with one that never answers."""
+    results = []
+    with hanging_receiver() as url:
+        for env in ({}, {"MOCKSRV_WEBHOOK_URL": url}):
+            port = free_port()
+            with server(mocksrv_command("waitress", port), port, {**RATE_OFF, **env}):
+                results.append(latencies(port, count)["create"][0])
+    return results[0], results[1]
+
+
 def mocksrv_command(engine: str, port: int) -> list[str]:
     if engine == "waitress":
         return [sys.executable, "-m", "mocksrv.cli", "serve", "--port", str(port)]
@@ -160,9 +199,8 @@ def bare_command(engine: str, port: int) -> list[str]:
 
 
 def compare(engine: str, seconds: float) -> tuple[float, float]:
-    env = {"MOCKSRV_RATE_LIMIT": "1000000000"}
     port = free_port()
-    with server(mocksrv_command(engine, port), port, env):
+    with server(mocksrv_command(engine, port), port, RATE_OFF):
         request(http.client.HTTPConnection("127.0.0.1", port), "POST", "/payments", CREATE)
         full = throughput(port, seconds)
     port = free_port()
@@ -179,9 +217,8 @@ def main() -> None:
     parser.add_argument("--engines", action="store_true", help="also compare gunicorn gthread")
     args = parser.parse_args()
 
-    env = {"MOCKSRV_RATE_LIMIT": "1000000000"}  # limiting stays on the path, never trips
     port = free_port()
-    with server(mocksrv_command("waitress", port), port, env) as pid:
+    with server(mocksrv_command("waitress", port), port, RATE_OFF) as pid:
         empty = latencies(port, args.count)
         print("sequential latency, empty store (ms)      p50      p99")
         for name, (p50, p99) in empty.items():
@@ -201,6 +238,12 @@ def main() -> None:
             f"server RSS: {rss_before / 1024:.1f} MiB empty, {rss_after / 1024:.1f} MiB with "
             f"{args.seeded:,} payments = {per_payment:,.0f} bytes per payment"
         )
+
+    quiet, hanging = hanging_receiver_latency(args.count)
+    print(
+        f"create p50 with no webhook receiver {quiet:.2f} ms, with one that never answers "
+        f"{hanging:.2f} ms: x{hanging / quiet:.2f}"
+    )
 
     engines = ["waitress", "gunicorn"] if args.engines else ["waitress"]
     print("throughput, one-step create, 8 keep-alive connections (requests/s)")

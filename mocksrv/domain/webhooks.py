@@ -133,9 +133,13 @@ class WebhookService:
 
     def on_event(self, event: Event) -> None:
         """Queue a new event's first attempt; called in the transaction that appended it."""
-        delivery = EventDelivery(event.event_id, event.merchant_id, event.created)
+        state = DeliveryState.PENDING
+        if self._merchants.default_profile(event.merchant_id).webhook_url is None:
+            state = DELIVERY_TRANSITIONS.require(state, DeliveryEvent.SKIP).target
+        delivery = EventDelivery(event.event_id, event.merchant_id, event.created, state)
         self._store.put(DELIVERIES, event.merchant_id, delivery)
-        self._store.enqueue_delivery(event.merchant_id, event.event_id, manual=False)
+        if state is DeliveryState.PENDING:
+            self._store.enqueue_delivery(event.merchant_id, event.event_id, manual=False)
 
     def redeliver(self, merchant_id: str, event_id: str) -> EventDelivery:
         """Send an event again now, whatever its state."""
@@ -166,8 +170,14 @@ class WebhookService:
             merchant_id, event, delivery, profile.webhook_url, profile.payment_response_hash_key, manual
         )
 
-    def record(self, task: DeliveryTask, body: bytes, result: AttemptResult | None) -> DeliveryAttempt | None:
-        """Record an attempt (None: there was no URL to send to) and schedule what follows."""
+    def record(
+        self, task: DeliveryTask, body: bytes | None, result: AttemptResult | None
+    ) -> DeliveryAttempt | None:
+        """Record an attempt (None: there was no URL to send to) and schedule what follows.
+
+        The body is kept while another attempt may follow, so that every attempt sends the same
+        bytes; once delivered it is dropped (serializing the same snapshot gives the same bytes).
+        """
         merchant_id = task.merchant_id
         with self._store.transaction(merchant_id):
             delivery: EventDelivery | None = self._store.get(DELIVERIES, merchant_id, task.event.event_id)
@@ -176,7 +186,7 @@ class WebhookService:
             now = self._clock.now(merchant_id)
             if result is None:
                 if not task.manual:
-                    self._move(delivery, DeliveryEvent.SKIP, body=body)
+                    self._move(delivery, DeliveryEvent.SKIP)
                 return None
             number = delivery.attempts + 1
             attempt = DeliveryAttempt(
@@ -214,7 +224,7 @@ class WebhookService:
                 attempts=number,
                 scheduled_attempts=scheduled + (0 if task.manual else 1),
                 next_attempt_at=next_at,
-                body=body,
+                body=None if event is DeliveryEvent.SUCCEED else body,
             )
             return attempt
 

@@ -62,10 +62,10 @@ class Dispatcher:
                     self._sandbox.webhooks.finish(task)
 
     def _deliver(self, session: requests.Session, task: DeliveryTask) -> None:
-        body = task.delivery.body or orjson.dumps(event_json(task.event, self._base_url))
         if task.url is None:
-            self._sandbox.webhooks.record(task, body, None)
+            self._sandbox.webhooks.record(task, None, None)
             return
+        body = task.delivery.body or orjson.dumps(event_json(task.event, self._base_url))
         headers = {
             "Content-Type": "application/json",
             SIGNATURE_HEADER: sign(task.signing_key, body),
