@@ -249,12 +249,12 @@ def list_deliveries() -> Json:
 
 @control.post("/webhooks/wait")
 def wait_for_deliveries() -> Json:
-    """Wait until every queued delivery has been attempted, or the timeout passes."""
+    """Wait until the merchant's queued deliveries have been attempted, or the timeout passes."""
     body = load(_wait, json_body())
-    _merchant(body)
+    merchant_id = _merchant(body)
     webhooks = sandbox().webhooks
-    drained = webhooks.drained(body["timeout"])
-    return {"drained": drained, "pending": webhooks.pending()}
+    drained = webhooks.drained(merchant_id, body["timeout"])
+    return {"drained": drained, "pending": webhooks.pending(merchant_id)}
 
 
 @control.put("/webhook_url")

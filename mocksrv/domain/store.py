@@ -276,10 +276,14 @@ class MemoryStore(ClockStates):
             self._deliveries.append((merchant_id, event_id, manual))
             self._deliveries_changed.notify_all()
 
-    def take_delivery(self, timeout: float) -> tuple[str, str, bool] | None:
-        """Take the oldest delivery of a merchant with none in flight, waiting up to `timeout`."""
+    def take_delivery(
+        self, timeout: float, stopped: Callable[[], bool] = lambda: False
+    ) -> tuple[str, str, bool] | None:
+        """Take the oldest delivery of a merchant with none in flight, waiting up to `timeout`
+        (or until `stopped()` turns true)."""
         with self._deliveries_changed:
-            taken = self._deliveries_changed.wait_for(self._next_delivery, timeout)
+            self._deliveries_changed.wait_for(lambda: stopped() or self._next_delivery() is not None, timeout)
+            taken = None if stopped() else self._next_delivery()
             if taken is None:
                 return None
             self._deliveries.remove(taken)
@@ -294,15 +298,22 @@ class MemoryStore(ClockStates):
             self._delivering.discard(merchant_id)
             self._deliveries_changed.notify_all()
 
-    def deliveries_pending(self) -> int:
+    def deliveries_pending(self, merchant_id: str) -> int:
+        """How many of the merchant's deliveries are queued or under way."""
         with self._deliveries_changed:
-            return len(self._deliveries) + len(self._delivering)
+            queued = sum(1 for item in self._deliveries if item[0] == merchant_id)
+            return queued + (merchant_id in self._delivering)
 
-    def wait_deliveries_drained(self, timeout: float) -> bool:
+    def wait_deliveries_drained(self, merchant_id: str, timeout: float) -> bool:
         with self._deliveries_changed:
             return self._deliveries_changed.wait_for(
-                lambda: not self._deliveries and not self._delivering, timeout
+                lambda: self.deliveries_pending(merchant_id) == 0, timeout
             )
+
+    def wake_deliveries(self) -> None:
+        """Wake every worker waiting for a delivery, so that one told to stop sees it at once."""
+        with self._deliveries_changed:
+            self._deliveries_changed.notify_all()
 
     def drop_deliveries(self, merchant_id: str) -> None:
         with self._deliveries_changed:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
@@ -154,9 +155,9 @@ class WebhookService:
 
     # -- the dispatcher side ------------------------------------------------------------------
 
-    def next_task(self, timeout: float) -> DeliveryTask | None:
-        """Take the next attempt to make, waiting up to `timeout` seconds for one."""
-        taken = self._store.take_delivery(timeout)
+    def next_task(self, timeout: float, stopped: Callable[[], bool] = lambda: False) -> DeliveryTask | None:
+        """Take the next attempt to make, waiting up to `timeout` seconds (or until stopped)."""
+        taken = self._store.take_delivery(timeout, stopped)
         if taken is None:
             return None
         merchant_id, event_id, manual = taken
@@ -164,7 +165,7 @@ class WebhookService:
         delivery: EventDelivery | None = self._store.get(DELIVERIES, merchant_id, event_id)
         if event is None or delivery is None:  # reset since it was queued
             self._store.finish_delivery(merchant_id)
-            return self.next_task(0)
+            return self.next_task(0, stopped)
         profile = self._merchants.default_profile(merchant_id)
         return DeliveryTask(
             merchant_id, event, delivery, profile.webhook_url, profile.payment_response_hash_key, manual
@@ -256,8 +257,11 @@ class WebhookService:
         where = {} if event_id is None else {"event_id": event_id}
         return self._store.query(ATTEMPTS, merchant_id, Query(where=where, limit=limit, offset=offset))
 
-    def drained(self, timeout: float) -> bool:
-        return self._store.wait_deliveries_drained(timeout)
+    def drained(self, merchant_id: str, timeout: float) -> bool:
+        return self._store.wait_deliveries_drained(merchant_id, timeout)
 
-    def pending(self) -> int:
-        return self._store.deliveries_pending()
+    def pending(self, merchant_id: str) -> int:
+        return self._store.deliveries_pending(merchant_id)
+
+    def wake(self) -> None:
+        self._store.wake_deliveries()

@@ -44,6 +44,7 @@ class Dispatcher:
     def stop(self) -> None:
         """Finish the attempts under way; what is still queued stays queued, and listed."""
         self._stopping.set()
+        self._sandbox.webhooks.wake()
         for thread in self._threads:
             thread.join(timeout=self._timeout + CONNECT_TIMEOUT + 1)
         self._threads = []
@@ -51,7 +52,7 @@ class Dispatcher:
     def _run(self) -> None:
         with requests.Session() as session:
             while not self._stopping.is_set():
-                task = self._sandbox.webhooks.next_task(_POLL)
+                task = self._sandbox.webhooks.next_task(_POLL, self._stopping.is_set)
                 if task is None:
                     continue
                 try:
