@@ -72,7 +72,6 @@ _new_merchant, _authentication, _seed = NewMerchantSchema(), AuthenticationSchem
 def _authenticate() -> None:
     """Admit the admin key or a merchant's secret key, before anything of the request is read."""
     if is_admin():
-        g.control_merchant = None
         return
     principal = sandbox().merchants.authenticate(request.headers.get("api-key"))
     if principal.kind is not KeyKind.SECRET:
@@ -80,14 +79,10 @@ def _authenticate() -> None:
     g.control_merchant = principal.merchant_id
 
 
-def _is_admin() -> bool:
-    return g.control_merchant is None
-
-
 def _merchant(body: Json | None = None) -> str:
     """The merchant a request acts on: named by the admin, or the one whose secret key it is."""
     named = request.args.get("merchant_id") or (body or {}).get("merchant_id")
-    if _is_admin():
+    if is_admin():
         return sandbox().merchants.require_merchant_id(named)
     own: str = g.control_merchant
     if named is not None and named != own:
@@ -138,7 +133,7 @@ def resume_clock() -> Json:
 @control.post("/reset")
 def reset() -> Json:
     body = load(_merchant_only, json_body())
-    if _is_admin() and not (request.args.get("merchant_id") or body.get("merchant_id")):
+    if is_admin() and not (request.args.get("merchant_id") or body.get("merchant_id")):
         merchant_ids = sandbox().merchants.merchant_ids()
     else:
         merchant_ids = [_merchant(body)]
@@ -149,7 +144,7 @@ def reset() -> Json:
 
 @control.post("/merchants")
 def create_merchant() -> Json:
-    if not _is_admin():
+    if not is_admin():
         raise Unauthorized()
     body = load(_new_merchant, json_body())
     credentials = sandbox().merchants.create(MerchantSeed(**body))
