@@ -30,7 +30,7 @@ COLLECTIONS = [
     Collection(API_KEYS, "key_hash", indexed=("merchant_id",)),
     Collection(CUSTOMERS, "customer_id"),
     Collection(PAYMENTS, "payment_id", indexed=("status", "customer_id", "currency")),
-    Collection(DELIVERIES, "event_id"),
+    Collection(DELIVERIES, "event_id", ordered=False),
     Collection(ATTEMPTS, "attempt_id", created_field="attempted_at", indexed=("event_id",)),
 ]
 

@@ -51,6 +51,7 @@ class Collection:
     id_field: str
     created_field: str = "created"
     indexed: tuple[str, ...] = ()
+    ordered: bool = True  # kept in list order, for query(); off for records only looked up by id
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +136,8 @@ class MemoryStore(ClockStates):
             records = space.records.setdefault(kind, {})
             old = records.get(record_id)
             records[record_id] = record
+            if not spec.ordered:
+                return
             key = sort_key(getattr(record, spec.created_field), record_id)
             if old is None:
                 space.order.setdefault(kind, SortedList()).add(key)
@@ -154,7 +157,7 @@ class MemoryStore(ClockStates):
         space = self._space(merchant_id)
         with space.lock:
             old = space.records.get(kind, {}).pop(record_id, None)
-            if old is None:
+            if old is None or not spec.ordered:
                 return
             key = sort_key(getattr(old, spec.created_field), record_id)
             space.order[kind].remove(key)
