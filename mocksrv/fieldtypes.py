@@ -14,6 +14,11 @@ PHONE_NUMBER = validate.Regexp(r"^[0-9 ()-]{4,20}\Z", error="4-20 digits, spaces
 PHONE_COUNTRY_CODE = validate.Regexp(r"^\+[0-9]{1,4}\Z", error="a plus sign and 1-4 digits")
 
 
+def WebhookUrl(**kwargs: Any) -> fields.Url:  # noqa: N802 - reads as a field type
+    """An http(s) URL; a host without a dot (localhost, a container name) is fine."""
+    return fields.Url(schemes={"http", "https"}, require_tld=False, **kwargs)
+
+
 class StrictInteger(fields.Integer):
     """An integer that must arrive as a JSON number without a fraction, never as a bool."""
 

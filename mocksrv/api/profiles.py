@@ -7,7 +7,7 @@ from typing import Any
 from flask import Blueprint
 from marshmallow import Schema, fields, validate
 
-from mocksrv.fieldtypes import StrictInteger
+from mocksrv.fieldtypes import StrictInteger, WebhookUrl
 from mocksrv.representations import profile_json
 from mocksrv.rest import authenticate_for_merchant, json_body, load, sandbox
 
@@ -17,7 +17,7 @@ MAX_SESSION_EXPIRY = 365 * 24 * 3600
 
 
 class WebhookDetailsSchema(Schema):
-    webhook_url = fields.Url(allow_none=True, require_tld=False)
+    webhook_url = WebhookUrl(allow_none=True)
 
 
 class ProfileUpdateSchema(Schema):

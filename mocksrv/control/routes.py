@@ -12,7 +12,7 @@ from mocksrv.domain.merchants import MerchantSeed
 from mocksrv.domain.models import KeyKind
 from mocksrv.domain.outcomes import OutcomeTable
 from mocksrv.domain.payment_states import PAYMENT_TRANSITIONS
-from mocksrv.fieldtypes import RESOURCE_ID, StrictNumber, Timestamp
+from mocksrv.fieldtypes import RESOURCE_ID, StrictNumber, Timestamp, WebhookUrl
 from mocksrv.representations import (
     attempt_json,
     clock_json,
@@ -49,7 +49,7 @@ class NewMerchantSchema(Schema):
     merchant_id = fields.String(validate=RESOURCE_ID)
     profile_name = fields.String()
     return_url = fields.Url(require_tld=False)
-    webhook_url = fields.Url(require_tld=False)
+    webhook_url = WebhookUrl()
     session_expiry = fields.Integer(strict=True, validate=validate.Range(1, MAX_SESSION_EXPIRY))
     rate_limit = fields.Integer(strict=True, validate=validate.Range(min=0))
 
@@ -201,7 +201,7 @@ class WaitSchema(Schema):
 
 class WebhookUrlSchema(Schema):
     merchant_id = fields.String()
-    webhook_url = fields.Url(required=True, allow_none=True, require_tld=False)
+    webhook_url = WebhookUrl(required=True, allow_none=True)
 
 
 _page, _wait, _webhook_url = PageSchema(), WaitSchema(), WebhookUrlSchema()

@@ -65,6 +65,10 @@ DELIVERY_TRANSITIONS: TransitionTable[DeliveryState, DeliveryEvent] = Transition
 )
 
 
+# The states in which a scheduled attempt is still wanted.
+_AWAITING_ATTEMPT = frozenset({DeliveryState.PENDING, DeliveryState.RETRYING})
+
+
 @dataclass(frozen=True, slots=True)
 class EventDelivery:
     """Where an event stands: its state, attempts so far, and the bytes it is sent as."""
@@ -163,7 +167,9 @@ class WebhookService:
         merchant_id, event_id, manual = taken
         event = self._store.event(merchant_id, event_id)
         delivery: EventDelivery | None = self._store.get(DELIVERIES, merchant_id, event_id)
-        if event is None or delivery is None:  # reset since it was queued
+        stale = delivery is not None and not manual and delivery.state not in _AWAITING_ATTEMPT
+        if event is None or delivery is None or stale:
+            # Reset since it was queued, or a retry that a redelivery by hand made moot.
             self._store.finish_delivery(merchant_id)
             return self.next_task(0, stopped)
         profile = self._merchants.default_profile(merchant_id)

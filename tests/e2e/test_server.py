@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -15,8 +16,10 @@ from typing import Any
 import pytest
 import requests
 import yaml
+from pytest_httpserver import HTTPServer
 
 from mocksrv import MockServer
+from mocksrv.webhooks import SIGNATURE_HEADER, verify_signature
 from tests.e2e.harness import (
     DEFAULT_FIXTURES,
     LOCALHOST,
@@ -29,7 +32,15 @@ from tests.e2e.harness import (
     running_process,
     subprocess_environment,
 )
-from tests.payloads import ADMIN_KEY, PROFILE_ID, PUBLISHABLE_KEY, SECRET_KEY, payment
+from tests.payloads import (
+    ADMIN_KEY,
+    MERCHANT_ID,
+    PROFILE_ID,
+    PUBLISHABLE_KEY,
+    SECRET_KEY,
+    SIGNING_KEY,
+    payment,
+)
 
 StartServer = Callable[..., ServerProcess]
 CHANGED_SECRET_KEY = "snd_changed_fixture_secret_key"
@@ -325,3 +336,30 @@ def test_banner_prints_the_keys_of_each_seeded_merchant() -> None:
         "  control plane     http://127.0.0.1:8080/__mock  (admin key: mocksrv_admin_key)",
         "  health            http://127.0.0.1:8080/health",
     ]
+
+
+def test_webhook_url_flag_sends_the_default_merchants_events_there(start_server: StartServer) -> None:
+    receiver = HTTPServer(host="127.0.0.1", port=0)
+    receiver.expect_request("/flag-hook", method="POST").respond_with_data("ok")
+    receiver.start()
+    try:
+        server = start_server("--port", "0", "--webhook-url", receiver.url_for("/flag-hook"))
+        session = requests.Session()
+        created = session.post(
+            f"{server.base_url}/payments", json=payment(), headers={"api-key": SECRET_KEY}, timeout=5
+        )
+        waited = session.post(
+            f"{server.base_url}/__mock/webhooks/wait",
+            json={"merchant_id": MERCHANT_ID, "timeout": 10},
+            headers={"api-key": ADMIN_KEY},
+            timeout=15,
+        )
+
+        assert created.status_code == 200
+        assert waited.json() == {"drained": True, "pending": 0}
+        [(sent, _)] = receiver.log
+        assert json.loads(sent.get_data())["event_type"] == "payment_succeeded"
+        assert verify_signature(sent.get_data(), sent.headers.get(SIGNATURE_HEADER), SIGNING_KEY)
+    finally:
+        receiver.clear()
+        receiver.stop()

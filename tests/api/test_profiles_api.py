@@ -1,0 +1,575 @@
+"""Business profiles (decisions section 4) and the webhook routes of the control plane (section 9).
+
+Under the test client no dispatcher runs: queued events stay `pending`, and nothing is attempted.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests import payloads
+from tests.api.conftest import OtherMerchant
+from tests.api.expected import (
+    UNAUTHORIZED,
+    Matches,
+    case_id,
+    error,
+    invalid,
+    invalid_for_any_reason,
+    later,
+    malformed,
+    missing,
+)
+from tests.api.scenarios import CHALLENGE_CARD, create, ok
+from tests.conftest import Api
+from tests.payloads import MERCHANT_ID, PROFILE_ID, SIGNING_KEY
+
+PROFILES = f"/account/{MERCHANT_ID}/business_profile"
+PROFILE = f"{PROFILES}/{PROFILE_ID}"
+HOOK_URL = "http://127.0.0.1:9/webhooks"
+GENERATED_SIGNING_KEY = Matches(r"whsec_[0-9a-f]{32}")
+GENERATED_EVENT_ID = Matches(r"evt_[A-Za-z0-9]{20}")
+
+MERCHANT_NOT_FOUND = error("HE_02", "Merchant does not exist in our records")
+PROFILE_NOT_FOUND = error("HE_02", "Business profile does not exist in our records")
+EVENT_NOT_FOUND = error("HE_02", "Event does not exist in our records")
+NO_DELIVERIES = {"data": [], "total_count": 0, "has_more": False}
+
+
+def default_profile(**changes: Any) -> dict[str, Any]:
+    """The fixture's profile as the API shows it; `changes` override."""
+    body: dict[str, Any] = {
+        "merchant_id": MERCHANT_ID,
+        "profile_id": PROFILE_ID,
+        "profile_name": "default",
+        "return_url": None,
+        "webhook_details": {"webhook_url": None},
+        "payment_response_hash_key": SIGNING_KEY,
+        "session_expiry": 900,
+    }
+    body.update(changes)
+    return body
+
+
+def event_summary(event_type: str, object_id: str, created: str, state: str = "pending") -> dict[str, Any]:
+    return {
+        "event_id": GENERATED_EVENT_ID,
+        "event_type": event_type,
+        "content_type": "payment_details",
+        "object_id": object_id,
+        "created": created,
+        "delivery": {"state": state, "attempts": 0, "next_attempt_at": None},
+    }
+
+
+@pytest.fixture
+def hooked(api: Api) -> str:
+    """Register a webhook URL for the default merchant through the control plane; returns it."""
+    ok(api.put("/__mock/webhook_url", {"webhook_url": HOOK_URL}))
+    return HOOK_URL
+
+
+# -- GET /account/:merchant_id/business_profile ---------------------------------------------------
+
+
+def test_list_shows_the_fixture_profile(api: Api) -> None:
+    response = api.get(PROFILES)
+
+    assert response.status_code == 200
+    assert response.json == [default_profile()]
+
+
+def test_list_with_the_admin_key_shows_the_profile(admin: Api) -> None:
+    response = admin.get(PROFILES)
+
+    assert response.status_code == 200
+    assert response.json == [default_profile()]
+
+
+def test_list_of_a_new_merchant_shows_its_generated_profile(other_merchant: OtherMerchant) -> None:
+    response = other_merchant.api.get(f"/account/{other_merchant.merchant_id}/business_profile")
+
+    assert response.status_code == 200
+    assert response.json == [
+        {
+            "merchant_id": other_merchant.merchant_id,
+            "profile_id": other_merchant.credentials["profile_id"],
+            "profile_name": "default",
+            "return_url": None,
+            "webhook_details": {"webhook_url": None},
+            "payment_response_hash_key": other_merchant.credentials["payment_response_hash_key"],
+            "session_expiry": 900,
+        }
+    ]
+
+
+def test_list_with_another_merchants_key_is_404(other_merchant: OtherMerchant) -> None:
+    response = other_merchant.api.get(PROFILES)
+
+    assert response.status_code == 404
+    assert response.json == MERCHANT_NOT_FOUND
+
+
+def test_list_of_no_such_merchant_with_the_admin_key_is_404(admin: Api) -> None:
+    response = admin.get("/account/merchant_nobody/business_profile")
+
+    assert response.status_code == 404
+    assert response.json == MERCHANT_NOT_FOUND
+
+
+def test_list_with_the_publishable_key_is_401(browser: Api) -> None:
+    response = browser.get(PROFILES)
+
+    assert response.status_code == 401
+    assert response.json == error("IR_01", UNAUTHORIZED)
+
+
+def test_list_without_a_key_is_401(api: Api) -> None:
+    response = api.client.get(PROFILES)
+
+    assert response.status_code == 401
+    assert response.json == error("IR_01", UNAUTHORIZED)
+
+
+# -- POST /account/:merchant_id/business_profile/:profile_id ------------------------------------
+
+
+def test_update_sets_the_webhook_url(api: Api) -> None:
+    response = api.post(PROFILE, {"webhook_details": {"webhook_url": HOOK_URL}})
+
+    assert response.status_code == 200
+    assert response.json == default_profile(webhook_details={"webhook_url": HOOK_URL})
+
+
+def test_the_updated_webhook_url_is_listed(api: Api) -> None:
+    ok(api.post(PROFILE, {"webhook_details": {"webhook_url": HOOK_URL}}))
+
+    assert ok(api.get(PROFILES)) == [default_profile(webhook_details={"webhook_url": HOOK_URL})]
+
+
+def test_update_with_a_null_webhook_url_removes_it(api: Api) -> None:
+    ok(api.post(PROFILE, {"webhook_details": {"webhook_url": HOOK_URL}}))
+
+    response = api.post(PROFILE, {"webhook_details": {"webhook_url": None}})
+
+    assert response.status_code == 200
+    assert response.json == default_profile()
+
+
+def test_update_with_empty_webhook_details_keeps_the_url(api: Api) -> None:
+    ok(api.post(PROFILE, {"webhook_details": {"webhook_url": HOOK_URL}}))
+
+    response = api.post(PROFILE, {"webhook_details": {}})
+
+    assert response.status_code == 200
+    assert response.json == default_profile(webhook_details={"webhook_url": HOOK_URL})
+
+
+def test_update_sets_the_return_url_session_expiry_and_name(api: Api) -> None:
+    response = api.post(
+        PROFILE,
+        {"return_url": "https://shop.example/done", "session_expiry": 60, "profile_name": "shop"},
+    )
+
+    assert response.status_code == 200
+    assert response.json == default_profile(
+        return_url="https://shop.example/done", session_expiry=60, profile_name="shop"
+    )
+
+
+def test_update_of_nothing_changes_nothing(api: Api) -> None:
+    response = api.post(PROFILE, {})
+
+    assert response.status_code == 200
+    assert response.json == default_profile()
+
+
+def test_update_with_a_signing_key_sets_it(api: Api) -> None:
+    response = api.post(PROFILE, {"payment_response_hash_key": "whsec_chosen_by_the_merchant"})
+
+    assert response.status_code == 200
+    assert response.json == default_profile(payment_response_hash_key="whsec_chosen_by_the_merchant")
+
+
+def test_update_with_a_null_signing_key_generates_a_random_one(api: Api) -> None:
+    response = api.post(PROFILE, {"payment_response_hash_key": None})
+
+    assert response.status_code == 200
+    assert response.json == default_profile(payment_response_hash_key=GENERATED_SIGNING_KEY)
+    assert response.json["payment_response_hash_key"] != SIGNING_KEY
+
+
+def test_each_generated_signing_key_is_new(api: Api) -> None:
+    first = ok(api.post(PROFILE, {"payment_response_hash_key": None}))["payment_response_hash_key"]
+    second = ok(api.post(PROFILE, {"payment_response_hash_key": None}))["payment_response_hash_key"]
+
+    assert first != second
+
+
+def test_the_generated_signing_key_is_listed(api: Api) -> None:
+    generated = ok(api.post(PROFILE, {"payment_response_hash_key": None}))["payment_response_hash_key"]
+
+    assert ok(api.get(PROFILES))[0]["payment_response_hash_key"] == generated
+
+
+def test_update_with_the_admin_key_works(admin: Api) -> None:
+    response = admin.post(PROFILE, {"webhook_details": {"webhook_url": HOOK_URL}})
+
+    assert response.status_code == 200
+    assert response.json == default_profile(webhook_details={"webhook_url": HOOK_URL})
+
+
+def test_the_updated_session_expiry_sets_the_client_secret_lifetime(api: Api, frozen: str) -> None:
+    ok(api.post(PROFILE, {"session_expiry": 60}))
+
+    body = create(api, None)
+
+    assert body["expires_on"] == later(frozen, 60)
+
+
+def test_the_updated_return_url_is_the_default_for_payments(api: Api) -> None:
+    ok(api.post(PROFILE, {"return_url": "https://shop.example/done"}))
+    body = payloads.payment(CHALLENGE_CARD)
+    del body["return_url"]
+
+    response = api.post("/payments", body)
+
+    assert response.status_code == 200
+    assert (response.json["status"], response.json["return_url"]) == (
+        "requires_customer_action",
+        "https://shop.example/done",
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        (
+            {"webhook_details": {"webhook_url": "not a url"}},
+            invalid("webhook_details.webhook_url", "not a valid URL"),
+        ),
+        ({"webhook_details": {"webhook_url": 5}}, invalid_for_any_reason("webhook_details.webhook_url")),
+        ({"webhook_details": "http://shop.example/hooks"}, invalid_for_any_reason("webhook_details")),
+        ({"return_url": "shop"}, invalid("return_url", "not a valid URL")),
+        ({"session_expiry": 0}, invalid_for_any_reason("session_expiry")),
+        ({"session_expiry": "60"}, invalid_for_any_reason("session_expiry")),
+        ({"profile_name": ""}, invalid_for_any_reason("profile_name")),
+        ({"payment_response_hash_key": ""}, invalid_for_any_reason("payment_response_hash_key")),
+        ({"profile_id": "pro_other"}, malformed("unknown field `profile_id`")),
+    ],
+    ids=case_id,
+)
+def test_update_with_an_invalid_field_is_refused_and_changes_nothing(
+    api: Api, body: dict, expected: dict
+) -> None:
+    response = api.post(PROFILE, body)
+
+    assert response.status_code == 400
+    assert response.json == expected
+    assert ok(api.get(PROFILES)) == [default_profile()]
+
+
+@pytest.mark.parametrize("url", ["ftp://shop.example/hooks", "ftps://shop.example/hooks"])
+def test_update_with_a_webhook_url_that_is_not_http_is_refused(api: Api, url: str) -> None:
+    # A webhook is an HTTP POST: a URL of another scheme could never receive one.
+    response = api.post(PROFILE, {"webhook_details": {"webhook_url": url}})
+
+    assert response.status_code == 400
+    assert response.json == invalid_for_any_reason("webhook_details.webhook_url")
+
+
+def test_update_of_no_such_profile_is_404(api: Api) -> None:
+    response = api.post(f"{PROFILES}/pro_nothing", {"profile_name": "shop"})
+
+    assert response.status_code == 404
+    assert response.json == PROFILE_NOT_FOUND
+
+
+def test_update_of_another_merchants_profile_with_its_own_merchant_id_is_404(
+    api: Api, other_merchant: OtherMerchant
+) -> None:
+    other_profile = other_merchant.credentials["profile_id"]
+
+    response = api.post(f"{PROFILES}/{other_profile}", {"profile_name": "shop"})
+
+    assert response.status_code == 404
+    assert response.json == PROFILE_NOT_FOUND
+
+
+def test_update_with_another_merchants_key_is_404(other_merchant: OtherMerchant, api: Api) -> None:
+    response = other_merchant.api.post(PROFILE, {"webhook_details": {"webhook_url": HOOK_URL}})
+
+    assert response.status_code == 404
+    assert response.json == MERCHANT_NOT_FOUND
+    assert ok(api.get(PROFILES)) == [default_profile()]
+
+
+def test_update_with_the_publishable_key_is_401(browser: Api) -> None:
+    response = browser.post(PROFILE, {"webhook_details": {"webhook_url": HOOK_URL}})
+
+    assert response.status_code == 401
+    assert response.json == error("IR_01", UNAUTHORIZED)
+
+
+def test_update_without_a_key_is_401(api: Api) -> None:
+    response = api.client.post(PROFILE, json={"profile_name": "shop"})
+
+    assert response.status_code == 401
+    assert response.json == error("IR_01", UNAUTHORIZED)
+
+
+# -- PUT /__mock/webhook_url ----------------------------------------------------------------------
+
+
+def test_control_plane_sets_the_webhook_url(api: Api) -> None:
+    response = api.put("/__mock/webhook_url", {"webhook_url": HOOK_URL})
+
+    assert response.status_code == 200
+    assert response.json == default_profile(webhook_details={"webhook_url": HOOK_URL})
+    assert ok(api.get(PROFILES)) == [default_profile(webhook_details={"webhook_url": HOOK_URL})]
+
+
+def test_control_plane_removes_the_webhook_url_with_null(api: Api, hooked: str) -> None:
+    response = api.put("/__mock/webhook_url", {"webhook_url": None})
+
+    assert response.status_code == 200
+    assert response.json == default_profile()
+
+
+def test_the_admin_sets_the_webhook_url_of_the_merchant_named(admin: Api) -> None:
+    response = admin.put("/__mock/webhook_url", {"merchant_id": MERCHANT_ID, "webhook_url": HOOK_URL})
+
+    assert response.status_code == 200
+    assert response.json == default_profile(webhook_details={"webhook_url": HOOK_URL})
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ({}, missing("webhook_url")),
+        ({"webhook_url": "not a url"}, invalid("webhook_url", "not a valid URL")),
+    ],
+    ids=case_id,
+)
+def test_control_plane_refuses_an_invalid_webhook_url(api: Api, body: dict, expected: dict) -> None:
+    response = api.put("/__mock/webhook_url", body)
+
+    assert response.status_code == 400
+    assert response.json == expected
+
+
+def test_control_plane_webhook_url_of_another_merchant_is_404(
+    api: Api, other_merchant: OtherMerchant
+) -> None:
+    response = api.put(
+        "/__mock/webhook_url", {"merchant_id": other_merchant.merchant_id, "webhook_url": HOOK_URL}
+    )
+
+    assert response.status_code == 404
+    assert response.json == MERCHANT_NOT_FOUND
+
+
+# -- GET /__mock/events ---------------------------------------------------------------------------
+
+
+def test_events_of_a_merchant_without_any_are_empty(api: Api) -> None:
+    response = api.get("/__mock/events")
+
+    assert response.status_code == 200
+    assert response.json == {"data": [], "total_count": 0, "has_more": False}
+
+
+def test_events_are_listed_newest_first_pending(api: Api, frozen: str, hooked: str) -> None:
+    create(api, payment_id="pay_1", capture_method="manual")
+    ok(api.post("/__mock/clock/advance", {"seconds": 5}))
+    ok(api.post("/payments/pay_1/capture", {}))
+
+    response = api.get("/__mock/events")
+
+    assert response.status_code == 200
+    assert response.json == {
+        "data": [
+            event_summary("payment_succeeded", "pay_1", later(frozen, 5)),
+            event_summary("payment_authorized", "pay_1", frozen),
+        ],
+        "total_count": 2,
+        "has_more": False,
+    }
+
+
+def test_events_of_a_merchant_without_a_url_have_no_endpoint(api: Api, frozen: str) -> None:
+    create(api, payment_id="pay_1")
+
+    response = api.get("/__mock/events")
+
+    assert response.status_code == 200
+    assert response.json["data"] == [event_summary("payment_succeeded", "pay_1", frozen, "no_endpoint")]
+
+
+def test_events_are_paged_with_limit_and_offset(api: Api, frozen: str, hooked: str) -> None:
+    for index in range(3):
+        create(api, payment_id=f"pay_{index}")
+        ok(api.post("/__mock/clock/advance", {"seconds": 1}))
+
+    response = api.get("/__mock/events?limit=1&offset=1")
+
+    assert response.status_code == 200
+    assert response.json == {
+        "data": [event_summary("payment_succeeded", "pay_1", later(frozen, 1))],
+        "total_count": 3,
+        "has_more": True,
+    }
+
+
+def test_events_of_another_merchant_are_not_listed(
+    api: Api, hooked: str, other_merchant: OtherMerchant
+) -> None:
+    create(api, payment_id="pay_1")
+
+    response = other_merchant.api.get("/__mock/events")
+
+    assert response.json == {"data": [], "total_count": 0, "has_more": False}
+
+
+def test_the_admin_lists_the_events_of_the_merchant_named(
+    admin: Api, api: Api, frozen: str, hooked: str
+) -> None:
+    create(api, payment_id="pay_1")
+
+    response = admin.get(f"/__mock/events?merchant_id={MERCHANT_ID}")
+
+    assert response.status_code == 200
+    assert response.json["data"] == [event_summary("payment_succeeded", "pay_1", frozen)]
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["limit=0", "limit=101", "limit=x", "offset=-1"],
+    ids=lambda query: query.split("=")[0] + "-" + query,
+)
+def test_events_with_an_invalid_page_is_ir_04(api: Api, query: str) -> None:
+    response = api.get(f"/__mock/events?{query}")
+
+    assert response.status_code == 400
+    assert response.json == invalid_for_any_reason(query.split("=")[0])
+
+
+def test_events_with_the_publishable_key_is_401(browser: Api) -> None:
+    response = browser.get("/__mock/events")
+
+    assert response.status_code == 401
+    assert response.json == error("IR_01", UNAUTHORIZED)
+
+
+# -- POST /__mock/events/:event_id/redeliver ------------------------------------------------------
+
+
+def test_redeliver_of_an_unknown_event_is_404(api: Api) -> None:
+    response = api.post("/__mock/events/evt_unknown/redeliver")
+
+    assert response.status_code == 404
+    assert response.json == EVENT_NOT_FOUND
+
+
+def test_redeliver_answers_the_event_and_queues_it_again(api: Api, frozen: str, hooked: str) -> None:
+    create(api, payment_id="pay_1")
+    (listed,) = ok(api.get("/__mock/events"))["data"]
+
+    response = api.post(f"/__mock/events/{listed['event_id']}/redeliver")
+
+    assert response.status_code == 200
+    assert response.json == listed
+    assert ok(api.post("/__mock/webhooks/wait", {"timeout": 0})) == {"drained": False, "pending": 2}
+
+
+def test_redeliver_of_another_merchants_event_is_404(
+    api: Api, hooked: str, other_merchant: OtherMerchant
+) -> None:
+    create(api, payment_id="pay_1")
+    (listed,) = ok(api.get("/__mock/events"))["data"]
+
+    response = other_merchant.api.post(f"/__mock/events/{listed['event_id']}/redeliver")
+
+    assert response.status_code == 404
+    assert response.json == EVENT_NOT_FOUND
+
+
+# -- GET /__mock/webhooks/deliveries and POST /__mock/webhooks/wait -------------------------------
+
+
+def test_deliveries_are_empty_before_any_attempt(api: Api, hooked: str) -> None:
+    create(api, payment_id="pay_1")
+
+    response = api.get("/__mock/webhooks/deliveries")
+
+    assert response.status_code == 200
+    assert response.json == NO_DELIVERIES
+
+
+def test_deliveries_of_an_unknown_event_are_empty(api: Api) -> None:
+    response = api.get("/__mock/webhooks/deliveries?event_id=evt_unknown")
+
+    assert response.status_code == 200
+    assert response.json == NO_DELIVERIES
+
+
+def test_wait_with_nothing_queued_is_drained(api: Api) -> None:
+    response = api.post("/__mock/webhooks/wait", {"timeout": 0})
+
+    assert response.status_code == 200
+    assert response.json == {"drained": True, "pending": 0}
+
+
+def test_wait_while_events_are_queued_is_not_drained(api: Api, hooked: str) -> None:
+    create(api, payment_id="pay_1")
+    create(api, payment_id="pay_2")
+
+    response = api.post("/__mock/webhooks/wait", {"timeout": 0})
+
+    assert response.status_code == 200
+    assert response.json == {"drained": False, "pending": 2}
+
+
+def test_wait_for_events_without_a_url_is_drained(api: Api) -> None:
+    create(api, payment_id="pay_1")
+
+    response = api.post("/__mock/webhooks/wait", {"timeout": 0})
+
+    assert response.json == {"drained": True, "pending": 0}
+
+
+def test_wait_counts_only_the_merchants_own_deliveries(
+    api: Api, hooked: str, other_merchant: OtherMerchant
+) -> None:
+    create(api, payment_id="pay_1")
+
+    response = other_merchant.api.post("/__mock/webhooks/wait", {"timeout": 0})
+
+    assert response.json == {"drained": True, "pending": 0}
+
+
+def test_reset_drops_the_queued_deliveries(api: Api, hooked: str) -> None:
+    create(api, payment_id="pay_1")
+
+    ok(api.post("/__mock/reset"))
+
+    assert ok(api.post("/__mock/webhooks/wait", {"timeout": 0})) == {"drained": True, "pending": 0}
+    assert ok(api.get("/__mock/events")) == {"data": [], "total_count": 0, "has_more": False}
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ({"timeout": -1}, invalid_for_any_reason("timeout")),
+        ({"timeout": 61}, invalid_for_any_reason("timeout")),
+        ({"timeout": "1"}, invalid_for_any_reason("timeout")),
+    ],
+    ids=case_id,
+)
+def test_wait_with_an_invalid_timeout_is_ir_04(api: Api, body: dict, expected: dict) -> None:
+    response = api.post("/__mock/webhooks/wait", body)
+
+    assert response.status_code == 400
+    assert response.json == expected
