@@ -88,6 +88,67 @@ class _Space:
         self.clock = clock
 
 
+class DeliveryQueue:
+    """Webhook deliveries to attempt: one queue per merchant, and at most one attempt in flight
+    per merchant, so that a merchant's events are attempted in the order they happened and a
+    slow receiver holds up no other merchant. Every operation is O(1) in the queue's length."""
+
+    def __init__(self) -> None:
+        self._queues: dict[str, deque[tuple[str, bool]]] = {}
+        self._ready: deque[str] = deque()  # merchants with something queued and nothing in flight
+        self._delivering: set[str] = set()
+        self._changed = threading.Condition()
+
+    def put(self, merchant_id: str, event_id: str, manual: bool) -> None:
+        with self._changed:
+            queue = self._queues.setdefault(merchant_id, deque())
+            queue.append((event_id, manual))
+            if len(queue) == 1 and merchant_id not in self._delivering:
+                self._ready.append(merchant_id)
+                self._changed.notify()
+
+    def take(self, timeout: float, stopped: Callable[[], bool]) -> tuple[str, str, bool] | None:
+        """Take the next delivery, waiting up to `timeout` (or until `stopped()` turns true)."""
+        with self._changed:
+            self._changed.wait_for(lambda: stopped() or bool(self._ready), timeout)
+            if stopped() or not self._ready:
+                return None
+            merchant_id = self._ready.popleft()
+            event_id, manual = self._queues[merchant_id].popleft()
+            self._delivering.add(merchant_id)
+            return merchant_id, event_id, manual
+
+    def finish(self, merchant_id: str) -> None:
+        with self._changed:
+            self._delivering.discard(merchant_id)
+            if self._queues.get(merchant_id):
+                self._ready.append(merchant_id)
+            else:
+                self._queues.pop(merchant_id, None)
+            self._changed.notify_all()
+
+    def pending(self, merchant_id: str) -> int:
+        """How many of the merchant's deliveries are queued or under way."""
+        with self._changed:
+            return len(self._queues.get(merchant_id, ())) + (merchant_id in self._delivering)
+
+    def wait_drained(self, merchant_id: str, timeout: float) -> bool:
+        with self._changed:
+            return self._changed.wait_for(lambda: self.pending(merchant_id) == 0, timeout)
+
+    def wake(self) -> None:
+        """Wake every waiting worker, so that one told to stop sees it at once."""
+        with self._changed:
+            self._changed.notify_all()
+
+    def drop(self, merchant_id: str) -> None:
+        with self._changed:
+            self._queues.pop(merchant_id, None)
+            if merchant_id in self._ready:
+                self._ready.remove(merchant_id)
+            self._changed.notify_all()
+
+
 class MemoryStore(ClockStates):
     """The in-memory store, the default."""
 
@@ -97,11 +158,7 @@ class MemoryStore(ClockStates):
         self._spaces_lock = threading.Lock()
         self._new_clock = new_clock
         self._timer_seq = itertools.count()
-        # Deliveries to attempt, in the order they were queued; a merchant with one in flight
-        # waits, so that the events of one merchant are attempted in the order they happened.
-        self._deliveries: deque[tuple[str, str, bool]] = deque()
-        self._delivering: set[str] = set()
-        self._deliveries_changed = threading.Condition()
+        self._deliveries = DeliveryQueue()
 
     # -- spaces and transactions --------------------------------------------------------------
 
@@ -275,54 +332,27 @@ class MemoryStore(ClockStates):
     # -- the delivery queue -------------------------------------------------------------------
 
     def enqueue_delivery(self, merchant_id: str, event_id: str, *, manual: bool) -> None:
-        with self._deliveries_changed:
-            self._deliveries.append((merchant_id, event_id, manual))
-            self._deliveries_changed.notify_all()
+        self._deliveries.put(merchant_id, event_id, manual)
 
     def take_delivery(
         self, timeout: float, stopped: Callable[[], bool] = lambda: False
     ) -> tuple[str, str, bool] | None:
-        """Take the oldest delivery of a merchant with none in flight, waiting up to `timeout`
-        (or until `stopped()` turns true)."""
-        with self._deliveries_changed:
-            self._deliveries_changed.wait_for(lambda: stopped() or self._next_delivery() is not None, timeout)
-            taken = None if stopped() else self._next_delivery()
-            if taken is None:
-                return None
-            self._deliveries.remove(taken)
-            self._delivering.add(taken[0])
-            return taken
-
-    def _next_delivery(self) -> tuple[str, str, bool] | None:
-        return next((item for item in self._deliveries if item[0] not in self._delivering), None)
+        return self._deliveries.take(timeout, stopped)
 
     def finish_delivery(self, merchant_id: str) -> None:
-        with self._deliveries_changed:
-            self._delivering.discard(merchant_id)
-            self._deliveries_changed.notify_all()
+        self._deliveries.finish(merchant_id)
 
     def deliveries_pending(self, merchant_id: str) -> int:
-        """How many of the merchant's deliveries are queued or under way."""
-        with self._deliveries_changed:
-            queued = sum(1 for item in self._deliveries if item[0] == merchant_id)
-            return queued + (merchant_id in self._delivering)
+        return self._deliveries.pending(merchant_id)
 
     def wait_deliveries_drained(self, merchant_id: str, timeout: float) -> bool:
-        with self._deliveries_changed:
-            return self._deliveries_changed.wait_for(
-                lambda: self.deliveries_pending(merchant_id) == 0, timeout
-            )
+        return self._deliveries.wait_drained(merchant_id, timeout)
 
     def wake_deliveries(self) -> None:
-        """Wake every worker waiting for a delivery, so that one told to stop sees it at once."""
-        with self._deliveries_changed:
-            self._deliveries_changed.notify_all()
+        self._deliveries.wake()
 
     def drop_deliveries(self, merchant_id: str) -> None:
-        with self._deliveries_changed:
-            kept = [item for item in self._deliveries if item[0] != merchant_id]
-            self._deliveries = deque(kept)
-            self._deliveries_changed.notify_all()
+        self._deliveries.drop(merchant_id)
 
     # -- counters (rate-limit windows) --------------------------------------------------------
 
