@@ -10,6 +10,7 @@ from mocksrv.domain.events import Event
 from mocksrv.domain.merchants import MerchantCredentials
 from mocksrv.domain.models import Customer, Payment, Profile
 from mocksrv.domain.payment_states import PaymentStatus
+from mocksrv.domain.refunds import Refund
 from mocksrv.domain.store import Timer
 from mocksrv.domain.webhooks import DeliveryAttempt, EventDelivery
 
@@ -41,6 +42,7 @@ def payment_json(payment: Payment, base_url: str) -> JsonObject:
         "amount": payment.amount,
         "amount_received": payment.amount_received,
         "amount_capturable": payment.amount_capturable,
+        "amount_refunded": payment.amount_refunded,
         "currency": payment.currency,
         "capture_method": payment.capture_method.value,
         "payment_method": payment.payment_method,
@@ -118,6 +120,8 @@ def resource_json(resource: object, base_url: str) -> JsonObject:
     """The API representation of whatever record an event reports."""
     if isinstance(resource, Payment):
         return payment_json(resource, base_url)
+    if isinstance(resource, Refund):
+        return refund_json(resource)
     raise TypeError(f"no representation for {type(resource).__name__}")
 
 
@@ -172,3 +176,27 @@ def profile_json(profile: Profile) -> JsonObject:
         "payment_response_hash_key": profile.payment_response_hash_key,
         "session_expiry": profile.session_expiry,
     }
+
+
+def refund_json(refund: Refund) -> JsonObject:
+    return {
+        "refund_id": refund.refund_id,
+        "payment_id": refund.payment_id,
+        "merchant_id": refund.merchant_id,
+        "profile_id": refund.profile_id,
+        "amount": refund.amount,
+        "currency": refund.currency,
+        "status": refund.status.value,
+        "reason": refund.reason,
+        "refund_type": refund.refund_type,
+        "metadata": refund.metadata,
+        "error_code": refund.error_code,
+        "error_message": refund.error_message,
+        "created_at": format_timestamp(refund.created),
+        "updated_at": format_timestamp(refund.updated_at),
+    }
+
+
+def list_json(items: list[JsonObject], total_count: int) -> JsonObject:
+    """The list envelope of the payments-style lists: count, total_count, data."""
+    return {"count": len(items), "total_count": total_count, "data": items}

@@ -7,6 +7,7 @@ from flask import Flask
 from mocksrv.api.customers import customers
 from mocksrv.api.payments import health, payments
 from mocksrv.api.profiles import profiles
+from mocksrv.api.refunds import refunds
 
 
 def init_app(app: Flask) -> None:
@@ -14,3 +15,4 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(payments)
     app.register_blueprint(customers)
     app.register_blueprint(profiles)
+    app.register_blueprint(refunds)

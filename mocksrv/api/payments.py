@@ -8,7 +8,7 @@ from flask import Blueprint, request
 
 from mocksrv.api import schemas
 from mocksrv.domain.models import KeyKind
-from mocksrv.representations import payment_json, payment_summary
+from mocksrv.representations import list_json, payment_json, payment_summary
 from mocksrv.rest import authenticate, base_url, json_body, load, sandbox
 
 payments = Blueprint("payments", __name__)
@@ -42,11 +42,7 @@ def create_payment() -> Json:
 def list_payments() -> Json:
     principal = authenticate()
     page = sandbox().payments.list(principal.merchant_id, load(_list, json_body()))
-    return {
-        "count": len(page.items),
-        "total_count": page.total_count,
-        "data": [payment_summary(p) for p in page.items],
-    }
+    return list_json([payment_summary(p) for p in page.items], page.total_count)
 
 
 @payments.get("/payments/<id:payment_id>")

@@ -20,6 +20,7 @@ from mocksrv.representations import (
     event_summary,
     payment_json,
     profile_json,
+    refund_json,
     timer_json,
 )
 from mocksrv.rest import base_url, is_admin, json_body, load, sandbox
@@ -52,6 +53,11 @@ class NewMerchantSchema(Schema):
     webhook_url = WebhookUrl()
     session_expiry = fields.Integer(strict=True, validate=validate.Range(1, MAX_SESSION_EXPIRY))
     rate_limit = fields.Integer(strict=True, validate=validate.Range(min=0))
+
+
+class SettleSchema(Schema):
+    merchant_id = fields.String()
+    result = fields.String(required=True, validate=validate.OneOf(["succeeded", "failed"]))
 
 
 class AuthenticationSchema(Schema):
@@ -260,3 +266,15 @@ def set_webhook_url() -> Json:
     profile = merchants.default_profile(merchant_id)
     updated = merchants.update_profile(merchant_id, profile.profile_id, {"webhook_url": body["webhook_url"]})
     return profile_json(updated)
+
+
+_settle = SettleSchema()
+
+
+@control.post("/refunds/<id:refund_id>/settle")
+def settle_refund(refund_id: str) -> Json:
+    """Settle a pending refund now, as succeeded or failed."""
+    body = load(_settle, json_body())
+    merchant_id = _merchant(body)
+    refund = sandbox().refunds.settle(merchant_id, refund_id, succeeded=body["result"] == "succeeded")
+    return refund_json(refund)

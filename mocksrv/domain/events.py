@@ -16,10 +16,13 @@ class EventType(StrEnum):
     PAYMENT_CAPTURED = "payment_captured"
     PAYMENT_EXPIRED = "payment_expired"
     ACTION_REQUIRED = "action_required"
+    REFUND_SUCCEEDED = "refund_succeeded"
+    REFUND_FAILED = "refund_failed"
 
 
 class ContentType(StrEnum):
     PAYMENT_DETAILS = "payment_details"
+    REFUND_DETAILS = "refund_details"
 
 
 @dataclass(frozen=True, slots=True)

@@ -101,6 +101,7 @@ class Payment:
     client_secret_expires_at: datetime
     amount_received: int = 0
     amount_capturable: int = 0
+    amount_refunded: int = 0
     payment_method: str | None = None
     payment_method_type: str | None = None
     payment_method_data: JsonObject | None = None

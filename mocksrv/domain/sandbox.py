@@ -20,6 +20,7 @@ from mocksrv.domain.outbox import Outbox
 from mocksrv.domain.outcomes import OutcomeTable
 from mocksrv.domain.payments import CUSTOMERS, PAYMENTS, PaymentService
 from mocksrv.domain.ratelimit import RateLimiter
+from mocksrv.domain.refunds import REFUNDS, RefundService
 from mocksrv.domain.scheduler import Scheduler
 from mocksrv.domain.store import Collection, MemoryStore
 from mocksrv.domain.webhooks import ATTEMPTS, DELIVERIES, WebhookService
@@ -30,12 +31,13 @@ COLLECTIONS = [
     Collection(API_KEYS, "key_hash", indexed=("merchant_id",)),
     Collection(CUSTOMERS, "customer_id"),
     Collection(PAYMENTS, "payment_id", indexed=("status", "customer_id", "currency")),
+    Collection(REFUNDS, "refund_id", indexed=("payment_id", "status")),
     Collection(DELIVERIES, "event_id", ordered=False),
     Collection(ATTEMPTS, "attempt_id", created_field="attempted_at", indexed=("event_id",)),
 ]
 
 # What a reset deletes; keys, profiles and settings stay.
-RESETTABLE = [PAYMENTS, CUSTOMERS, DELIVERIES, ATTEMPTS]
+RESETTABLE = [PAYMENTS, CUSTOMERS, REFUNDS, DELIVERIES, ATTEMPTS]
 
 # The payment that /__mock/seed creates, over and over.
 SEED_PAYMENT = {
@@ -91,6 +93,7 @@ class Sandbox:
             self.store, self.clock, config.environment, outcomes, config.rate_limit
         )
         self.customers = CustomerService(self.store, self.clock)
+        self.refunds = RefundService(self.store, self.clock, self.scheduler, self.outbox)
         self.webhooks = WebhookService(self.store, self.clock, self.scheduler, self.merchants)
         self.outbox.subscribe(self.webhooks.on_event)
         self.payments = PaymentService(

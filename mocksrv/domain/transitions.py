@@ -77,6 +77,10 @@ class TransitionTable(Generic[StateT, EventT]):
         if (state, action) not in self._actions:
             raise self.refusal(state, action, conflict=conflict)
 
+    def refusal_for(self, state: StateT, participle: str, expected: list[str]) -> InvalidState:
+        """IR_14 for an operation of another resource that needs this one in `expected` states."""
+        return InvalidState(self.resource, participle, state.value, expected)
+
     def refusal(self, state: StateT, action: str, *, conflict: bool = False) -> InvalidState:
         return InvalidState(
             self.resource,

@@ -153,6 +153,7 @@ def card_payment(now: str, payment_id: str, number: str = "4242424242424242", **
         "amount": 1000,
         "amount_received": 1000,
         "amount_capturable": 0,
+        "amount_refunded": 0,
         "currency": "USD",
         "capture_method": "automatic",
         "payment_method": "card",

@@ -1,0 +1,210 @@
+"""RefundService: refunds of captured payments, their state table, timers and events."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from enum import StrEnum
+from typing import Any
+
+from mocksrv.domain.clock import Clock
+from mocksrv.domain.errors import DomainError, DuplicateResource, PaymentNotFound, ResourceNotFound
+from mocksrv.domain.events import ContentType, EventType
+from mocksrv.domain.ids import new_id
+from mocksrv.domain.models import JsonObject, Page, Payment
+from mocksrv.domain.outbox import Outbox
+from mocksrv.domain.payment_states import PAYMENT_TRANSITIONS, PaymentStatus
+from mocksrv.domain.payments import PAYMENTS
+from mocksrv.domain.scheduler import Scheduler
+from mocksrv.domain.store import MemoryStore, Query
+from mocksrv.domain.transitions import TransitionTable, rows
+
+REFUNDS = "refund"
+SETTLE_TIMER = "refund.settle"
+MAX_REFUNDS = 10
+SETTLE_AFTER = timedelta(hours=1)  # an asynchronous refund outcome, on the mock clock
+
+REFUND_FAILED_CODE = "refund_failed"
+REFUND_FAILED_MESSAGE = "The refund was declined by the processor"
+
+
+class RefundStatus(StrEnum):
+    PENDING = "pending"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    REVIEW = "review"
+
+
+class RefundEvent(StrEnum):
+    SUCCEED = "settle.succeeded"
+    FAIL = "settle.failed"
+
+
+R = RefundStatus
+REFUND_TRANSITIONS: TransitionTable[RefundStatus, RefundEvent] = TransitionTable(
+    "Refund",
+    [
+        *rows([R.PENDING, R.REVIEW], RefundEvent.SUCCEED, R.SUCCEEDED, EventType.REFUND_SUCCEEDED),
+        *rows([R.PENDING, R.REVIEW], RefundEvent.FAIL, R.FAILED, EventType.REFUND_FAILED),
+    ],
+)
+
+# The payment states a refund may be made from.
+REFUNDABLE = (
+    PaymentStatus.SUCCEEDED,
+    PaymentStatus.PARTIALLY_CAPTURED,
+    PaymentStatus.PARTIALLY_CAPTURED_AND_CAPTURABLE,
+)
+
+
+class RefundTooLarge(DomainError):
+    code = "IR_13"
+
+    def __init__(self, refundable: int) -> None:
+        super().__init__(
+            f"The refund amount exceeds the amount captured: at most {refundable} can be refunded",
+            param="amount",
+        )
+
+
+class TooManyRefunds(DomainError):
+    code = "IR_12"
+
+    def __init__(self) -> None:
+        super().__init__(f"Reached maximum refund attempts ({MAX_REFUNDS} per payment)")
+
+
+@dataclass(frozen=True, slots=True)
+class Refund:
+    refund_id: str
+    payment_id: str
+    merchant_id: str
+    profile_id: str
+    amount: int
+    currency: str
+    status: RefundStatus
+    created: datetime
+    updated_at: datetime
+    planned_result: RefundEvent  # what the pending refund settles to
+    reason: str | None = None
+    refund_type: str | None = None
+    metadata: JsonObject | None = None
+    error_code: str | None = None
+    error_message: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RefundFilter:
+    limit: int = 10
+    offset: int = 0
+    payment_id: str | None = None
+    status: str | None = None
+    created_gte: datetime | None = None
+    created_lte: datetime | None = None
+
+    def query(self) -> Query:
+        where = {
+            name: value for name in ("payment_id", "status") if (value := getattr(self, name)) is not None
+        }
+        return Query(where, self.created_gte, self.created_lte, self.limit, self.offset)
+
+
+class RefundService:
+    def __init__(self, store: MemoryStore, clock: Clock, scheduler: Scheduler, outbox: Outbox) -> None:
+        self._store = store
+        self._clock = clock
+        self._scheduler = scheduler
+        self._outbox = outbox
+        scheduler.register(SETTLE_TIMER, self._settle_due)
+
+    def create(self, merchant_id: str, fields: Mapping[str, Any]) -> Refund:
+        with self._store.transaction(merchant_id):
+            payment: Payment | None = self._store.get(PAYMENTS, merchant_id, fields["payment_id"])
+            if payment is None:
+                raise PaymentNotFound()
+            if payment.status not in REFUNDABLE:
+                raise PAYMENT_TRANSITIONS.refusal_for(
+                    payment.status, "refunded", [s.value for s in REFUNDABLE]
+                )
+            refund_id = fields.get("refund_id") or new_id("ref")
+            if self._store.get(REFUNDS, merchant_id, refund_id) is not None:
+                raise DuplicateResource("refund", "refund_id")
+            earlier = self._store.query(
+                REFUNDS, merchant_id, Query(where={"payment_id": payment.payment_id}, limit=MAX_REFUNDS + 1)
+            ).items
+            if len(earlier) >= MAX_REFUNDS:
+                raise TooManyRefunds()
+            held = sum(r.amount for r in earlier if r.status is not RefundStatus.FAILED)
+            refundable = payment.amount_received - held
+            amount = fields.get("amount", refundable)
+            if amount > refundable or amount <= 0:
+                raise RefundTooLarge(refundable)
+            now = self._clock.now(merchant_id)
+            fails = payment.outcome is not None and payment.outcome.refund_result == "failed"
+            refund = Refund(
+                refund_id=refund_id,
+                payment_id=payment.payment_id,
+                merchant_id=payment.merchant_id,
+                profile_id=payment.profile_id,
+                amount=amount,
+                currency=payment.currency,
+                status=RefundStatus.PENDING,
+                created=now,
+                updated_at=now,
+                planned_result=RefundEvent.FAIL if fails else RefundEvent.SUCCEED,
+                reason=fields.get("reason"),
+                refund_type=fields.get("refund_type"),
+                metadata=fields.get("metadata"),
+            )
+            self._store.put(REFUNDS, merchant_id, refund)
+            if fails:
+                self._scheduler.schedule(merchant_id, now + SETTLE_AFTER, SETTLE_TIMER, refund_id)
+                return refund
+            return self._settle(refund, RefundEvent.SUCCEED, now)
+
+    def retrieve(self, merchant_id: str, refund_id: str) -> Refund:
+        refund: Refund | None = self._store.get(REFUNDS, merchant_id, refund_id)
+        if refund is None:
+            raise ResourceNotFound("Refund")
+        return refund
+
+    def update(self, merchant_id: str, refund_id: str, fields: Mapping[str, Any]) -> Refund:
+        with self._store.transaction(merchant_id):
+            refund = self.retrieve(merchant_id, refund_id)
+            changes = {name: fields[name] for name in ("reason", "metadata") if name in fields}
+            updated = replace(refund, updated_at=self._clock.now(merchant_id), **changes)
+            self._store.put(REFUNDS, merchant_id, updated)
+            return updated
+
+    def list(self, merchant_id: str, refund_filter: RefundFilter) -> Page:
+        return self._store.query(REFUNDS, merchant_id, refund_filter.query())
+
+    def settle(self, merchant_id: str, refund_id: str, *, succeeded: bool) -> Refund:
+        """Settle a pending refund by hand (the control plane)."""
+        with self._store.transaction(merchant_id):
+            refund = self.retrieve(merchant_id, refund_id)
+            event = RefundEvent.SUCCEED if succeeded else RefundEvent.FAIL
+            return self._settle(refund, event, self._clock.now(merchant_id))
+
+    def _settle_due(self, merchant_id: str, refund_id: str) -> None:
+        refund: Refund | None = self._store.get(REFUNDS, merchant_id, refund_id)
+        if refund is not None and REFUND_TRANSITIONS.find(refund.status, refund.planned_result) is not None:
+            self._settle(refund, refund.planned_result, self._clock.now(merchant_id))
+
+    def _settle(self, refund: Refund, event: RefundEvent, now: datetime) -> Refund:
+        row = REFUND_TRANSITIONS.require(refund.status, event)
+        changes: dict[str, Any] = {}
+        if event is RefundEvent.FAIL:
+            changes = {"error_code": REFUND_FAILED_CODE, "error_message": REFUND_FAILED_MESSAGE}
+        updated = replace(refund, status=row.target, updated_at=now, **changes)
+        self._store.put(REFUNDS, refund.merchant_id, updated)
+        if event is RefundEvent.SUCCEED:
+            payment: Payment = self._store.get(PAYMENTS, refund.merchant_id, refund.payment_id)
+            refunded = replace(payment, amount_refunded=payment.amount_refunded + refund.amount)
+            self._store.put(PAYMENTS, refund.merchant_id, refunded)
+        if row.emits is not None:
+            self._outbox.emit(
+                refund.merchant_id, row.emits, ContentType.REFUND_DETAILS, refund.refund_id, updated
+            )
+        return updated
