@@ -7,11 +7,18 @@ from typing import Any
 from marshmallow import ValidationError, fields, validate
 
 from mocksrv.domain.clock import parse_timestamp
+from mocksrv.domain.money import is_currency
 
 # Ids name resources in paths, where "list" is a route of its own.
 RESOURCE_ID = validate.Regexp(r"^(?!list\Z)[A-Za-z0-9_-]{1,64}\Z", error="1-64 letters, digits, _ or -")
 PHONE_NUMBER = validate.Regexp(r"^[0-9 ()-]{4,20}\Z", error="4-20 digits, spaces, brackets or -")
 PHONE_COUNTRY_CODE = validate.Regexp(r"^\+[0-9]{1,4}\Z", error="a plus sign and 1-4 digits")
+
+
+def currency_code(value: str) -> None:
+    """Validate an ISO 4217 currency code."""
+    if not is_currency(value):
+        raise ValidationError("Not an ISO 4217 currency code.")
 
 
 def WebhookUrl(**kwargs: Any) -> fields.Url:  # noqa: N802 - reads as a field type

@@ -10,6 +10,7 @@ from mocksrv.domain.events import Event
 from mocksrv.domain.merchants import MerchantCredentials
 from mocksrv.domain.models import Customer, Payment, Profile
 from mocksrv.domain.payment_states import PaymentStatus
+from mocksrv.domain.payouts import Payout
 from mocksrv.domain.refunds import Refund
 from mocksrv.domain.store import Timer
 from mocksrv.domain.webhooks import DeliveryAttempt, EventDelivery
@@ -122,6 +123,8 @@ def resource_json(resource: object, base_url: str) -> JsonObject:
         return payment_json(resource, base_url)
     if isinstance(resource, Refund):
         return refund_json(resource)
+    if isinstance(resource, Payout):
+        return payout_json(resource)
     raise TypeError(f"no representation for {type(resource).__name__}")
 
 
@@ -200,3 +203,24 @@ def refund_json(refund: Refund) -> JsonObject:
 def list_json(items: list[JsonObject], total_count: int) -> JsonObject:
     """The list envelope of the payments-style lists: count, total_count, data."""
     return {"count": len(items), "total_count": total_count, "data": items}
+
+
+def payout_json(payout: Payout) -> JsonObject:
+    return {
+        "payout_id": payout.payout_id,
+        "merchant_id": payout.merchant_id,
+        "profile_id": payout.profile_id,
+        "amount": payout.amount,
+        "currency": payout.currency,
+        "payout_type": payout.payout_type,
+        "payout_method_data": payout.payout_method_data,
+        "customer_id": payout.customer_id,
+        "description": payout.description,
+        "metadata": payout.metadata,
+        "auto_fulfill": payout.auto_fulfill,
+        "status": payout.status.value,
+        "error_code": payout.error_code,
+        "error_message": payout.error_message,
+        "created": format_timestamp(payout.created),
+        "updated_at": format_timestamp(payout.updated_at),
+    }

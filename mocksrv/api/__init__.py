@@ -6,6 +6,7 @@ from flask import Flask
 
 from mocksrv.api.customers import customers
 from mocksrv.api.payments import health, payments
+from mocksrv.api.payouts import payouts
 from mocksrv.api.profiles import profiles
 from mocksrv.api.refunds import refunds
 
@@ -16,3 +17,4 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(customers)
     app.register_blueprint(profiles)
     app.register_blueprint(refunds)
+    app.register_blueprint(payouts)

@@ -6,7 +6,7 @@ from typing import Any
 
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, post_load, validate, validates_schema
 
-from mocksrv.domain.money import MAX_AMOUNT, MIN_AMOUNT, is_country, is_currency
+from mocksrv.domain.money import MAX_AMOUNT, MIN_AMOUNT, is_country
 from mocksrv.domain.payment_states import PaymentStatus
 from mocksrv.domain.payments import PaymentFilter
 from mocksrv.fieldtypes import (
@@ -16,15 +16,11 @@ from mocksrv.fieldtypes import (
     StrictBoolean,
     StrictInteger,
     Timestamp,
+    currency_code,
 )
 
 DESCRIPTOR_LIMIT = 22
 PAYMENT_METHODS = ("card", "wallet", "bank_transfer", "crypto")
-
-
-def _currency(value: str) -> None:
-    if not is_currency(value):
-        raise ValidationError("Not an ISO 4217 currency code.")
 
 
 def _country(value: str) -> None:
@@ -37,7 +33,7 @@ def Amount(**kwargs: Any) -> StrictInteger:  # noqa: N802 - reads as a field typ
 
 
 def Currency(**kwargs: Any) -> fields.String:  # noqa: N802
-    return fields.String(validate=_currency, **kwargs)
+    return fields.String(validate=currency_code, **kwargs)
 
 
 def Text(**kwargs: Any) -> fields.String:  # noqa: N802

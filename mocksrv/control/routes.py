@@ -19,6 +19,7 @@ from mocksrv.representations import (
     credentials_json,
     event_summary,
     payment_json,
+    payout_json,
     profile_json,
     refund_json,
     timer_json,
@@ -278,3 +279,19 @@ def settle_refund(refund_id: str) -> Json:
     merchant_id = _merchant(body)
     refund = sandbox().refunds.settle(merchant_id, refund_id, succeeded=body["result"] == "succeeded")
     return refund_json(refund)
+
+
+class PayoutSettleSchema(Schema):
+    merchant_id = fields.String()
+    result = fields.String(required=True, validate=validate.OneOf(["success", "failed", "reversed"]))
+
+
+_payout_settle = PayoutSettleSchema()
+
+
+@control.post("/payouts/<id:payout_id>/settle")
+def settle_payout(payout_id: str) -> Json:
+    """Settle a pending payout now (success or failed), or reverse a successful one."""
+    body = load(_payout_settle, json_body())
+    merchant_id = _merchant(body)
+    return payout_json(sandbox().payouts.settle(merchant_id, payout_id, body["result"]))

@@ -18,11 +18,17 @@ class EventType(StrEnum):
     ACTION_REQUIRED = "action_required"
     REFUND_SUCCEEDED = "refund_succeeded"
     REFUND_FAILED = "refund_failed"
+    PAYOUT_INITIATED = "payout_initiated"
+    PAYOUT_SUCCESS = "payout_success"
+    PAYOUT_FAILED = "payout_failed"
+    PAYOUT_CANCELLED = "payout_cancelled"
+    PAYOUT_REVERSED = "payout_reversed"
 
 
 class ContentType(StrEnum):
     PAYMENT_DETAILS = "payment_details"
     REFUND_DETAILS = "refund_details"
+    PAYOUT_DETAILS = "payout_details"
 
 
 @dataclass(frozen=True, slots=True)

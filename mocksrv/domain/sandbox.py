@@ -19,6 +19,7 @@ from mocksrv.domain.models import Environment
 from mocksrv.domain.outbox import Outbox
 from mocksrv.domain.outcomes import OutcomeTable
 from mocksrv.domain.payments import CUSTOMERS, PAYMENTS, PaymentService
+from mocksrv.domain.payouts import PAYOUTS, PayoutService
 from mocksrv.domain.ratelimit import RateLimiter
 from mocksrv.domain.refunds import REFUNDS, RefundService
 from mocksrv.domain.scheduler import Scheduler
@@ -32,12 +33,13 @@ COLLECTIONS = [
     Collection(CUSTOMERS, "customer_id"),
     Collection(PAYMENTS, "payment_id", indexed=("status", "customer_id", "currency")),
     Collection(REFUNDS, "refund_id", indexed=("payment_id", "status")),
+    Collection(PAYOUTS, "payout_id", indexed=("status", "customer_id", "currency")),
     Collection(DELIVERIES, "event_id", ordered=False),
     Collection(ATTEMPTS, "attempt_id", created_field="attempted_at", indexed=("event_id",)),
 ]
 
 # What a reset deletes; keys, profiles and settings stay.
-RESETTABLE = [PAYMENTS, CUSTOMERS, REFUNDS, DELIVERIES, ATTEMPTS]
+RESETTABLE = [PAYMENTS, CUSTOMERS, REFUNDS, PAYOUTS, DELIVERIES, ATTEMPTS]
 
 # The payment that /__mock/seed creates, over and over.
 SEED_PAYMENT = {
@@ -94,6 +96,7 @@ class Sandbox:
         )
         self.customers = CustomerService(self.store, self.clock)
         self.refunds = RefundService(self.store, self.clock, self.scheduler, self.outbox)
+        self.payouts = PayoutService(self.store, self.clock, self.scheduler, self.outbox, self.merchants)
         self.webhooks = WebhookService(self.store, self.clock, self.scheduler, self.merchants)
         self.outbox.subscribe(self.webhooks.on_event)
         self.payments = PaymentService(
