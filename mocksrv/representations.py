@@ -6,6 +6,7 @@ from datetime import datetime
 from typing import Any
 
 from mocksrv.domain.clock import ClockState, format_timestamp
+from mocksrv.domain.disputes import Dispute
 from mocksrv.domain.events import Event
 from mocksrv.domain.merchants import MerchantCredentials
 from mocksrv.domain.models import Customer, Payment, Profile
@@ -125,6 +126,8 @@ def resource_json(resource: object, base_url: str) -> JsonObject:
         return refund_json(resource)
     if isinstance(resource, Payout):
         return payout_json(resource)
+    if isinstance(resource, Dispute):
+        return dispute_json(resource)
     raise TypeError(f"no representation for {type(resource).__name__}")
 
 
@@ -223,4 +226,31 @@ def payout_json(payout: Payout) -> JsonObject:
         "error_message": payout.error_message,
         "created": format_timestamp(payout.created),
         "updated_at": format_timestamp(payout.updated_at),
+    }
+
+
+def dispute_json(dispute: Dispute) -> JsonObject:
+    return {
+        "dispute_id": dispute.dispute_id,
+        "payment_id": dispute.payment_id,
+        "merchant_id": dispute.merchant_id,
+        "profile_id": dispute.profile_id,
+        "amount": dispute.amount,
+        "currency": dispute.currency,
+        "dispute_stage": "dispute",
+        "dispute_status": dispute.status.value,
+        "connector_reason": dispute.reason,
+        "challenge_required_by": format_timestamp(dispute.challenge_required_by),
+        "evidence_submitted_at": timestamp(dispute.evidence_submitted_at),
+        "created_at": format_timestamp(dispute.created),
+        "modified_at": format_timestamp(dispute.updated_at),
+    }
+
+
+def evidence_json(dispute: Dispute) -> JsonObject:
+    return {
+        "dispute_id": dispute.dispute_id,
+        "dispute_status": dispute.status.value,
+        "evidence": dispute.evidence or {},
+        "evidence_submitted_at": timestamp(dispute.evidence_submitted_at),
     }

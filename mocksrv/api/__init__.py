@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask import Flask
 
 from mocksrv.api.customers import customers
+from mocksrv.api.disputes import disputes
 from mocksrv.api.payments import health, payments
 from mocksrv.api.payouts import payouts
 from mocksrv.api.profiles import profiles
@@ -18,3 +19,4 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(profiles)
     app.register_blueprint(refunds)
     app.register_blueprint(payouts)
+    app.register_blueprint(disputes)

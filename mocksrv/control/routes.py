@@ -12,11 +12,12 @@ from mocksrv.domain.merchants import MerchantSeed
 from mocksrv.domain.models import KeyKind
 from mocksrv.domain.outcomes import OutcomeTable
 from mocksrv.domain.payment_states import PAYMENT_TRANSITIONS
-from mocksrv.fieldtypes import RESOURCE_ID, StrictNumber, Timestamp, WebhookUrl
+from mocksrv.fieldtypes import RESOURCE_ID, StrictInteger, StrictNumber, Timestamp, WebhookUrl
 from mocksrv.representations import (
     attempt_json,
     clock_json,
     credentials_json,
+    dispute_json,
     event_summary,
     payment_json,
     payout_json,
@@ -295,3 +296,36 @@ def settle_payout(payout_id: str) -> Json:
     body = load(_payout_settle, json_body())
     merchant_id = _merchant(body)
     return payout_json(sandbox().payouts.settle(merchant_id, payout_id, body["result"]))
+
+
+class OpenDisputeSchema(Schema):
+    merchant_id = fields.String()
+    payment_id = fields.String(required=True)
+    amount = StrictInteger(validate=validate.Range(min=1))
+    reason = fields.String(validate=validate.Length(1, 255))
+
+
+class ResolveDisputeSchema(Schema):
+    merchant_id = fields.String()
+    result = fields.String(required=True, validate=validate.OneOf(["won", "lost", "cancelled"]))
+
+
+_open_dispute, _resolve_dispute = OpenDisputeSchema(), ResolveDisputeSchema()
+
+
+@control.post("/disputes")
+def open_dispute() -> Json:
+    """Open a dispute on a captured payment, as the card network would."""
+    body = load(_open_dispute, json_body())
+    merchant_id = _merchant(body)
+    amount = body.get("amount")
+    dispute = sandbox().disputes.open(merchant_id, body["payment_id"], amount, body.get("reason"))
+    return dispute_json(dispute)
+
+
+@control.post("/disputes/<id:dispute_id>/resolve")
+def resolve_dispute(dispute_id: str) -> Json:
+    """Decide a dispute now: won, lost or cancelled."""
+    body = load(_resolve_dispute, json_body())
+    merchant_id = _merchant(body)
+    return dispute_json(sandbox().disputes.resolve(merchant_id, dispute_id, body["result"]))

@@ -18,6 +18,13 @@ class EventType(StrEnum):
     ACTION_REQUIRED = "action_required"
     REFUND_SUCCEEDED = "refund_succeeded"
     REFUND_FAILED = "refund_failed"
+    DISPUTE_OPENED = "dispute_opened"
+    DISPUTE_CHALLENGED = "dispute_challenged"
+    DISPUTE_ACCEPTED = "dispute_accepted"
+    DISPUTE_WON = "dispute_won"
+    DISPUTE_LOST = "dispute_lost"
+    DISPUTE_EXPIRED = "dispute_expired"
+    DISPUTE_CANCELLED = "dispute_cancelled"
     PAYOUT_INITIATED = "payout_initiated"
     PAYOUT_SUCCESS = "payout_success"
     PAYOUT_FAILED = "payout_failed"
@@ -29,6 +36,7 @@ class ContentType(StrEnum):
     PAYMENT_DETAILS = "payment_details"
     REFUND_DETAILS = "refund_details"
     PAYOUT_DETAILS = "payout_details"
+    DISPUTE_DETAILS = "dispute_details"
 
 
 @dataclass(frozen=True, slots=True)

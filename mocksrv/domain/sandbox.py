@@ -7,6 +7,7 @@ from datetime import timedelta
 
 from mocksrv.domain.clock import Clock, SystemTime, initial_state, system_now
 from mocksrv.domain.customers import CustomerService
+from mocksrv.domain.disputes import DISPUTES, DisputeService
 from mocksrv.domain.merchants import (
     API_KEYS,
     MERCHANTS,
@@ -34,12 +35,13 @@ COLLECTIONS = [
     Collection(PAYMENTS, "payment_id", indexed=("status", "customer_id", "currency")),
     Collection(REFUNDS, "refund_id", indexed=("payment_id", "status")),
     Collection(PAYOUTS, "payout_id", indexed=("status", "customer_id", "currency")),
+    Collection(DISPUTES, "dispute_id", indexed=("status", "payment_id")),
     Collection(DELIVERIES, "event_id", ordered=False),
     Collection(ATTEMPTS, "attempt_id", created_field="attempted_at", indexed=("event_id",)),
 ]
 
 # What a reset deletes; keys, profiles and settings stay.
-RESETTABLE = [PAYMENTS, CUSTOMERS, REFUNDS, PAYOUTS, DELIVERIES, ATTEMPTS]
+RESETTABLE = [PAYMENTS, CUSTOMERS, REFUNDS, PAYOUTS, DISPUTES, DELIVERIES, ATTEMPTS]
 
 # The payment that /__mock/seed creates, over and over.
 SEED_PAYMENT = {
@@ -97,8 +99,10 @@ class Sandbox:
         self.customers = CustomerService(self.store, self.clock)
         self.refunds = RefundService(self.store, self.clock, self.scheduler, self.outbox)
         self.payouts = PayoutService(self.store, self.clock, self.scheduler, self.outbox, self.merchants)
+        self.disputes = DisputeService(self.store, self.clock, self.scheduler, self.outbox)
         self.webhooks = WebhookService(self.store, self.clock, self.scheduler, self.merchants)
         self.outbox.subscribe(self.webhooks.on_event)
+        self.outbox.subscribe(self.disputes.on_event)
         self.payments = PaymentService(
             self.store,
             self.clock,

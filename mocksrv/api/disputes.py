@@ -1,0 +1,102 @@
+"""Routes of /disputes: list, retrieve, accept, and evidence."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, request
+from marshmallow import EXCLUDE, Schema, fields, post_load, validate
+
+from mocksrv.domain.disputes import EVIDENCE_FIELDS, DisputeFilter, DisputeStatus
+from mocksrv.representations import dispute_json, evidence_json
+from mocksrv.rest import authenticate, json_body, load, sandbox
+
+disputes = Blueprint("disputes", __name__)
+
+Json = dict[str, Any]
+
+
+class DisputeListSchema(Schema):
+    """Query parameters; ones it does not know are ignored, as on any GET."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+    limit = fields.Integer(validate=validate.Range(1, 100), load_default=10)
+    offset = fields.Integer(validate=validate.Range(min=0), load_default=0)
+    dispute_status = fields.String(
+        validate=validate.OneOf([s.value for s in DisputeStatus]),
+        data_key="dispute_status",
+        attribute="status",
+    )
+    payment_id = fields.String()
+    reason = fields.String()
+
+    @post_load
+    def to_filter(self, data: dict[str, Any], **kwargs: Any) -> DisputeFilter:
+        return DisputeFilter(**data)
+
+
+EvidenceSchema = Schema.from_dict(
+    {
+        "dispute_id": fields.String(required=True),
+        **{name: fields.String(validate=validate.Length(max=5000)) for name in EVIDENCE_FIELDS},
+    },
+    name="EvidenceSchema",
+)
+
+
+class DeleteEvidenceSchema(Schema):
+    dispute_id = fields.String(required=True)
+    evidence_type = fields.String(required=True, validate=validate.OneOf(EVIDENCE_FIELDS))
+
+
+_list, _evidence, _delete = DisputeListSchema(), EvidenceSchema(), DeleteEvidenceSchema()
+
+
+@disputes.get("/disputes/list")
+def list_disputes() -> Json:
+    principal = authenticate()
+    dispute_filter = load(_list, request.args.to_dict())
+    page = sandbox().disputes.list(principal.merchant_id, dispute_filter)
+    return {
+        "data": [dispute_json(d) for d in page.items],
+        "total_count": page.total_count,
+        "has_more": dispute_filter.offset + len(page.items) < page.total_count,
+    }
+
+
+@disputes.get("/disputes/<id:dispute_id>")
+def retrieve_dispute(dispute_id: str) -> Json:
+    principal = authenticate()
+    return dispute_json(sandbox().disputes.retrieve(principal.merchant_id, dispute_id))
+
+
+@disputes.post("/disputes/accept/<id:dispute_id>")
+def accept_dispute(dispute_id: str) -> Json:
+    principal = authenticate()
+    return dispute_json(sandbox().disputes.accept(principal.merchant_id, dispute_id))
+
+
+@disputes.post("/disputes/evidence")
+def submit_evidence() -> Json:
+    principal = authenticate()
+    body = load(_evidence, json_body())
+    dispute_id = body.pop("dispute_id")
+    return dispute_json(sandbox().disputes.submit_evidence(principal.merchant_id, dispute_id, body))
+
+
+@disputes.get("/disputes/evidence/<id:dispute_id>")
+def retrieve_evidence(dispute_id: str) -> Json:
+    principal = authenticate()
+    return evidence_json(sandbox().disputes.evidence(principal.merchant_id, dispute_id))
+
+
+@disputes.delete("/disputes/evidence")
+def delete_evidence() -> Json:
+    principal = authenticate()
+    body = load(_delete, json_body())
+    dispute = sandbox().disputes.delete_evidence(
+        principal.merchant_id, body["dispute_id"], body["evidence_type"]
+    )
+    return evidence_json(dispute)
