@@ -11,7 +11,7 @@ from mocksrv.domain.errors import ResourceNotFound, Unauthorized
 from mocksrv.domain.merchants import MerchantSeed
 from mocksrv.domain.models import KeyKind
 from mocksrv.domain.outcomes import OutcomeTable
-from mocksrv.domain.payment_states import PAYMENT_TRANSITIONS
+from mocksrv.domain.sandbox import TRANSITION_TABLES
 from mocksrv.fieldtypes import RESOURCE_ID, StrictInteger, StrictNumber, Timestamp, WebhookUrl
 from mocksrv.representations import (
     attempt_json,
@@ -182,7 +182,8 @@ def finish_authentication(payment_id: str) -> Json:
 
 @control.get("/transitions")
 def transitions() -> Json:
-    return {"payment": PAYMENT_TRANSITIONS.as_data()}
+    """Every resource's transition table: from, event, to, and the webhook event it emits."""
+    return {name: table.as_data() for name, table in TRANSITION_TABLES.items()}
 
 
 @control.post("/seed")

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
 from mocksrv.domain.clock import Clock, SystemTime, initial_state, system_now
 from mocksrv.domain.customers import CustomerService
-from mocksrv.domain.disputes import DISPUTES, DisputeService
+from mocksrv.domain.disputes import DISPUTE_TRANSITIONS, DISPUTES, DisputeService
 from mocksrv.domain.merchants import (
     API_KEYS,
     MERCHANTS,
@@ -19,13 +20,15 @@ from mocksrv.domain.merchants import (
 from mocksrv.domain.models import Environment
 from mocksrv.domain.outbox import Outbox
 from mocksrv.domain.outcomes import OutcomeTable
+from mocksrv.domain.payment_states import PAYMENT_TRANSITIONS
 from mocksrv.domain.payments import CUSTOMERS, PAYMENTS, PaymentService
-from mocksrv.domain.payouts import PAYOUTS, PayoutService
+from mocksrv.domain.payouts import PAYOUT_TRANSITIONS, PAYOUTS, PayoutService
 from mocksrv.domain.ratelimit import RateLimiter
-from mocksrv.domain.refunds import REFUNDS, RefundService
+from mocksrv.domain.refunds import REFUND_TRANSITIONS, REFUNDS, RefundService
 from mocksrv.domain.scheduler import Scheduler
 from mocksrv.domain.store import Collection, MemoryStore
-from mocksrv.domain.webhooks import ATTEMPTS, DELIVERIES, WebhookService
+from mocksrv.domain.transitions import TransitionTable
+from mocksrv.domain.webhooks import ATTEMPTS, DELIVERIES, DELIVERY_TRANSITIONS, WebhookService
 
 COLLECTIONS = [
     Collection(MERCHANTS, "merchant_id"),
@@ -39,6 +42,14 @@ COLLECTIONS = [
     Collection(DELIVERIES, "event_id", ordered=False),
     Collection(ATTEMPTS, "attempt_id", created_field="attempted_at", indexed=("event_id",)),
 ]
+
+TRANSITION_TABLES: dict[str, TransitionTable[Any, Any]] = {
+    "payment": PAYMENT_TRANSITIONS,
+    "refund": REFUND_TRANSITIONS,
+    "dispute": DISPUTE_TRANSITIONS,
+    "payout": PAYOUT_TRANSITIONS,
+    "webhook_delivery": DELIVERY_TRANSITIONS,
+}
 
 # What a reset deletes; keys, profiles and settings stay.
 RESETTABLE = [PAYMENTS, CUSTOMERS, REFUNDS, PAYOUTS, DISPUTES, DELIVERIES, ATTEMPTS]

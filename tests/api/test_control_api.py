@@ -881,6 +881,19 @@ def test_transitions_list_the_payment_state_table(api: Api) -> None:
     assert sorted(rows, key=str) == sorted(TRANSITIONS, key=str)
 
 
+def test_transitions_list_every_resources_table(api: Api) -> None:
+    response = api.get("/__mock/transitions")
+
+    assert response.status_code == 200
+    assert sorted(response.json) == ["dispute", "payment", "payout", "refund", "webhook_delivery"]
+    assert response.json["refund"][0] == {
+        "from": "pending",
+        "event": "settle.succeeded",
+        "to": "succeeded",
+        "emits": "refund_succeeded",
+    }
+
+
 def test_transitions_need_a_key(client: FlaskClient) -> None:
     response = client.get("/__mock/transitions")
 
