@@ -230,15 +230,10 @@ class DisputeService:
         """Add evidence; `winning_evidence` or `losing_evidence` in it decides the dispute a day later."""
         with self._store.transaction(merchant_id):
             dispute = self.retrieve(merchant_id, dispute_id)
+            if not evidence:
+                raise InvalidField("evidence", "at least one evidence field", missing=True)
             merged = {**(dispute.evidence or {}), **evidence}
-            texts = " ".join(merged.values())
-            planned = (
-                DisputeEvent.WIN
-                if WINNING_EVIDENCE in texts
-                else DisputeEvent.LOSE
-                if LOSING_EVIDENCE in texts
-                else None
-            )
+            planned = _decision_of(merged)
             now = self._clock.now(merchant_id)
             updated = self._move(
                 dispute,
@@ -262,7 +257,12 @@ class DisputeService:
             evidence = dict(dispute.evidence or {})
             if evidence.pop(evidence_type, None) is None:
                 raise InvalidField("evidence_type", "no evidence of this type was submitted")
-            updated = replace(dispute, evidence=evidence, updated_at=self._clock.now(merchant_id))
+            updated = replace(
+                dispute,
+                evidence=evidence,
+                planned_decision=_decision_of(evidence),
+                updated_at=self._clock.now(merchant_id),
+            )
             self._store.put(DISPUTES, merchant_id, updated)
             return updated
 
@@ -279,13 +279,12 @@ class DisputeService:
 
     def _decision_due(self, merchant_id: str, dispute_id: str) -> None:
         dispute: Dispute | None = self._store.get(DISPUTES, merchant_id, dispute_id)
-        decision = dispute.planned_decision if dispute is not None else None
-        if (
-            dispute is not None
-            and decision is not None
-            and DISPUTE_TRANSITIONS.find(dispute.status, decision)
-        ):
-            self._move(dispute, decision)
+        if dispute is None or dispute.planned_decision is None or dispute.evidence_submitted_at is None:
+            return
+        # Evidence submitted again moves the decision: an earlier timer finds it not yet due.
+        due = dispute.evidence_submitted_at + DECISION_AFTER <= self._clock.now(merchant_id)
+        if due and DISPUTE_TRANSITIONS.find(dispute.status, dispute.planned_decision) is not None:
+            self._move(dispute, dispute.planned_decision)
 
     def _move(self, dispute: Dispute, event: DisputeEvent, **changes: Any) -> Dispute:
         row = DISPUTE_TRANSITIONS.find(dispute.status, event)
@@ -299,6 +298,16 @@ class DisputeService:
                 dispute.merchant_id, row.emits, ContentType.DISPUTE_DETAILS, dispute.dispute_id, updated
             )
         return updated
+
+
+def _decision_of(evidence: Mapping[str, str]) -> DisputeEvent | None:
+    """What the evidence decides: winning_evidence wins, losing_evidence loses, else nothing."""
+    texts = " ".join(evidence.values())
+    if WINNING_EVIDENCE in texts:
+        return DisputeEvent.WIN
+    if LOSING_EVIDENCE in texts:
+        return DisputeEvent.LOSE
+    return None
 
 
 def _refuse(action: str, dispute: Dispute) -> NoReturn:

@@ -228,7 +228,9 @@ class PayoutService:
         number = str(bank.get("bank_account_number", ""))
         if number:
             bank["bank_account_number"] = f"****{number[-4:]}"
-        changes: dict[str, Any] = {"payout_method_data": {payout_type: bank}, "planned_result": planned}
-        if planned is PayoutEvent.FAIL:
-            changes["planned_error"] = (outcome.error_code, outcome.error_message)
-        return changes
+        failing = planned is PayoutEvent.FAIL
+        return {
+            "payout_method_data": {payout_type: bank},
+            "planned_result": planned,
+            "planned_error": (outcome.error_code, outcome.error_message) if failing else (None, None),
+        }

@@ -20,6 +20,8 @@ _PARTICIPLES = {
     "capture": "captured",
     "cancel": "cancelled",
     "expire": "expired",
+    "fulfill": "fulfilled",
+    "reverse": "reversed",
 }
 
 
