@@ -7,7 +7,8 @@ from typing import Any
 from flask import Blueprint, request
 from marshmallow import EXCLUDE, Schema, fields, post_load, validate
 
-from mocksrv.domain.disputes import EVIDENCE_FIELDS, DisputeFilter, DisputeStatus
+from mocksrv.domain.disputes import EVIDENCE_FIELDS, DisputeStatus
+from mocksrv.domain.store import Query
 from mocksrv.representations import dispute_json, evidence_json
 from mocksrv.rest import authenticate, json_body, load, sandbox
 
@@ -33,8 +34,8 @@ class DisputeListSchema(Schema):
     reason = fields.String()
 
     @post_load
-    def to_filter(self, data: dict[str, Any], **kwargs: Any) -> DisputeFilter:
-        return DisputeFilter(**data)
+    def to_query(self, data: dict[str, Any], **kwargs: Any) -> Query:
+        return Query.of(**data)
 
 
 EvidenceSchema = Schema.from_dict(

@@ -8,7 +8,8 @@ from flask import Blueprint
 from marshmallow import Schema, fields, post_load, validate
 
 from mocksrv.domain.money import MAX_AMOUNT, MIN_AMOUNT
-from mocksrv.domain.payouts import PayoutFilter, PayoutStatus
+from mocksrv.domain.payouts import PayoutStatus
+from mocksrv.domain.store import Query
 from mocksrv.fieldtypes import RESOURCE_ID, StrictBoolean, StrictInteger, Timestamp, currency_code
 from mocksrv.representations import list_json, payout_json
 from mocksrv.rest import authenticate, json_body, load, sandbox
@@ -62,8 +63,8 @@ class PayoutListSchema(Schema):
     offset = StrictInteger(validate=validate.Range(min=0), load_default=0)
 
     @post_load
-    def to_filter(self, data: dict[str, Any], **kwargs: Any) -> PayoutFilter:
-        return PayoutFilter(**data)
+    def to_query(self, data: dict[str, Any], **kwargs: Any) -> Query:
+        return Query.of(**data)
 
 
 class EmptySchema(Schema):

@@ -8,7 +8,8 @@ from flask import Blueprint
 from marshmallow import Schema, fields, post_load, validate
 
 from mocksrv.domain.money import MAX_AMOUNT
-from mocksrv.domain.refunds import RefundFilter, RefundStatus
+from mocksrv.domain.refunds import RefundStatus
+from mocksrv.domain.store import Query
 from mocksrv.fieldtypes import RESOURCE_ID, StrictInteger, Timestamp
 from mocksrv.representations import list_json, refund_json
 from mocksrv.rest import authenticate, json_body, load, sandbox
@@ -41,8 +42,8 @@ class RefundListSchema(Schema):
     offset = StrictInteger(validate=validate.Range(min=0), load_default=0)
 
     @post_load
-    def to_filter(self, data: dict[str, Any], **kwargs: Any) -> RefundFilter:
-        return RefundFilter(**data)
+    def to_query(self, data: dict[str, Any], **kwargs: Any) -> Query:
+        return Query.of(**data)
 
 
 _create, _update, _list = RefundCreateSchema(), RefundUpdateSchema(), RefundListSchema()

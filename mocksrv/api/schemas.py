@@ -8,7 +8,7 @@ from marshmallow import EXCLUDE, Schema, ValidationError, fields, post_load, val
 
 from mocksrv.domain.money import MAX_AMOUNT, MIN_AMOUNT, is_country
 from mocksrv.domain.payment_states import PaymentStatus
-from mocksrv.domain.payments import PaymentFilter
+from mocksrv.domain.store import Query
 from mocksrv.fieldtypes import (
     PHONE_COUNTRY_CODE,
     PHONE_NUMBER,
@@ -176,8 +176,8 @@ class PaymentListSchema(Schema):
     created_lte = Timestamp()
 
     @post_load
-    def to_filter(self, data: dict[str, Any], **kwargs: Any) -> PaymentFilter:
-        return PaymentFilter(**data)
+    def to_query(self, data: dict[str, Any], **kwargs: Any) -> Query:
+        return Query.of(**data)
 
 
 class CaptureSchema(Schema):

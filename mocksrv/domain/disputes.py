@@ -134,23 +134,6 @@ class Dispute:
     planned_decision: DisputeEvent | None = None  # set by winning or losing evidence
 
 
-@dataclass(frozen=True, slots=True)
-class DisputeFilter:
-    limit: int = 10
-    offset: int = 0
-    status: str | None = None
-    payment_id: str | None = None
-    reason: str | None = None
-
-    def query(self) -> Query:
-        where = {
-            name: value
-            for name in ("status", "payment_id", "reason")
-            if (value := getattr(self, name)) is not None
-        }
-        return Query(where, limit=self.limit, offset=self.offset)
-
-
 class DisputeService:
     def __init__(self, store: MemoryStore, clock: Clock, scheduler: Scheduler, outbox: Outbox) -> None:
         self._store = store
@@ -219,8 +202,8 @@ class DisputeService:
             raise DisputeNotFound()
         return dispute
 
-    def list(self, merchant_id: str, dispute_filter: DisputeFilter) -> Page:
-        return self._store.query(DISPUTES, merchant_id, dispute_filter.query())
+    def list(self, merchant_id: str, query: Query) -> Page:
+        return self._store.query(DISPUTES, merchant_id, query)
 
     def accept(self, merchant_id: str, dispute_id: str) -> Dispute:
         with self._store.transaction(merchant_id):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hmac
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -69,26 +69,6 @@ AUTHENTICATION_FAILED_CODE = "authentication_failed"
 AUTHENTICATION_FAILED_MESSAGE = "The customer did not complete 3D Secure authentication"
 
 
-@dataclass(frozen=True, slots=True)
-class PaymentFilter:
-    limit: int = 10
-    offset: int = 0
-    status: str | None = None
-    customer_id: str | None = None
-    currency: str | None = None
-    payment_method: str | None = None
-    created_gte: datetime | None = None
-    created_lte: datetime | None = None
-
-    def query(self) -> Query:
-        where = {
-            name: value
-            for name in ("status", "customer_id", "currency", "payment_method")
-            if (value := getattr(self, name)) is not None
-        }
-        return Query(where, self.created_gte, self.created_lte, self.limit, self.offset)
-
-
 class PaymentService:
     def __init__(
         self,
@@ -122,8 +102,8 @@ class PaymentService:
         _check_client_secret(payment, client_secret, secret_required)
         return payment
 
-    def list(self, merchant_id: str, payment_filter: PaymentFilter) -> Page:
-        return self._store.query(PAYMENTS, merchant_id, payment_filter.query())
+    def list(self, merchant_id: str, query: Query) -> Page:
+        return self._store.query(PAYMENTS, merchant_id, query)
 
     # -- operations ---------------------------------------------------------------------------
 

@@ -82,25 +82,6 @@ class Payout:
     planned_error: tuple[str | None, str | None] = (None, None)  # shown once it has failed
 
 
-@dataclass(frozen=True, slots=True)
-class PayoutFilter:
-    limit: int = 10
-    offset: int = 0
-    status: str | None = None
-    customer_id: str | None = None
-    currency: str | None = None
-    created_gte: datetime | None = None
-    created_lte: datetime | None = None
-
-    def query(self) -> Query:
-        where = {
-            name: value
-            for name in ("status", "customer_id", "currency")
-            if (value := getattr(self, name)) is not None
-        }
-        return Query(where, self.created_gte, self.created_lte, self.limit, self.offset)
-
-
 class PayoutService:
     def __init__(
         self,
@@ -178,8 +159,8 @@ class PayoutService:
             raise ResourceNotFound("Payout")
         return payout
 
-    def list(self, merchant_id: str, payout_filter: PayoutFilter) -> Page:
-        return self._store.query(PAYOUTS, merchant_id, payout_filter.query())
+    def list(self, merchant_id: str, query: Query) -> Page:
+        return self._store.query(PAYOUTS, merchant_id, query)
 
     def _fulfill(self, payout: Payout, now: datetime) -> Payout:
         moved = self._move(payout, PayoutEvent.FULFILL, now)

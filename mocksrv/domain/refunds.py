@@ -94,22 +94,6 @@ class Refund:
     error_message: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class RefundFilter:
-    limit: int = 10
-    offset: int = 0
-    payment_id: str | None = None
-    status: str | None = None
-    created_gte: datetime | None = None
-    created_lte: datetime | None = None
-
-    def query(self) -> Query:
-        where = {
-            name: value for name in ("payment_id", "status") if (value := getattr(self, name)) is not None
-        }
-        return Query(where, self.created_gte, self.created_lte, self.limit, self.offset)
-
-
 class RefundService:
     def __init__(self, store: MemoryStore, clock: Clock, scheduler: Scheduler, outbox: Outbox) -> None:
         self._store = store
@@ -177,8 +161,8 @@ class RefundService:
             self._store.put(REFUNDS, merchant_id, updated)
             return updated
 
-    def list(self, merchant_id: str, refund_filter: RefundFilter) -> Page:
-        return self._store.query(REFUNDS, merchant_id, refund_filter.query())
+    def list(self, merchant_id: str, query: Query) -> Page:
+        return self._store.query(REFUNDS, merchant_id, query)
 
     def settle(self, merchant_id: str, refund_id: str, *, succeeded: bool) -> Refund:
         """Settle a pending refund by hand (the control plane)."""

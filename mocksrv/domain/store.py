@@ -62,6 +62,20 @@ class Query:
     limit: int = 10
     offset: int = 0
 
+    @classmethod
+    def of(
+        cls,
+        *,
+        limit: int = 10,
+        offset: int = 0,
+        created_gte: datetime | None = None,
+        created_lte: datetime | None = None,
+        **where: object,
+    ) -> Query:
+        """A query from the criteria of a list request; a criterion left None filters nothing."""
+        criteria = {name: value for name, value in where.items() if value is not None}
+        return cls(criteria, created_gte, created_lte, limit, offset)
+
 
 @dataclass(frozen=True, slots=True, order=True)
 class Timer:

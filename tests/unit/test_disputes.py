@@ -24,7 +24,6 @@ from mocksrv.domain.disputes import (
     EVIDENCE_FIELDS,
     Dispute,
     DisputeEvent,
-    DisputeFilter,
     DisputeStatus,
 )
 from mocksrv.domain.errors import DomainError, ErrorKind
@@ -33,6 +32,7 @@ from mocksrv.domain.merchants import MerchantSeed
 from mocksrv.domain.models import Payment
 from mocksrv.domain.payment_states import PaymentStatus
 from mocksrv.domain.sandbox import Sandbox
+from mocksrv.domain.store import Query
 from tests.api.expected import Matches
 from tests.payloads import MERCHANT_ID, PROFILE_ID, payment
 from tests.unit.fakes import T0, at
@@ -184,7 +184,7 @@ def dispute_in(sandbox: Sandbox, status: DisputeStatus) -> Dispute:
 
 def listed(sandbox: Sandbox, merchant_id: str = MERCHANT_ID, **criteria: Any) -> tuple[list[str], int]:
     """The ids a list returns, in order, and its total count."""
-    page = sandbox.disputes.list(merchant_id, DisputeFilter(**criteria))
+    page = sandbox.disputes.list(merchant_id, Query.of(**criteria))
     return [d.dispute_id for d in page.items], page.total_count
 
 
@@ -257,7 +257,7 @@ def test_each_action_expects_its_states(action: str, expected: list[str]) -> Non
 def test_the_dispute_card_opens_a_dispute_for_everything_received(sandbox: Sandbox) -> None:
     paid = pay(sandbox, DISPUTE_CARD)
 
-    page = sandbox.disputes.list(MERCHANT_ID, DisputeFilter())
+    page = sandbox.disputes.list(MERCHANT_ID, Query.of())
 
     assert page.items == [
         Dispute(
@@ -994,7 +994,7 @@ def test_list_without_filters_gives_every_dispute_newest_first(
 
 
 def test_list_returns_the_records(sandbox: Sandbox, three_disputes: list[str]) -> None:
-    page = sandbox.disputes.list(MERCHANT_ID, DisputeFilter())
+    page = sandbox.disputes.list(MERCHANT_ID, Query.of())
 
     assert page.items == [stored(sandbox, dispute_id) for dispute_id in reversed(three_disputes)]
 

@@ -11,9 +11,8 @@ from mocksrv.domain.errors import DuplicateResource, ErrorKind, InvalidField, Re
 from mocksrv.domain.merchants import API_KEYS, MerchantSeed, key_hash
 from mocksrv.domain.models import Environment, KeyKind
 from mocksrv.domain.outcomes import OutcomeTable
-from mocksrv.domain.payments import PaymentFilter
 from mocksrv.domain.sandbox import Sandbox, SandboxConfig
-from mocksrv.domain.store import GLOBAL
+from mocksrv.domain.store import GLOBAL, Query
 from tests.payloads import MERCHANT_ID, PROFILE_ID, PUBLISHABLE_KEY, SECRET_KEY, SIGNING_KEY, payment
 from tests.unit.fakes import T0, FakeSystemTime
 
@@ -153,7 +152,7 @@ def test_two_new_merchants_get_different_keys(sandbox: Sandbox) -> None:
 def test_new_merchant_sees_none_of_the_default_merchants_payments(sandbox: Sandbox) -> None:
     sandbox.payments.create(MERCHANT_ID, payment())
     other = sandbox.merchants.create(MerchantSeed()).merchant.merchant_id
-    assert sandbox.payments.list(other, PaymentFilter()).total_count == 0
+    assert sandbox.payments.list(other, Query.of()).total_count == 0
 
 
 def test_new_merchant_cannot_use_the_default_merchants_profile(sandbox: Sandbox) -> None:

@@ -23,8 +23,8 @@ from mocksrv.domain.events import ContentType
 from mocksrv.domain.merchants import MerchantSeed
 from mocksrv.domain.models import Payment
 from mocksrv.domain.payment_states import PaymentStatus
-from mocksrv.domain.payments import PaymentFilter
 from mocksrv.domain.sandbox import Sandbox
+from mocksrv.domain.store import Query
 from mocksrv.settings import Settings
 from tests.payloads import MERCHANT_ID, PROFILE_ID, card, confirmation, payment
 from tests.unit.fakes import T0, FakeSystemTime, at
@@ -1140,7 +1140,7 @@ def test_list_is_newest_first(sandbox: Sandbox, system_time: FakeSystemTime) -> 
     for payment_id in ("pay_a", "pay_b", "pay_c"):
         create(sandbox, payment_id=payment_id)
         system_time.advance(1)
-    page = sandbox.payments.list(MERCHANT_ID, PaymentFilter())
+    page = sandbox.payments.list(MERCHANT_ID, Query.of())
     assert [p.payment_id for p in page.items] == ["pay_c", "pay_b", "pay_a"]
 
 
@@ -1148,7 +1148,7 @@ def test_list_filters_by_status_and_counts_all_matches(sandbox: Sandbox) -> None
     for index in range(3):
         create(sandbox, payment_id=f"pay_ok_{index}")
     create(sandbox, CARD_DECLINE, payment_id="pay_declined")
-    page = sandbox.payments.list(MERCHANT_ID, PaymentFilter(status="succeeded", limit=2))
+    page = sandbox.payments.list(MERCHANT_ID, Query.of(status="succeeded", limit=2))
     assert [p.payment_id for p in page.items] == ["pay_ok_0", "pay_ok_1"]
     assert page.total_count == 3
 
@@ -1156,8 +1156,8 @@ def test_list_filters_by_status_and_counts_all_matches(sandbox: Sandbox) -> None
 def test_list_follows_status_changes(sandbox: Sandbox) -> None:
     authorized = create(sandbox, capture_method="manual")
     sandbox.payments.capture(MERCHANT_ID, authorized.payment_id)
-    assert sandbox.payments.list(MERCHANT_ID, PaymentFilter(status="requires_capture")).total_count == 0
-    assert sandbox.payments.list(MERCHANT_ID, PaymentFilter(status="succeeded")).total_count == 1
+    assert sandbox.payments.list(MERCHANT_ID, Query.of(status="requires_capture")).total_count == 0
+    assert sandbox.payments.list(MERCHANT_ID, Query.of(status="succeeded")).total_count == 1
 
 
 def test_list_filters_by_customer_currency_and_method(sandbox: Sandbox) -> None:
@@ -1165,7 +1165,7 @@ def test_list_filters_by_customer_currency_and_method(sandbox: Sandbox) -> None:
     create(sandbox, payment_id="pay_match", customer_id="cus_ada", currency="EUR")
     create(sandbox, payment_id="pay_other_currency", customer_id="cus_ada")
     create(sandbox, None, payment_id="pay_no_method", customer_id="cus_ada", currency="EUR")
-    wanted = PaymentFilter(customer_id="cus_ada", currency="EUR", payment_method="card")
+    wanted = Query.of(customer_id="cus_ada", currency="EUR", payment_method="card")
     page = sandbox.payments.list(MERCHANT_ID, wanted)
     assert ([p.payment_id for p in page.items], page.total_count) == (["pay_match"], 1)
 
@@ -1174,11 +1174,11 @@ def test_list_filters_by_creation_time_inclusive(sandbox: Sandbox, system_time: 
     for payment_id in ("pay_t0", "pay_t1", "pay_t2", "pay_t3"):
         create(sandbox, payment_id=payment_id)
         system_time.advance(1)
-    window = PaymentFilter(created_gte=at(1), created_lte=at(2))
+    window = Query.of(created_gte=at(1), created_lte=at(2))
     assert [p.payment_id for p in sandbox.payments.list(MERCHANT_ID, window).items] == ["pay_t2", "pay_t1"]
 
 
 def test_list_shows_only_the_merchants_own_payments(sandbox: Sandbox) -> None:
     create(sandbox)
     other = sandbox.merchants.create(MerchantSeed()).merchant.merchant_id
-    assert sandbox.payments.list(other, PaymentFilter()).total_count == 0
+    assert sandbox.payments.list(other, Query.of()).total_count == 0

@@ -26,10 +26,10 @@ from mocksrv.domain.payouts import (
     SETTLE_TIMER,
     Payout,
     PayoutEvent,
-    PayoutFilter,
     PayoutStatus,
 )
 from mocksrv.domain.sandbox import Sandbox
+from mocksrv.domain.store import Query
 from mocksrv.domain.transitions import action_of
 from tests.api.expected import Matches
 from tests.payloads import MERCHANT_ID, PROFILE_ID
@@ -178,7 +178,7 @@ def payout_in(sandbox: Sandbox, status: PayoutStatus, payout_id: str = "po_1") -
 
 def listed(sandbox: Sandbox, merchant_id: str = MERCHANT_ID, **criteria: Any) -> tuple[list[str], int]:
     """The ids a list returns, in order, and its total count."""
-    page = sandbox.payouts.list(merchant_id, PayoutFilter(**criteria))
+    page = sandbox.payouts.list(merchant_id, Query.of(**criteria))
     return [p.payout_id for p in page.items], page.total_count
 
 
@@ -949,7 +949,7 @@ def test_list_without_filters_gives_every_payout_newest_first(sandbox: Sandbox) 
 
 @pytest.mark.usefixtures("three_payouts")
 def test_list_returns_the_records(sandbox: Sandbox) -> None:
-    page = sandbox.payouts.list(MERCHANT_ID, PayoutFilter())
+    page = sandbox.payouts.list(MERCHANT_ID, Query.of())
 
     assert page.items == [stored(sandbox, payout_id) for payout_id in ("po_c", "po_b", "po_a")]
 

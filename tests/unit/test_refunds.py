@@ -31,12 +31,12 @@ from mocksrv.domain.refunds import (
     REFUNDS,
     Refund,
     RefundEvent,
-    RefundFilter,
     RefundStatus,
     RefundTooLarge,
     TooManyRefunds,
 )
 from mocksrv.domain.sandbox import Sandbox
+from mocksrv.domain.store import Query
 from mocksrv.domain.transitions import action_of
 from tests.payloads import MERCHANT_ID, PROFILE_ID, payment
 from tests.unit.fakes import T0, at
@@ -128,7 +128,7 @@ def refund_count(sandbox: Sandbox) -> int:
 
 def listed(sandbox: Sandbox, **criteria: Any) -> tuple[list[str], int]:
     """The ids a list returns, in order, and its total count."""
-    page = sandbox.refunds.list(MERCHANT_ID, RefundFilter(**criteria))
+    page = sandbox.refunds.list(MERCHANT_ID, Query.of(**criteria))
     return [r.refund_id for r in page.items], page.total_count
 
 
@@ -886,7 +886,7 @@ def test_list_without_filters_gives_every_refund_newest_first(sandbox: Sandbox) 
 
 
 def test_list_returns_the_records(sandbox: Sandbox, three_refunds: dict[str, Refund]) -> None:
-    page = sandbox.refunds.list(MERCHANT_ID, RefundFilter())
+    page = sandbox.refunds.list(MERCHANT_ID, Query.of())
 
     assert page.items == [three_refunds["ref_c"], three_refunds["ref_b"], three_refunds["ref_a"]]
 
@@ -1003,6 +1003,6 @@ def test_list_default_limit_is_ten(sandbox: Sandbox) -> None:
 
 @pytest.mark.usefixtures("three_refunds")
 def test_list_of_another_merchant_does_not_show_these_refunds(sandbox: Sandbox) -> None:
-    page = sandbox.refunds.list("merchant_nobody", RefundFilter())
+    page = sandbox.refunds.list("merchant_nobody", Query.of())
 
     assert (page.items, page.total_count) == ([], 0)

@@ -8,8 +8,8 @@ from mocksrv.domain.errors import PaymentNotFound, ResourceNotFound
 from mocksrv.domain.events import ContentType
 from mocksrv.domain.merchants import MerchantSeed
 from mocksrv.domain.payment_states import PaymentStatus
-from mocksrv.domain.payments import PaymentFilter
 from mocksrv.domain.sandbox import Sandbox
+from mocksrv.domain.store import Query
 from tests.payloads import MERCHANT_ID, PROFILE_ID, SECRET_KEY, payment
 from tests.unit.fakes import T0, at
 
@@ -19,7 +19,7 @@ def test_reset_deletes_payments(sandbox: Sandbox) -> None:
     sandbox.reset(MERCHANT_ID)
     with pytest.raises(PaymentNotFound):
         sandbox.payments.retrieve(MERCHANT_ID, created.payment_id)
-    assert sandbox.payments.list(MERCHANT_ID, PaymentFilter()).total_count == 0
+    assert sandbox.payments.list(MERCHANT_ID, Query.of()).total_count == 0
 
 
 def test_reset_deletes_customers(sandbox: Sandbox) -> None:
@@ -58,7 +58,7 @@ def test_reset_keeps_other_merchants(sandbox: Sandbox) -> None:
     other = credentials.merchant.merchant_id
     sandbox.payments.create(other, payment(profile_id=credentials.profile.profile_id))
     sandbox.reset(MERCHANT_ID)
-    assert sandbox.payments.list(other, PaymentFilter()).total_count == 1
+    assert sandbox.payments.list(other, Query.of()).total_count == 1
 
 
 def test_payment_id_is_free_again_after_reset(sandbox: Sandbox) -> None:
@@ -70,7 +70,7 @@ def test_payment_id_is_free_again_after_reset(sandbox: Sandbox) -> None:
 
 def test_seed_payments_creates_succeeded_payments(sandbox: Sandbox) -> None:
     assert sandbox.seed_payments(MERCHANT_ID, 3) == 3
-    page = sandbox.payments.list(MERCHANT_ID, PaymentFilter(status=PaymentStatus.SUCCEEDED))
+    page = sandbox.payments.list(MERCHANT_ID, Query.of(status=PaymentStatus.SUCCEEDED))
     assert (page.total_count, sorted(p.amount for p in page.items)) == (3, [100, 101, 102])
 
 
