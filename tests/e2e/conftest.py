@@ -7,10 +7,13 @@ from contextlib import ExitStack
 from typing import Any
 
 import pytest
+from pytest_httpserver import HTTPServer
 
+from mocksrv import MockServer
 from tests.e2e.harness import (
     LOCALHOST,
     Merchant,
+    Receiver,
     ServerProcess,
     TimeoutSession,
     create_merchant,
@@ -71,3 +74,40 @@ def start_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StartServ
             return stack.enter_context(running_process(list(args), stderr, env))
 
         yield start
+
+
+# -- webhook receivers and an in-process server -------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def receiver_server() -> Iterator[HTTPServer]:
+    server = HTTPServer(host=LOCALHOST, port=0)
+    server.start()
+    yield server
+    server.clear()
+    server.stop()
+
+
+@pytest.fixture
+def receiver(receiver_server: HTTPServer) -> Iterator[Receiver]:
+    """A receiver that answers 200 until told otherwise; errors in its thread fail the test."""
+    receiver_server.clear()
+    receiver = Receiver(receiver_server)
+    yield receiver
+    receiver_server.check()
+
+
+@pytest.fixture(scope="module")
+def mock_server() -> Iterator[MockServer]:
+    with MockServer() as server:
+        yield server
+
+
+@pytest.fixture
+def webhook_merchant(mock_server: MockServer, receiver: Receiver) -> Iterator[Merchant]:
+    """A merchant of this test alone on the in-process server, with a frozen clock, whose webhooks
+    go to the test's receiver."""
+    merchant = create_merchant(mock_server.url, ADMIN_KEY, webhook_url=receiver.url)
+    merchant.post("/__mock/clock/freeze").raise_for_status()
+    yield merchant
+    merchant.session.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import queue
 import signal
@@ -10,6 +11,7 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -18,6 +20,8 @@ from pathlib import Path
 from typing import IO, Any, TypeVar
 
 import requests
+from pytest_httpserver import HTTPServer
+from werkzeug import Request, Response
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_FIXTURES = REPO_ROOT / "fixtures"
@@ -265,3 +269,27 @@ def forms_of(html: str) -> list[Form]:
     parser.feed(html)
     parser.close()
     return parser.forms
+
+
+class Receiver:
+    """One path of an HTTP server on 127.0.0.1: answers webhooks with `status`, or as `handler` says."""
+
+    def __init__(self, server: HTTPServer, handler: Callable[[Request], Response] | None = None) -> None:
+        self.server = server
+        self.path = f"/hooks/{uuid.uuid4().hex}"
+        self.status = 200
+        server.expect_request(self.path, method="POST").respond_with_handler(handler or self._answer)
+
+    def _answer(self, request: Request) -> Response:
+        return Response("", status=self.status)
+
+    @property
+    def url(self) -> str:
+        return self.server.url_for(self.path)
+
+    def received(self) -> list[Request]:
+        """The requests of this path, in the order they arrived."""
+        return [request for request, _ in self.server.log if request.path == self.path]
+
+    def bodies(self) -> list[dict[str, Any]]:
+        return [json.loads(request.get_data()) for request in self.received()]

@@ -7,19 +7,15 @@ the refund of card 4000000000005126 fails when the test advances the mock clock 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from pytest_httpserver import HTTPServer
 
-from mocksrv import MockServer
 from mocksrv.webhooks import SIGNATURE_HEADER, verify_signature
 from tests import payloads
 from tests.api.expected import later
-from tests.e2e.harness import LOCALHOST, Merchant, create_merchant
-from tests.e2e.test_webhooks import Receiver, advance, events, hmac_sha512, now, ok, retrieve, wait
-from tests.payloads import ADMIN_KEY
+from tests.e2e.harness import Merchant, Receiver
+from tests.e2e.test_webhooks import advance, events, hmac_sha512, now, ok, retrieve, wait
 
 HOUR = 3600
 REFUND_FAILS_CARD = "4000000000005126"
@@ -27,37 +23,9 @@ REFUND_FAILS_CARD = "4000000000005126"
 # -- fixtures (as in test_webhooks.py) --------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def receiver_server() -> Iterator[HTTPServer]:
-    server = HTTPServer(host=LOCALHOST, port=0)
-    server.start()
-    yield server
-    server.clear()
-    server.stop()
-
-
 @pytest.fixture
-def receiver(receiver_server: HTTPServer) -> Iterator[Receiver]:
-    """A receiver that answers 200; errors in its thread fail the test."""
-    receiver_server.clear()
-    receiver = Receiver(receiver_server)
-    yield receiver
-    receiver_server.check()
-
-
-@pytest.fixture(scope="module")
-def mock_server() -> Iterator[MockServer]:
-    with MockServer() as server:
-        yield server
-
-
-@pytest.fixture
-def merchant(mock_server: MockServer, receiver: Receiver) -> Iterator[Merchant]:
-    """A merchant of this test alone, with a frozen clock, whose webhooks go to the test's receiver."""
-    merchant = create_merchant(mock_server.url, ADMIN_KEY, webhook_url=receiver.url)
-    ok(merchant.post("/__mock/clock/freeze"))
-    yield merchant
-    merchant.session.close()
+def merchant(webhook_merchant: Merchant) -> Merchant:
+    return webhook_merchant
 
 
 # -- steps ------------------------------------------------------------------------------------------

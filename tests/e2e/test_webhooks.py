@@ -12,7 +12,6 @@ import hmac
 import itertools
 import json
 import threading
-import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -25,7 +24,7 @@ from mocksrv.domain.webhooks import RETRY_DELAYS
 from mocksrv.webhooks import SIGNATURE_HEADER, verify_signature
 from tests import payloads
 from tests.api.expected import Matches, later
-from tests.e2e.harness import LOCALHOST, Merchant, TimeoutSession, create_merchant, free_port
+from tests.e2e.harness import LOCALHOST, Merchant, Receiver, TimeoutSession, create_merchant, free_port
 from tests.payloads import ADMIN_KEY, MERCHANT_ID, SECRET_KEY, SIGNING_KEY
 
 WAIT_TIMEOUT = 4.0  # seconds POST /__mock/webhooks/wait may block; under the session's request timeout
@@ -42,48 +41,6 @@ GENERATED_ATTEMPT_ID = Matches(r"att_[A-Za-z0-9]{20}")
 
 
 # -- the receiver ---------------------------------------------------------------------------------
-
-
-class Receiver:
-    """One path of an HTTP server on 127.0.0.1: answers webhooks with `status`, or as `handler` says."""
-
-    def __init__(self, server: HTTPServer, handler: Callable[[Request], Response] | None = None) -> None:
-        self.server = server
-        self.path = f"/hooks/{uuid.uuid4().hex}"
-        self.status = 200
-        server.expect_request(self.path, method="POST").respond_with_handler(handler or self._answer)
-
-    def _answer(self, request: Request) -> Response:
-        return Response("", status=self.status)
-
-    @property
-    def url(self) -> str:
-        return self.server.url_for(self.path)
-
-    def received(self) -> list[Request]:
-        """The requests of this path, in the order they arrived."""
-        return [request for request, _ in self.server.log if request.path == self.path]
-
-    def bodies(self) -> list[dict[str, Any]]:
-        return [json.loads(request.get_data()) for request in self.received()]
-
-
-@pytest.fixture(scope="module")
-def receiver_server() -> Iterator[HTTPServer]:
-    server = HTTPServer(host=LOCALHOST, port=0)
-    server.start()
-    yield server
-    server.clear()
-    server.stop()
-
-
-@pytest.fixture
-def receiver(receiver_server: HTTPServer) -> Iterator[Receiver]:
-    """A receiver that answers 200 until told otherwise; errors in its thread fail the test."""
-    receiver_server.clear()
-    receiver = Receiver(receiver_server)
-    yield receiver
-    receiver_server.check()
 
 
 @pytest.fixture
@@ -132,12 +89,6 @@ def second_request_gated() -> Iterator[GatedReceiver]:
 
 
 # -- the sandbox ----------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def mock_server() -> Iterator[MockServer]:
-    with MockServer() as server:
-        yield server
 
 
 @pytest.fixture

@@ -125,33 +125,6 @@ def _refusal_message(status: str, action: str) -> str:
     )
 
 
-def test_the_product_covers_every_state_and_event() -> None:
-    assert len(ALL_PAIRS) == len(PaymentStatus) * len(PaymentEvent) == 12 * 24
-
-
-def test_table_lists_exactly_the_allowed_pairs() -> None:
-    listed = {(row.source, row.event): (row.target, row.emits) for row in PAYMENT_TRANSITIONS.rows}
-    assert listed == ALLOWED
-
-
-@pytest.mark.parametrize("pair", list(ALLOWED), ids=_pair_id)
-def test_allowed_pair_leads_to_its_target(pair: tuple[PaymentStatus, PaymentEvent]) -> None:
-    row = PAYMENT_TRANSITIONS.find(*pair)
-    assert row is not None
-    assert row.target is ALLOWED[pair][0]
-
-
-@pytest.mark.parametrize("pair", list(ALLOWED), ids=_pair_id)
-def test_allowed_pair_emits_its_webhook_event(pair: tuple[PaymentStatus, PaymentEvent]) -> None:
-    row = PAYMENT_TRANSITIONS.require(*pair)
-    assert row.emits == ALLOWED[pair][1]
-
-
-@pytest.mark.parametrize("pair", REFUSED, ids=_pair_id)
-def test_refused_pair_is_absent_from_the_table(pair: tuple[PaymentStatus, PaymentEvent]) -> None:
-    assert PAYMENT_TRANSITIONS.find(*pair) is None
-
-
 @pytest.mark.parametrize("pair", REFUSED, ids=_pair_id)
 def test_refused_pair_raises_IR_14_naming_the_expected_states(
     pair: tuple[PaymentStatus, PaymentEvent],

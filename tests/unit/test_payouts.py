@@ -190,10 +190,6 @@ def test_payout_in_reaches_the_status(sandbox: Sandbox, status: PayoutStatus) ->
 # -- the transition table ----------------------------------------------------------------------------
 
 
-def test_the_product_covers_every_state_and_event() -> None:
-    assert len(ALL_PAIRS) == len(PayoutStatus) * len(PayoutEvent) == 7 * 6
-
-
 def test_the_statuses_are_those_of_the_decisions() -> None:
     assert [s.value for s in PayoutStatus] == [
         "requires_fulfillment",
@@ -204,26 +200,6 @@ def test_the_statuses_are_those_of_the_decisions() -> None:
         "cancelled",
         "reversed",
     ]
-
-
-def test_table_lists_exactly_the_allowed_pairs() -> None:
-    listed_rows = {(row.source, row.event): (row.target, row.emits) for row in PAYOUT_TRANSITIONS.rows}
-    assert listed_rows == ALLOWED
-
-
-@pytest.mark.parametrize("pair", list(ALLOWED), ids=_pair_id)
-def test_allowed_pair_leads_to_its_target(pair: tuple[PayoutStatus, PayoutEvent]) -> None:
-    assert PAYOUT_TRANSITIONS.require(*pair).target is ALLOWED[pair][0]
-
-
-@pytest.mark.parametrize("pair", list(ALLOWED), ids=_pair_id)
-def test_allowed_pair_emits_its_webhook_event(pair: tuple[PayoutStatus, PayoutEvent]) -> None:
-    assert PAYOUT_TRANSITIONS.require(*pair).emits == ALLOWED[pair][1]
-
-
-@pytest.mark.parametrize("pair", REFUSED, ids=_pair_id)
-def test_refused_pair_is_absent_from_the_table(pair: tuple[PayoutStatus, PayoutEvent]) -> None:
-    assert PAYOUT_TRANSITIONS.find(*pair) is None
 
 
 @pytest.mark.parametrize("pair", REFUSED, ids=_pair_id)

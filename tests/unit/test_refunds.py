@@ -153,34 +153,8 @@ def too_large_message(refundable: int) -> str:
 # -- the transition table ----------------------------------------------------------------------------
 
 
-def test_the_product_covers_every_state_and_event() -> None:
-    assert len(ALL_PAIRS) == len(RefundStatus) * len(RefundEvent) == 4 * 2
-
-
 def test_the_statuses_are_those_of_the_decisions() -> None:
     assert [s.value for s in RefundStatus] == ["pending", "succeeded", "failed", "review"]
-
-
-def test_table_lists_exactly_the_allowed_pairs() -> None:
-    listed_rows = {(row.source, row.event): (row.target, row.emits) for row in REFUND_TRANSITIONS.rows}
-    assert listed_rows == ALLOWED
-
-
-@pytest.mark.parametrize("pair", list(ALLOWED), ids=_pair_id)
-def test_allowed_pair_leads_to_its_target(pair: tuple[RefundStatus, RefundEvent]) -> None:
-    row = REFUND_TRANSITIONS.find(*pair)
-    assert row is not None
-    assert row.target is ALLOWED[pair][0]
-
-
-@pytest.mark.parametrize("pair", list(ALLOWED), ids=_pair_id)
-def test_allowed_pair_emits_its_webhook_event(pair: tuple[RefundStatus, RefundEvent]) -> None:
-    assert REFUND_TRANSITIONS.require(*pair).emits == ALLOWED[pair][1]
-
-
-@pytest.mark.parametrize("pair", REFUSED, ids=_pair_id)
-def test_refused_pair_is_absent_from_the_table(pair: tuple[RefundStatus, RefundEvent]) -> None:
-    assert REFUND_TRANSITIONS.find(*pair) is None
 
 
 @pytest.mark.parametrize("pair", REFUSED, ids=_pair_id)
