@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -13,6 +14,7 @@ from mocksrv.domain.models import Customer, Payment, Profile
 from mocksrv.domain.payment_states import PaymentStatus
 from mocksrv.domain.payouts import Payout
 from mocksrv.domain.refunds import Refund
+from mocksrv.domain.sandbox import Sandbox
 from mocksrv.domain.store import Timer
 from mocksrv.domain.webhooks import DeliveryAttempt, EventDelivery
 
@@ -35,7 +37,7 @@ def next_action(payment: Payment, base_url: str) -> JsonObject | None:
     return {"type": "redirect_to_url", "redirect_to_url": f"{url}?client_secret={payment.client_secret}"}
 
 
-def payment_json(payment: Payment, base_url: str) -> JsonObject:
+def payment_json(payment: Payment, base_url: str, disputes: Sequence[Dispute] = ()) -> JsonObject:
     return {
         "payment_id": payment.payment_id,
         "merchant_id": payment.merchant_id,
@@ -73,7 +75,14 @@ def payment_json(payment: Payment, base_url: str) -> JsonObject:
         "cancellation_reason": payment.cancellation_reason,
         "error_code": payment.error_code,
         "error_message": payment.error_message,
+        "disputes": [dispute_json(dispute) for dispute in disputes],
     }
+
+
+def payment_view(payment: Payment, base_url: str, sandbox: Sandbox) -> JsonObject:
+    """A payment as the API shows it: with its disputes, as the real service does."""
+    disputes = sandbox.disputes.of_payment(payment.merchant_id, payment.payment_id)
+    return payment_json(payment, base_url, disputes)
 
 
 def payment_summary(payment: Payment) -> JsonObject:
@@ -118,10 +127,10 @@ def credentials_json(credentials: MerchantCredentials) -> JsonObject:
     }
 
 
-def resource_json(resource: object, base_url: str) -> JsonObject:
+def resource_json(resource: object, base_url: str, sandbox: Sandbox) -> JsonObject:
     """The API representation of whatever record an event reports."""
     if isinstance(resource, Payment):
-        return payment_json(resource, base_url)
+        return payment_view(resource, base_url, sandbox)
     if isinstance(resource, Refund):
         return refund_json(resource)
     if isinstance(resource, Payout):
@@ -131,13 +140,16 @@ def resource_json(resource: object, base_url: str) -> JsonObject:
     raise TypeError(f"no representation for {type(resource).__name__}")
 
 
-def event_json(event: Event, base_url: str) -> JsonObject:
+def event_json(event: Event, base_url: str, sandbox: Sandbox) -> JsonObject:
     """The body of a webhook."""
     return {
         "merchant_id": event.merchant_id,
         "event_id": event.event_id,
         "event_type": event.event_type,
-        "content": {"type": event.content_type.value, "object": resource_json(event.resource, base_url)},
+        "content": {
+            "type": event.content_type.value,
+            "object": resource_json(event.resource, base_url, sandbox),
+        },
         "timestamp": format_timestamp(event.created),
     }
 

@@ -24,8 +24,9 @@ from mocksrv.domain.errors import (
     ResourceNotFound,
     Unauthorized,
 )
-from mocksrv.domain.models import KeyKind, Principal
+from mocksrv.domain.models import KeyKind, Payment, Principal
 from mocksrv.domain.sandbox import Sandbox
+from mocksrv.representations import payment_view
 from mocksrv.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -213,6 +214,11 @@ def authenticate_for_merchant(merchant_id: str) -> None:
     principal = authenticate()
     if principal.merchant_id != merchant_id:
         raise ResourceNotFound("Merchant")
+
+
+def show_payment(payment: Payment) -> dict[str, Any]:
+    """A payment as every route answers it: with its next action and its disputes."""
+    return payment_view(payment, base_url(), sandbox())
 
 
 def base_url() -> str:

@@ -8,8 +8,8 @@ from flask import Blueprint, request
 
 from mocksrv.api import schemas
 from mocksrv.domain.models import KeyKind
-from mocksrv.representations import list_json, payment_json, payment_summary
-from mocksrv.rest import authenticate, base_url, json_body, load, sandbox
+from mocksrv.representations import list_json, payment_summary
+from mocksrv.rest import authenticate, json_body, load, sandbox, show_payment
 
 payments = Blueprint("payments", __name__)
 health = Blueprint("health", __name__)
@@ -35,7 +35,7 @@ def check_health() -> Json:
 def create_payment() -> Json:
     principal = authenticate()
     fields = load(_create, json_body())
-    return payment_json(sandbox().payments.create(principal.merchant_id, fields), base_url())
+    return show_payment(sandbox().payments.create(principal.merchant_id, fields))
 
 
 @payments.post("/payments/list")
@@ -54,14 +54,14 @@ def retrieve_payment(payment_id: str) -> Json:
         request.args.get("client_secret"),
         secret_required=principal.kind is KeyKind.PUBLISHABLE,
     )
-    return payment_json(payment, base_url())
+    return show_payment(payment)
 
 
 @payments.post("/payments/<id:payment_id>")
 def update_payment(payment_id: str) -> Json:
     principal = authenticate()
     fields = load(_update, json_body())
-    return payment_json(sandbox().payments.update(principal.merchant_id, payment_id, fields), base_url())
+    return show_payment(sandbox().payments.update(principal.merchant_id, payment_id, fields))
 
 
 @payments.post("/payments/<id:payment_id>/confirm")
@@ -75,7 +75,7 @@ def confirm_payment(payment_id: str) -> Json:
         fields.get("client_secret"),
         secret_required=principal.kind is KeyKind.PUBLISHABLE,
     )
-    return payment_json(payment, base_url())
+    return show_payment(payment)
 
 
 @payments.post("/payments/<id:payment_id>/capture")
@@ -86,7 +86,7 @@ def capture_payment(payment_id: str) -> Json:
     payment = sandbox().payments.capture(
         principal.merchant_id, payment_id, fields.get("amount_to_capture"), descriptor or None
     )
-    return payment_json(payment, base_url())
+    return show_payment(payment)
 
 
 @payments.post("/payments/<id:payment_id>/cancel")
@@ -94,18 +94,18 @@ def cancel_payment(payment_id: str) -> Json:
     principal = authenticate()
     fields = load(_cancel, json_body())
     payment = sandbox().payments.cancel(principal.merchant_id, payment_id, fields.get("cancellation_reason"))
-    return payment_json(payment, base_url())
+    return show_payment(payment)
 
 
 @payments.post("/payments/<id:payment_id>/approve")
 def approve_payment(payment_id: str) -> Json:
     principal = authenticate()
     load(_review, json_body())
-    return payment_json(sandbox().payments.approve(principal.merchant_id, payment_id), base_url())
+    return show_payment(sandbox().payments.approve(principal.merchant_id, payment_id))
 
 
 @payments.post("/payments/<id:payment_id>/reject")
 def reject_payment(payment_id: str) -> Json:
     principal = authenticate()
     load(_review, json_body())
-    return payment_json(sandbox().payments.reject(principal.merchant_id, payment_id), base_url())
+    return show_payment(sandbox().payments.reject(principal.merchant_id, payment_id))

@@ -19,13 +19,12 @@ from mocksrv.representations import (
     credentials_json,
     dispute_json,
     event_summary,
-    payment_json,
     payout_json,
     profile_json,
     refund_json,
     timer_json,
 )
-from mocksrv.rest import base_url, is_admin, json_body, load, sandbox
+from mocksrv.rest import is_admin, json_body, load, sandbox, show_payment
 
 control = Blueprint("control", __name__, url_prefix="/__mock")
 
@@ -177,7 +176,7 @@ def finish_authentication(payment_id: str) -> Json:
     body = load(_authentication, json_body())
     merchant_id = _merchant(body)
     payment = sandbox().payments.authenticate(merchant_id, payment_id, completed=body["result"] == "success")
-    return payment_json(payment, base_url())
+    return show_payment(payment)
 
 
 @control.get("/transitions")

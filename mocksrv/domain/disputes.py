@@ -202,6 +202,11 @@ class DisputeService:
             raise DisputeNotFound()
         return dispute
 
+    def of_payment(self, merchant_id: str, payment_id: str) -> list[Dispute]:
+        """The disputes of one payment, newest first."""
+        query = Query(where={"payment_id": payment_id}, limit=100)
+        return list(self._store.query(DISPUTES, merchant_id, query).items)
+
     def list(self, merchant_id: str, query: Query) -> Page:
         return self._store.query(DISPUTES, merchant_id, query)
 

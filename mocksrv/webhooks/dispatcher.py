@@ -66,7 +66,7 @@ class Dispatcher:
         if task.url is None:
             self._sandbox.webhooks.record(task, None, None)
             return
-        body = task.delivery.body or orjson.dumps(event_json(task.event, self._base_url))
+        body = task.delivery.body or orjson.dumps(event_json(task.event, self._base_url, self._sandbox))
         headers = {
             "Content-Type": "application/json",
             SIGNATURE_HEADER: sign(task.signing_key, body),

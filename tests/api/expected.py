@@ -182,6 +182,7 @@ def card_payment(now: str, payment_id: str, number: str = "4242424242424242", **
         "cancellation_reason": None,
         "error_code": None,
         "error_message": None,
+        "disputes": [],
     }
     body.update(changes)
     return body

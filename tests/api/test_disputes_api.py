@@ -867,3 +867,27 @@ def test_reset_drops_the_deadline_of_an_open_dispute(api: Api) -> None:
     ok(api.post("/__mock/reset"))
 
     assert advance(api, WEEK)["timers_fired"] == []
+
+
+# -- disputes on the payment -------------------------------------------------------------------------
+
+
+def test_a_payment_shows_its_disputes(api: Api, frozen: str, disputed: dict[str, Any]) -> None:
+    shown = ok(api.get("/payments/pay_1"))
+
+    assert shown["disputes"] == [dispute_body(frozen, disputed["dispute_id"])]
+
+
+def test_a_payment_shows_its_disputes_as_they_stand(api: Api, frozen: str, disputed: dict[str, Any]) -> None:
+    ok(api.post(f"/disputes/accept/{disputed['dispute_id']}"))
+
+    shown = ok(api.get("/payments/pay_1"))
+
+    assert [d["dispute_status"] for d in shown["disputes"]] == ["dispute_accepted"]
+
+
+def test_a_payment_with_the_dispute_card_shows_the_dispute_it_opened(api: Api, frozen: str) -> None:
+    created = create(api, DISPUTE_CARD, payment_id="pay_1")
+
+    [dispute] = ok(api.get("/disputes/list"))["data"]
+    assert created["disputes"] == [dispute_body(frozen, dispute["dispute_id"])]
