@@ -9,7 +9,7 @@ events) and section 9 (the control plane opens and resolves disputes).
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -24,8 +24,8 @@ from mocksrv.domain.disputes import (
     DisputeEvent,
     DisputeStatus,
 )
-from mocksrv.domain.errors import DomainError, ErrorKind
-from mocksrv.domain.events import ContentType, Event
+from mocksrv.domain.errors import ErrorKind
+from mocksrv.domain.events import ContentType
 from mocksrv.domain.merchants import MerchantSeed
 from mocksrv.domain.models import Payment
 from mocksrv.domain.payment_states import PaymentStatus
@@ -34,6 +34,7 @@ from mocksrv.domain.store import Query
 from tests.api.expected import Matches
 from tests.payloads import MERCHANT_ID, PROFILE_ID, payment
 from tests.unit.fakes import T0, at
+from tests.unit.helpers import advance, error_of, event_types_of, events_of, raised_by, timers
 from tests.unit.test_payments_service import payment_in
 
 S = DisputeStatus
@@ -123,33 +124,6 @@ def evidence(sandbox: Sandbox, dispute_id: str, **fields: str) -> Dispute:
 
 def stored(sandbox: Sandbox, dispute_id: str) -> Dispute:
     return sandbox.disputes.retrieve(MERCHANT_ID, dispute_id)
-
-
-def advance(sandbox: Sandbox, seconds: float) -> None:
-    sandbox.scheduler.advance(MERCHANT_ID, seconds)
-
-
-def events_of(sandbox: Sandbox, object_id: str) -> list[Event]:
-    return [event for event in sandbox.store.events(MERCHANT_ID) if event.object_id == object_id]
-
-
-def event_types_of(sandbox: Sandbox, object_id: str) -> list[str]:
-    return [event.event_type for event in events_of(sandbox, object_id)]
-
-
-def timers(sandbox: Sandbox) -> list[tuple[datetime, str, str]]:
-    return [(t.due_at, t.kind, t.target_id) for t in sandbox.store.pending_timers(MERCHANT_ID)]
-
-
-def raised_by(call: Callable[[], object]) -> DomainError:
-    """The error `call` raises; the test fails if it raises none."""
-    with pytest.raises(DomainError) as raised:
-        call()
-    return raised.value
-
-
-def error_of(error: DomainError) -> tuple[str, ErrorKind, str, str | None]:
-    return (error.code, error.kind, error.message, error.param)
 
 
 def dispute_in(sandbox: Sandbox, status: DisputeStatus) -> Dispute:

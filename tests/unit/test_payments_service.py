@@ -28,6 +28,7 @@ from mocksrv.domain.store import Query
 from mocksrv.settings import Settings
 from tests.payloads import MERCHANT_ID, PROFILE_ID, card, confirmation, payment
 from tests.unit.fakes import T0, FakeSystemTime, at
+from tests.unit.helpers import advance
 
 S = PaymentStatus
 SEVEN_DAYS = 7 * 24 * 3600
@@ -55,10 +56,6 @@ def create(sandbox: Sandbox, number: str | None = "4242424242424242", **override
 
 def stored(sandbox: Sandbox, payment_id: str) -> Payment:
     return sandbox.payments.retrieve(MERCHANT_ID, payment_id)
-
-
-def advance(sandbox: Sandbox, seconds: float) -> None:
-    sandbox.scheduler.advance(MERCHANT_ID, seconds)
 
 
 def events_of(sandbox: Sandbox, payment_id: str) -> list[str]:

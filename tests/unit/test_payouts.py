@@ -9,15 +9,14 @@ fixtures/outcomes.yaml) and section 6 (payout events).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
 import pytest
 
-from mocksrv.domain.errors import DomainError, ErrorKind, InvalidState
-from mocksrv.domain.events import ContentType, Event
+from mocksrv.domain.errors import ErrorKind, InvalidState
+from mocksrv.domain.events import ContentType
 from mocksrv.domain.merchants import MerchantSeed
 from mocksrv.domain.outcomes import OutcomeTable
 from mocksrv.domain.payouts import (
@@ -34,6 +33,7 @@ from mocksrv.domain.transitions import action_of
 from tests.api.expected import Matches
 from tests.payloads import MERCHANT_ID, PROFILE_ID
 from tests.unit.fakes import T0, at
+from tests.unit.helpers import advance, error_of, event_types_of, events_of, raised_by, timers
 
 P = PayoutStatus
 E = PayoutEvent
@@ -129,33 +129,6 @@ def closed(sandbox: Sandbox, **fields: Any) -> Payout:
 
 def stored(sandbox: Sandbox, payout_id: str) -> Payout:
     return sandbox.payouts.retrieve(MERCHANT_ID, payout_id)
-
-
-def advance(sandbox: Sandbox, seconds: float) -> None:
-    sandbox.scheduler.advance(MERCHANT_ID, seconds)
-
-
-def events_of(sandbox: Sandbox, object_id: str) -> list[Event]:
-    return [event for event in sandbox.store.events(MERCHANT_ID) if event.object_id == object_id]
-
-
-def event_types_of(sandbox: Sandbox, object_id: str) -> list[str]:
-    return [event.event_type for event in events_of(sandbox, object_id)]
-
-
-def timers(sandbox: Sandbox) -> list[tuple[datetime, str, str]]:
-    return [(t.due_at, t.kind, t.target_id) for t in sandbox.store.pending_timers(MERCHANT_ID)]
-
-
-def raised_by(call: Callable[[], object]) -> DomainError:
-    """The error `call` raises; the test fails if it raises none."""
-    with pytest.raises(DomainError) as raised:
-        call()
-    return raised.value
-
-
-def error_of(error: DomainError) -> tuple[str, ErrorKind, str, str | None]:
-    return (error.code, error.kind, error.message, error.param)
 
 
 def payout_in(sandbox: Sandbox, status: PayoutStatus, payout_id: str = "po_1") -> Payout:

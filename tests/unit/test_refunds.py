@@ -22,7 +22,7 @@ from mocksrv.domain.errors import (
     PaymentNotFound,
     ResourceNotFound,
 )
-from mocksrv.domain.events import ContentType, Event
+from mocksrv.domain.events import ContentType
 from mocksrv.domain.merchants import MerchantSeed
 from mocksrv.domain.models import Payment
 from mocksrv.domain.payment_states import PaymentStatus
@@ -40,6 +40,7 @@ from mocksrv.domain.store import Query
 from mocksrv.domain.transitions import action_of
 from tests.payloads import MERCHANT_ID, PROFILE_ID, payment
 from tests.unit.fakes import T0, at
+from tests.unit.helpers import advance, event_types_of, events_of
 from tests.unit.test_payments_service import payment_in
 
 R = RefundStatus
@@ -108,18 +109,6 @@ def stored(sandbox: Sandbox, refund_id: str) -> Refund:
 
 def received(sandbox: Sandbox, payment_id: str) -> Payment:
     return sandbox.payments.retrieve(MERCHANT_ID, payment_id)
-
-
-def advance(sandbox: Sandbox, seconds: float) -> None:
-    sandbox.scheduler.advance(MERCHANT_ID, seconds)
-
-
-def events_of(sandbox: Sandbox, object_id: str) -> list[Event]:
-    return [event for event in sandbox.store.events(MERCHANT_ID) if event.object_id == object_id]
-
-
-def event_types_of(sandbox: Sandbox, object_id: str) -> list[str]:
-    return [event.event_type for event in events_of(sandbox, object_id)]
 
 
 def refund_count(sandbox: Sandbox) -> int:

@@ -31,6 +31,7 @@ from mocksrv.domain.webhooks import (
 from mocksrv.webhooks import SIGNATURE_HEADER, verify_signature
 from tests.payloads import MERCHANT_ID, PROFILE_ID, SIGNING_KEY, payment
 from tests.unit.fakes import T0, at
+from tests.unit.helpers import timers
 
 D = DeliveryState
 E = DeliveryEvent
@@ -146,10 +147,6 @@ def attempt(
 
 def delivery(sandbox: Sandbox, event_id: str) -> EventDelivery:
     return sandbox.webhooks.delivery(MERCHANT_ID, event_id)
-
-
-def timers(sandbox: Sandbox) -> list[tuple[Any, str, str]]:
-    return [(t.due_at, t.kind, t.target_id) for t in sandbox.store.pending_timers(MERCHANT_ID)]
 
 
 def attempts(sandbox: Sandbox) -> list[DeliveryAttempt]:
