@@ -116,6 +116,14 @@ def later(timestamp: str, seconds: float) -> str:
     return iso(parse(timestamp) + timedelta(seconds=seconds))
 
 
+def at_offsets(frozen: str, filters: dict[str, Any]) -> dict[str, Any]:
+    """Turn `{"created_gte": 60}` into the ISO time 60 s after the frozen time."""
+    return {
+        name: later(frozen, value) if name.startswith("created_") else value
+        for name, value in filters.items()
+    }
+
+
 def unix(timestamp: str) -> float:
     return parse(timestamp).timestamp()
 

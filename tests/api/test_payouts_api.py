@@ -13,7 +13,17 @@ import pytest
 from flask.testing import FlaskClient
 
 from tests.api.conftest import OtherMerchant
-from tests.api.expected import UNAUTHORIZED, Matches, case_id, error, invalid, later, malformed, missing
+from tests.api.expected import (
+    UNAUTHORIZED,
+    Matches,
+    at_offsets,
+    case_id,
+    error,
+    invalid,
+    later,
+    malformed,
+    missing,
+)
 from tests.api.scenarios import advance, ok
 from tests.conftest import Api
 from tests.payloads import ADMIN_KEY, MERCHANT_ID, PROFILE_ID, PUBLISHABLE_KEY
@@ -667,14 +677,6 @@ def test_list_of_a_merchant_without_payouts_is_empty(api: Api) -> None:
     assert response.json == {"count": 0, "total_count": 0, "data": []}
 
 
-def _offsets(frozen: str, filters: dict[str, Any]) -> dict[str, Any]:
-    """Turn `{"created_gte": 60}` into the ISO time 60 s after the frozen time."""
-    return {
-        name: later(frozen, value) if name.startswith("created_") else value
-        for name, value in filters.items()
-    }
-
-
 LIST_FILTERS: list[tuple[dict[str, Any], list[str], int]] = [
     ({"status": "success"}, ["po_a"], 1),
     ({"status": "failed"}, [], 0),
@@ -693,7 +695,7 @@ LIST_FILTERS: list[tuple[dict[str, Any], list[str], int]] = [
 def test_list_filters_and_pages(
     api: Api, frozen: str, filters: dict[str, Any], ids: list[str], total: int
 ) -> None:
-    response = api.post("/payouts/list", _offsets(frozen, filters))
+    response = api.post("/payouts/list", at_offsets(frozen, filters))
 
     assert response.status_code == 200
     assert (response.json["count"], response.json["total_count"]) == (len(ids), total)

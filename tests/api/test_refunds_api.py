@@ -17,6 +17,7 @@ from tests.api.expected import (
     PAYMENT_NOT_FOUND,
     UNAUTHORIZED,
     Matches,
+    at_offsets,
     card_payment,
     case_id,
     error,
@@ -574,14 +575,6 @@ def test_list_of_a_merchant_without_refunds_is_empty(api: Api) -> None:
     assert response.json == {"count": 0, "total_count": 0, "data": []}
 
 
-def _offsets(frozen: str, filters: dict[str, Any]) -> dict[str, Any]:
-    """Turn `{"created_gte": 60}` into the ISO time 60 s after the frozen time."""
-    return {
-        name: later(frozen, value) if name.startswith("created_") else value
-        for name, value in filters.items()
-    }
-
-
 LIST_FILTERS: list[tuple[dict[str, Any], list[str], int]] = [
     ({"payment_id": "pay_a"}, ["ref_a"], 1),
     ({"payment_id": "pay_unknown"}, [], 0),
@@ -611,7 +604,7 @@ LIST_FILTERS: list[tuple[dict[str, Any], list[str], int]] = [
 def test_list_filters_and_pages(
     api: Api, frozen: str, filters: dict[str, Any], ids: list[str], total: int
 ) -> None:
-    response = api.post("/refunds/list", _offsets(frozen, filters))
+    response = api.post("/refunds/list", at_offsets(frozen, filters))
 
     assert response.status_code == 200
     body = response.json
