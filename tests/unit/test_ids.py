@@ -1,0 +1,48 @@
+"""Generated ids and secrets: their shape, and no repeats across threads or a fork."""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+
+from mocksrv.domain.ids import new_id, new_secret
+
+
+def test_an_id_is_the_prefix_and_twenty_letters_or_digits() -> None:
+    assert re.fullmatch(r"pay_[0-9A-Za-z]{20}", new_id("pay"))
+    assert re.fullmatch(r"evt_[0-9A-Za-z]{8}", new_id("evt", 8))
+
+
+def test_a_secret_is_hex_of_the_length_asked() -> None:
+    assert re.fullmatch(r"[0-9a-f]{32}", new_secret())
+    assert re.fullmatch(r"[0-9a-f]{7}", new_secret(7))
+
+
+def test_ids_made_by_many_threads_across_many_blocks_never_repeat() -> None:
+    made: list[list[str]] = [[] for _ in range(8)]
+
+    def make(into: list[str]) -> None:
+        into.extend(new_id("pay") for _ in range(2_000))  # 30 bytes each: many 4 KiB blocks
+
+    threads = [threading.Thread(target=make, args=(into,)) for into in made]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    every = [one for into in made for one in into]
+    assert len(set(every)) == len(every) == 16_000
+
+
+def test_a_forked_child_does_not_repeat_its_parents_ids() -> None:
+    new_id("pay")  # the parent holds a block partly used
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - runs in the child
+        os.write(write, new_id("pay").encode())
+        os._exit(0)
+    os.close(write)
+    os.waitpid(child, 0)
+    from_child = os.read(read, 100).decode()
+    os.close(read)
+    assert from_child != new_id("pay")
