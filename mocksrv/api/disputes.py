@@ -5,19 +5,20 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Blueprint, request
-from marshmallow import EXCLUDE, Schema, fields, post_load, validate
+from marshmallow import EXCLUDE, fields, post_load, validate
 
 from mocksrv.domain.disputes import EVIDENCE_FIELDS, DisputeStatus
 from mocksrv.domain.store import Query
 from mocksrv.representations import dispute_json, evidence_json
 from mocksrv.rest import authenticate, json_body, load, sandbox
+from mocksrv.schema import RequestSchema
 
 disputes = Blueprint("disputes", __name__)
 
 Json = dict[str, Any]
 
 
-class DisputeListSchema(Schema):
+class DisputeListSchema(RequestSchema):
     """Query parameters; ones it does not know are ignored, as on any GET."""
 
     class Meta:
@@ -38,7 +39,7 @@ class DisputeListSchema(Schema):
         return Query.of(**data)
 
 
-EvidenceSchema = Schema.from_dict(
+EvidenceSchema = RequestSchema.from_dict(
     {
         "dispute_id": fields.String(required=True),
         **{name: fields.String(validate=validate.Length(max=5000)) for name in EVIDENCE_FIELDS},
@@ -47,7 +48,7 @@ EvidenceSchema = Schema.from_dict(
 )
 
 
-class DeleteEvidenceSchema(Schema):
+class DeleteEvidenceSchema(RequestSchema):
     dispute_id = fields.String(required=True)
     evidence_type = fields.String(required=True, validate=validate.OneOf(EVIDENCE_FIELDS))
 

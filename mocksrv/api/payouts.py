@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Blueprint
-from marshmallow import Schema, fields, post_load, validate
+from marshmallow import fields, post_load, validate
 
 from mocksrv.domain.money import MAX_AMOUNT, MIN_AMOUNT
 from mocksrv.domain.payouts import PayoutStatus
@@ -13,6 +13,7 @@ from mocksrv.domain.store import Query
 from mocksrv.fieldtypes import RESOURCE_ID, StrictBoolean, StrictInteger, Timestamp, currency_code
 from mocksrv.representations import list_json, payout_json
 from mocksrv.rest import authenticate, json_body, load, sandbox
+from mocksrv.schema import RequestSchema
 
 payouts = Blueprint("payouts", __name__)
 
@@ -20,7 +21,7 @@ Json = dict[str, Any]
 PAYOUT_TYPES = ("bank",)
 
 
-class BankAccountSchema(Schema):
+class BankAccountSchema(RequestSchema):
     bank_account_number = fields.String(required=True, validate=validate.Regexp(r"^[0-9]{4,17}\Z"))
     bank_routing_number = fields.String(required=True, validate=validate.Regexp(r"^[0-9]{9}\Z"))
     bank_name = fields.String()
@@ -28,11 +29,11 @@ class BankAccountSchema(Schema):
     bank_city = fields.String()
 
 
-class PayoutMethodDataSchema(Schema):
+class PayoutMethodDataSchema(RequestSchema):
     bank = fields.Nested(BankAccountSchema)
 
 
-class PayoutFieldsSchema(Schema):
+class PayoutFieldsSchema(RequestSchema):
     customer_id = fields.String(validate=RESOURCE_ID)
     description = fields.String(validate=validate.Length(max=1000))
     metadata = fields.Dict(keys=fields.String())
@@ -53,7 +54,7 @@ class PayoutUpdateSchema(PayoutFieldsSchema):
     currency = fields.String(validate=currency_code)
 
 
-class PayoutListSchema(Schema):
+class PayoutListSchema(RequestSchema):
     status = fields.String(validate=validate.OneOf([s.value for s in PayoutStatus]))
     customer_id = fields.String()
     currency = fields.String(validate=currency_code)
@@ -67,7 +68,7 @@ class PayoutListSchema(Schema):
         return Query.of(**data)
 
 
-class EmptySchema(Schema):
+class EmptySchema(RequestSchema):
     """Cancel and fulfil take no fields."""
 
 

@@ -5,22 +5,23 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Blueprint
-from marshmallow import Schema, fields, validate
+from marshmallow import fields, validate
 
 from mocksrv.fieldtypes import StrictInteger, WebhookUrl
 from mocksrv.representations import profile_json
 from mocksrv.rest import authenticate_for_merchant, json_body, load, sandbox
+from mocksrv.schema import RequestSchema
 
 profiles = Blueprint("profiles", __name__)
 
 MAX_SESSION_EXPIRY = 365 * 24 * 3600
 
 
-class WebhookDetailsSchema(Schema):
+class WebhookDetailsSchema(RequestSchema):
     webhook_url = WebhookUrl(allow_none=True)
 
 
-class ProfileUpdateSchema(Schema):
+class ProfileUpdateSchema(RequestSchema):
     profile_name = fields.String(validate=validate.Length(1, 64))
     return_url = fields.Url(allow_none=True, require_tld=False)
     webhook_details = fields.Nested(WebhookDetailsSchema)

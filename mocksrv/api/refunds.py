@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Blueprint
-from marshmallow import Schema, fields, post_load, validate
+from marshmallow import fields, post_load, validate
 
 from mocksrv.domain.money import MAX_AMOUNT
 from mocksrv.domain.refunds import RefundStatus
@@ -13,13 +13,14 @@ from mocksrv.domain.store import Query
 from mocksrv.fieldtypes import RESOURCE_ID, StrictInteger, Timestamp
 from mocksrv.representations import list_json, refund_json
 from mocksrv.rest import authenticate, json_body, load, sandbox
+from mocksrv.schema import RequestSchema
 
 refunds = Blueprint("refunds", __name__)
 
 Json = dict[str, Any]
 
 
-class RefundCreateSchema(Schema):
+class RefundCreateSchema(RequestSchema):
     payment_id = fields.String(required=True)
     refund_id = fields.String(validate=RESOURCE_ID)
     amount = StrictInteger(validate=validate.Range(1, MAX_AMOUNT))
@@ -28,12 +29,12 @@ class RefundCreateSchema(Schema):
     metadata = fields.Dict(keys=fields.String())
 
 
-class RefundUpdateSchema(Schema):
+class RefundUpdateSchema(RequestSchema):
     reason = fields.String(validate=validate.Length(max=255))
     metadata = fields.Dict(keys=fields.String())
 
 
-class RefundListSchema(Schema):
+class RefundListSchema(RequestSchema):
     payment_id = fields.String()
     status = fields.String(validate=validate.OneOf([s.value for s in RefundStatus]))
     created_gte = Timestamp()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from marshmallow import EXCLUDE, Schema, ValidationError, fields, post_load, validate, validates_schema
+from marshmallow import EXCLUDE, ValidationError, fields, post_load, validate, validates_schema
 
 from mocksrv.domain.money import MAX_AMOUNT, MIN_AMOUNT, is_country
 from mocksrv.domain.payment_states import PaymentStatus
@@ -18,6 +18,7 @@ from mocksrv.fieldtypes import (
     Timestamp,
     currency_code,
 )
+from mocksrv.schema import RequestSchema
 
 DESCRIPTOR_LIMIT = 22
 PAYMENT_METHODS = ("card", "wallet", "bank_transfer", "crypto")
@@ -40,7 +41,7 @@ def Text(**kwargs: Any) -> fields.String:  # noqa: N802
     return fields.String(validate=validate.Length(max=1000), **kwargs)
 
 
-class AddressSchema(Schema):
+class AddressSchema(RequestSchema):
     line1 = fields.String(required=True)
     line2 = fields.String()
     line3 = fields.String()
@@ -52,18 +53,18 @@ class AddressSchema(Schema):
     last_name = fields.String(required=True)
 
 
-class PhoneSchema(Schema):
+class PhoneSchema(RequestSchema):
     number = fields.String(required=True, validate=PHONE_NUMBER)
     country_code = fields.String(required=True, validate=PHONE_COUNTRY_CODE)
 
 
-class BillingSchema(Schema):
+class BillingSchema(RequestSchema):
     address = fields.Nested(AddressSchema, required=True)
     phone = fields.Nested(PhoneSchema, required=True)
     email = fields.Email()
 
 
-class CardSchema(Schema):
+class CardSchema(RequestSchema):
     card_number = fields.String(required=True)
     card_exp_month = fields.String(required=True)
     card_exp_year = fields.String(required=True)
@@ -71,7 +72,7 @@ class CardSchema(Schema):
     card_holder_name = fields.String()
 
 
-class CryptoSchema(Schema):
+class CryptoSchema(RequestSchema):
     pay_currency = fields.String(required=True)
     network = fields.String()
     wallet_address = fields.String(required=True)
@@ -80,14 +81,14 @@ class CryptoSchema(Schema):
     external_customer_id = fields.String()
 
 
-class PaymentMethodDataSchema(Schema):
+class PaymentMethodDataSchema(RequestSchema):
     card = fields.Nested(CardSchema)
     crypto = fields.Nested(CryptoSchema)
     wallet = fields.Dict(keys=fields.String())
     bank_transfer = fields.Dict(keys=fields.String())
 
 
-class BrowserInfoSchema(Schema):
+class BrowserInfoSchema(RequestSchema):
     ip_address = fields.String()
     user_agent = fields.String()
     accept_header = fields.String()
@@ -105,14 +106,14 @@ class BrowserInfoSchema(Schema):
     referer = fields.String()
 
 
-class OrderLineSchema(Schema):
+class OrderLineSchema(RequestSchema):
     name = fields.String(required=True)
     quantity = StrictInteger(required=True, validate=validate.Range(min=1))
     amount = StrictInteger(required=True, validate=validate.Range(min=0, max=MAX_AMOUNT))
     currency = Currency(required=True)
 
 
-class BillingRule(Schema):
+class BillingRule(RequestSchema):
     @validates_schema
     def billing_goes_with_method(self, data: dict[str, Any], **kwargs: Any) -> None:
         if "payment_method_data" in data and "billing" not in data:
@@ -165,7 +166,7 @@ class PaymentConfirmSchema(BillingRule):
     client_secret = fields.String()
 
 
-class PaymentListSchema(Schema):
+class PaymentListSchema(RequestSchema):
     limit = StrictInteger(validate=validate.Range(1, 100), load_default=10)
     offset = StrictInteger(validate=validate.Range(min=0), load_default=0)
     status = fields.String(validate=validate.OneOf([s.value for s in PaymentStatus]))
@@ -180,7 +181,7 @@ class PaymentListSchema(Schema):
         return Query.of(**data)
 
 
-class CaptureSchema(Schema):
+class CaptureSchema(RequestSchema):
     amount_to_capture = Amount()
     statement_descriptor_prefix = fields.String()
     statement_descriptor_suffix = fields.String()
@@ -196,18 +197,18 @@ class CaptureSchema(Schema):
             )
 
 
-class CancelSchema(Schema):
+class CancelSchema(RequestSchema):
     cancellation_reason = Text()
 
 
-class ReviewSchema(Schema):
+class ReviewSchema(RequestSchema):
     """Approve and reject take no fields of their own; review notes sent along are ignored."""
 
     class Meta:
         unknown = EXCLUDE
 
 
-class CustomerFieldsSchema(Schema):
+class CustomerFieldsSchema(RequestSchema):
     email = fields.Email()
     name = fields.String()
     phone = fields.String(validate=PHONE_NUMBER)
@@ -221,7 +222,7 @@ class CustomerCreateSchema(CustomerFieldsSchema):
     customer_id = fields.String(validate=RESOURCE_ID)
 
 
-class CustomerListSchema(Schema):
+class CustomerListSchema(RequestSchema):
     """Query parameters arrive as text; ones it does not know are ignored, as on any GET."""
 
     class Meta:

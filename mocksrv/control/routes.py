@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Blueprint, g, request
-from marshmallow import Schema, fields, validate
+from marshmallow import fields, validate
 
 from mocksrv.domain.errors import ResourceNotFound, Unauthorized
 from mocksrv.domain.merchants import MerchantSeed
@@ -25,6 +25,7 @@ from mocksrv.representations import (
     timer_json,
 )
 from mocksrv.rest import is_admin, json_body, load, sandbox, show_payment
+from mocksrv.schema import RequestSchema
 
 control = Blueprint("control", __name__, url_prefix="/__mock")
 
@@ -33,21 +34,21 @@ MAX_SEED = 1_000_000
 MAX_SESSION_EXPIRY = 365 * 24 * 3600
 
 
-class AdvanceSchema(Schema):
+class AdvanceSchema(RequestSchema):
     merchant_id = fields.String()
     seconds = StrictNumber(required=True, validate=validate.Range(min=0, max=10 * 365 * 24 * 3600))
 
 
-class SetSchema(Schema):
+class SetSchema(RequestSchema):
     merchant_id = fields.String()
     now = Timestamp(required=True)
 
 
-class MerchantOnlySchema(Schema):
+class MerchantOnlySchema(RequestSchema):
     merchant_id = fields.String()
 
 
-class NewMerchantSchema(Schema):
+class NewMerchantSchema(RequestSchema):
     merchant_id = fields.String(validate=RESOURCE_ID)
     profile_name = fields.String()
     return_url = fields.Url(require_tld=False)
@@ -56,17 +57,17 @@ class NewMerchantSchema(Schema):
     rate_limit = fields.Integer(strict=True, validate=validate.Range(min=0))
 
 
-class SettleSchema(Schema):
+class SettleSchema(RequestSchema):
     merchant_id = fields.String()
     result = fields.String(required=True, validate=validate.OneOf(["succeeded", "failed"]))
 
 
-class AuthenticationSchema(Schema):
+class AuthenticationSchema(RequestSchema):
     merchant_id = fields.String()
     result = fields.String(required=True, validate=validate.OneOf(["success", "failure"]))
 
 
-class SeedSchema(Schema):
+class SeedSchema(RequestSchema):
     merchant_id = fields.String()
     payments = fields.Integer(strict=True, required=True, validate=validate.Range(min=1, max=MAX_SEED))
 
@@ -193,7 +194,7 @@ def seed() -> Json:
     return {"merchant_id": merchant_id, "payments_created": created}
 
 
-class PageSchema(Schema):
+class PageSchema(RequestSchema):
     """Query parameters of the control plane's lists."""
 
     merchant_id = fields.String()
@@ -202,12 +203,12 @@ class PageSchema(Schema):
     offset = fields.Integer(validate=validate.Range(min=0), load_default=0)
 
 
-class WaitSchema(Schema):
+class WaitSchema(RequestSchema):
     merchant_id = fields.String()
     timeout = StrictNumber(load_default=10, validate=validate.Range(min=0, max=60))
 
 
-class WebhookUrlSchema(Schema):
+class WebhookUrlSchema(RequestSchema):
     merchant_id = fields.String()
     webhook_url = WebhookUrl(required=True, allow_none=True)
 
@@ -282,7 +283,7 @@ def settle_refund(refund_id: str) -> Json:
     return refund_json(refund)
 
 
-class PayoutSettleSchema(Schema):
+class PayoutSettleSchema(RequestSchema):
     merchant_id = fields.String()
     result = fields.String(required=True, validate=validate.OneOf(["success", "failed", "reversed"]))
 
@@ -298,14 +299,14 @@ def settle_payout(payout_id: str) -> Json:
     return payout_json(sandbox().payouts.settle(merchant_id, payout_id, body["result"]))
 
 
-class OpenDisputeSchema(Schema):
+class OpenDisputeSchema(RequestSchema):
     merchant_id = fields.String()
     payment_id = fields.String(required=True)
     amount = StrictInteger(validate=validate.Range(min=1))
     reason = fields.String(validate=validate.Length(1, 255))
 
 
-class ResolveDisputeSchema(Schema):
+class ResolveDisputeSchema(RequestSchema):
     merchant_id = fields.String()
     result = fields.String(required=True, validate=validate.OneOf(["won", "lost", "cancelled"]))
 
