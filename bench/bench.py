@@ -1,7 +1,8 @@
 """`make bench`: latency, throughput and memory of a real mocksrv server, bounded in time.
 
 Prints: sequential p50/p99 of one-step create, retrieve and list; throughput of one-step create at
-8 concurrent keep-alive connections next to a bare Flask app on the same engine, and their ratio;
+8 concurrent keep-alive connections next to a bare Flask app on the same engine, measured in turns
+over several rounds, and the median of their ratios;
 create and list latency and server RSS after 100,000 stored payments. `--engines` also compares
 waitress with gunicorn (gthread, one process) for both apps.
 """
@@ -198,21 +199,30 @@ def bare_command(engine: str, port: int) -> list[str]:
     return [sys.executable, str(HERE / "serve_engine.py"), "bare", engine, str(port)]
 
 
-def compare(engine: str, seconds: float) -> tuple[float, float]:
-    port = free_port()
-    with server(mocksrv_command(engine, port), port, RATE_OFF):
-        request(http.client.HTTPConnection("127.0.0.1", port), "POST", "/payments", CREATE)
-        full = throughput(port, seconds)
-    port = free_port()
-    with server(bare_command(engine, port), port):
-        bare = throughput(port, seconds)
-    return full, bare
+def compare(engine: str, seconds: float, rounds: int) -> list[tuple[float, float]]:
+    """Throughput of mocksrv and of the bare app, measured in turns, round after round.
+
+    Both servers run throughout and take turns, so that whatever else the machine does in a
+    moment weighs on both figures of a round alike.
+    """
+    full_port, bare_port = free_port(), free_port()
+    results = []
+    with (
+        server(mocksrv_command(engine, full_port), full_port, RATE_OFF),
+        server(bare_command(engine, bare_port), bare_port),
+    ):
+        throughput(full_port, 1.0)  # warm up
+        throughput(bare_port, 1.0)
+        for _ in range(rounds):
+            results.append((throughput(full_port, seconds), throughput(bare_port, seconds)))
+    return results
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--count", type=int, default=1000, help="requests per latency sample")
-    parser.add_argument("--seconds", type=float, default=5.0, help="duration of each throughput run")
+    parser.add_argument("--seconds", type=float, default=3.0, help="duration of each throughput run")
+    parser.add_argument("--rounds", type=int, default=5, help="throughput runs of each app, in turns")
     parser.add_argument("--seeded", type=int, default=SEEDED, help="payments stored for the scale run")
     parser.add_argument("--engines", action="store_true", help="also compare gunicorn gthread")
     args = parser.parse_args()
@@ -248,8 +258,14 @@ def main() -> None:
     engines = ["waitress", "gunicorn"] if args.engines else ["waitress"]
     print("throughput, one-step create, 8 keep-alive connections (requests/s)")
     for engine in engines:
-        full, bare = compare(engine, args.seconds)
-        print(f"  {engine:<10} mocksrv {full:8.0f}   bare Flask {bare:8.0f}   ratio {full / bare:5.2f}")
+        results = compare(engine, args.seconds, args.rounds)
+        for full, bare in results:
+            print(f"  {engine:<10} mocksrv {full:8.0f}   bare Flask {bare:8.0f}   ratio {full / bare:5.2f}")
+        ratios = [full / bare for full, bare in results]
+        print(
+            f"  {engine:<10} median ratio {statistics.median(ratios):.2f} "
+            f"(from {min(ratios):.2f} to {max(ratios):.2f} over {len(ratios)} rounds)"
+        )
 
 
 if __name__ == "__main__":
