@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
 from mocksrv.domain.clock import Clock
 from mocksrv.domain.errors import DuplicateResource, ResourceNotFound
 from mocksrv.domain.ids import new_id
-from mocksrv.domain.models import Customer, Page
+from mocksrv.domain.models import Customer, Page, evolve
 from mocksrv.domain.payments import CUSTOMERS
 from mocksrv.domain.store import MemoryStore, Query
 
@@ -44,7 +43,7 @@ class CustomerService:
     def update(self, merchant_id: str, customer_id: str, fields: Mapping[str, Any]) -> Customer:
         with self._store.transaction(merchant_id):
             customer = self.retrieve(merchant_id, customer_id)
-            updated = replace(customer, **{name: fields[name] for name in CUSTOMER_FIELDS if name in fields})
+            updated = evolve(customer, **{name: fields[name] for name in CUSTOMER_FIELDS if name in fields})
             self._store.put(CUSTOMERS, merchant_id, updated)
             return updated
 

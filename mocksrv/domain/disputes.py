@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any, NoReturn
@@ -12,7 +12,7 @@ from mocksrv.domain.clock import Clock
 from mocksrv.domain.errors import DomainError, ErrorKind, InvalidField, PaymentNotFound
 from mocksrv.domain.events import ContentType, Event, EventType
 from mocksrv.domain.ids import new_id
-from mocksrv.domain.models import Page, Payment
+from mocksrv.domain.models import Page, Payment, evolve
 from mocksrv.domain.outbox import Outbox
 from mocksrv.domain.payment_states import PAYMENT_TRANSITIONS
 from mocksrv.domain.payments import PAYMENTS
@@ -190,6 +190,7 @@ class DisputeService:
             ContentType.DISPUTE_DETAILS,
             dispute.dispute_id,
             dispute,
+            at=now,
         )
         self._scheduler.schedule(
             payment.merchant_id, dispute.challenge_required_by, DEADLINE_TIMER, dispute.dispute_id
@@ -245,7 +246,7 @@ class DisputeService:
             evidence = dict(dispute.evidence or {})
             if evidence.pop(evidence_type, None) is None:
                 raise InvalidField("evidence_type", "no evidence of this type was submitted")
-            updated = replace(
+            updated = evolve(
                 dispute,
                 evidence=evidence,
                 planned_decision=_decision_of(evidence),
@@ -279,11 +280,16 @@ class DisputeService:
         if row is None:
             _refuse(event.value.partition(".")[0], dispute)
         now = self._clock.now(dispute.merchant_id)
-        updated = replace(dispute, status=row.target, updated_at=now, **changes)
+        updated = evolve(dispute, status=row.target, updated_at=now, **changes)
         self._store.put(DISPUTES, dispute.merchant_id, updated)
         if row.emits is not None:
             self._outbox.emit(
-                dispute.merchant_id, row.emits, ContentType.DISPUTE_DETAILS, dispute.dispute_id, updated
+                dispute.merchant_id,
+                row.emits,
+                ContentType.DISPUTE_DETAILS,
+                dispute.dispute_id,
+                updated,
+                at=now,
             )
         return updated
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from mocksrv.domain.clock import Clock
 from mocksrv.domain.errors import DuplicateResource, InvalidField, ResourceNotFound, Unauthorized
 from mocksrv.domain.ids import new_id, new_secret
-from mocksrv.domain.models import ApiKey, Environment, KeyKind, Merchant, Principal, Profile
+from mocksrv.domain.models import ApiKey, Environment, KeyKind, Merchant, Principal, Profile, evolve
 from mocksrv.domain.outcomes import OutcomeTable
 from mocksrv.domain.store import GLOBAL, MemoryStore, Query
 
@@ -174,9 +174,9 @@ class MerchantService:
             profile = self.profile(merchant_id, profile_id)
             if profile is None:
                 raise ResourceNotFound("Business profile")
-            updated = replace(profile, **changes)
+            updated = evolve(profile, **changes)
             if not updated.payment_response_hash_key:
-                updated = replace(updated, payment_response_hash_key=new_signing_key())
+                updated = evolve(updated, payment_response_hash_key=new_signing_key())
             self._store.put(PROFILES, merchant_id, updated)
             return updated
 
@@ -186,7 +186,7 @@ class MerchantService:
     def replace_outcomes(self, merchant_id: str, table: OutcomeTable) -> OutcomeTable:
         with self._store.transaction(GLOBAL):
             merchant = self.merchant(merchant_id)
-            self._store.put(MERCHANTS, GLOBAL, replace(merchant, outcomes=table))
+            self._store.put(MERCHANTS, GLOBAL, evolve(merchant, outcomes=table))
             return table
 
     def require_merchant_id(self, merchant_id: object) -> str:

@@ -2,15 +2,46 @@
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import operator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeVar
 
 from mocksrv.domain.outcomes import Outcome, OutcomeTable
 from mocksrv.domain.payment_states import PaymentStatus
 
 JsonObject = dict[str, Any]
+Record = TypeVar("Record")
+
+
+def evolve(record: Record, **changes: Any) -> Record:
+    """A copy of a record with `changes`: what `dataclasses.replace` does, in half the time.
+
+    Every transition makes one, of records of up to 38 fields; one `attrgetter` call reads them
+    all, and the copy is built from their values in order.
+    """
+    kind: type = type(record)
+    read, positions = _layout(kind)
+    values = list(read(record))
+    for name, value in changes.items():
+        if name not in positions:
+            raise TypeError(f"{kind.__name__} has no field {name!r}")
+        values[positions[name]] = value
+    copy: Record = kind(*values)
+    return copy
+
+
+@functools.cache
+def _layout(cls: type) -> tuple[Callable[[Any], tuple[Any, ...]], dict[str, int]]:
+    fields = dataclasses.fields(cls)
+    if len(fields) < 2 or not all(f.init for f in fields):
+        raise TypeError(f"{cls.__name__} is not a record of two or more fields, all set on creation")
+    names = [f.name for f in fields]
+    return operator.attrgetter(*names), {name: index for index, name in enumerate(names)}
 
 
 class CaptureMethod(StrEnum):

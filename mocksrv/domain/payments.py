@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hmac
 from collections.abc import Mapping
-from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -21,7 +20,7 @@ from mocksrv.domain.errors import (
 from mocksrv.domain.events import ContentType
 from mocksrv.domain.ids import new_id, new_secret
 from mocksrv.domain.merchants import MerchantService
-from mocksrv.domain.models import CaptureMethod, Page, Payment
+from mocksrv.domain.models import CaptureMethod, Page, Payment, evolve
 from mocksrv.domain.outbox import Outbox
 from mocksrv.domain.outcomes import SUCCESS, Outcome, OutcomeResult
 from mocksrv.domain.payment_states import (
@@ -186,7 +185,7 @@ class PaymentService:
             }
             if _sends_method(fields):
                 changes.update(self._method(merchant_id, fields, now))
-            payment = replace(payment, **changes)
+            payment = evolve(payment, **changes)
             if payment.outcome is None:
                 raise InvalidField("payment_method_data", missing=True)
             return self._apply(payment, payment.outcome, "confirm", now)
@@ -327,11 +326,16 @@ class PaymentService:
 
     def _move(self, payment: Payment, event: PaymentEvent, now: datetime, **changes: Any) -> Payment:
         row = PAYMENT_TRANSITIONS.require(payment.status, event)
-        updated = replace(payment, status=row.target, modified_at=now, **changes)
+        updated = evolve(payment, status=row.target, modified_at=now, **changes)
         self._store.put(PAYMENTS, payment.merchant_id, updated)
         if row.emits is not None:
             self._outbox.emit(
-                payment.merchant_id, row.emits, ContentType.PAYMENT_DETAILS, payment.payment_id, updated
+                payment.merchant_id,
+                row.emits,
+                ContentType.PAYMENT_DETAILS,
+                payment.payment_id,
+                updated,
+                at=now,
             )
         return updated
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
@@ -13,7 +13,7 @@ from mocksrv.domain.errors import DuplicateResource, InvalidField, ResourceNotFo
 from mocksrv.domain.events import ContentType, EventType
 from mocksrv.domain.ids import new_id
 from mocksrv.domain.merchants import MerchantService
-from mocksrv.domain.models import JsonObject, Page
+from mocksrv.domain.models import JsonObject, Page, evolve
 from mocksrv.domain.outbox import Outbox
 from mocksrv.domain.outcomes import OutcomeResult
 from mocksrv.domain.payments import CUSTOMERS
@@ -184,11 +184,11 @@ class PayoutService:
 
     def _move(self, payout: Payout, event: PayoutEvent, now: datetime, **changes: Any) -> Payout:
         row = PAYOUT_TRANSITIONS.require(payout.status, event)
-        updated = replace(payout, status=row.target, updated_at=now, **changes)
+        updated = evolve(payout, status=row.target, updated_at=now, **changes)
         self._store.put(PAYOUTS, payout.merchant_id, updated)
         if row.emits is not None:
             self._outbox.emit(
-                payout.merchant_id, row.emits, ContentType.PAYOUT_DETAILS, payout.payout_id, updated
+                payout.merchant_id, row.emits, ContentType.PAYOUT_DETAILS, payout.payout_id, updated, at=now
             )
         return updated
 

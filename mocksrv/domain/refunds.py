@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
@@ -12,7 +12,7 @@ from mocksrv.domain.clock import Clock
 from mocksrv.domain.errors import DomainError, DuplicateResource, PaymentNotFound, ResourceNotFound
 from mocksrv.domain.events import ContentType, EventType
 from mocksrv.domain.ids import new_id
-from mocksrv.domain.models import JsonObject, Page, Payment
+from mocksrv.domain.models import JsonObject, Page, Payment, evolve
 from mocksrv.domain.outbox import Outbox
 from mocksrv.domain.payment_states import PAYMENT_TRANSITIONS, PaymentStatus
 from mocksrv.domain.payments import PAYMENTS
@@ -157,7 +157,7 @@ class RefundService:
         with self._store.transaction(merchant_id):
             refund = self.retrieve(merchant_id, refund_id)
             changes = {name: fields[name] for name in ("reason", "metadata") if name in fields}
-            updated = replace(refund, updated_at=self._clock.now(merchant_id), **changes)
+            updated = evolve(refund, updated_at=self._clock.now(merchant_id), **changes)
             self._store.put(REFUNDS, merchant_id, updated)
             return updated
 
@@ -181,14 +181,14 @@ class RefundService:
         changes: dict[str, Any] = {}
         if event is RefundEvent.FAIL:
             changes = {"error_code": REFUND_FAILED_CODE, "error_message": REFUND_FAILED_MESSAGE}
-        updated = replace(refund, status=row.target, updated_at=now, **changes)
+        updated = evolve(refund, status=row.target, updated_at=now, **changes)
         self._store.put(REFUNDS, refund.merchant_id, updated)
         if event is RefundEvent.SUCCEED:
             payment: Payment = self._store.get(PAYMENTS, refund.merchant_id, refund.payment_id)
-            refunded = replace(payment, amount_refunded=payment.amount_refunded + refund.amount)
+            refunded = evolve(payment, amount_refunded=payment.amount_refunded + refund.amount)
             self._store.put(PAYMENTS, refund.merchant_id, refunded)
         if row.emits is not None:
             self._outbox.emit(
-                refund.merchant_id, row.emits, ContentType.REFUND_DETAILS, refund.refund_id, updated
+                refund.merchant_id, row.emits, ContentType.REFUND_DETAILS, refund.refund_id, updated, at=now
             )
         return updated

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
@@ -13,7 +13,7 @@ from mocksrv.domain.errors import ResourceNotFound
 from mocksrv.domain.events import Event
 from mocksrv.domain.ids import new_id
 from mocksrv.domain.merchants import MerchantService
-from mocksrv.domain.models import Page
+from mocksrv.domain.models import Page, evolve
 from mocksrv.domain.scheduler import Scheduler
 from mocksrv.domain.store import MemoryStore, Query
 from mocksrv.domain.transitions import TransitionTable, rows
@@ -241,7 +241,7 @@ class WebhookService:
 
     def _move(self, delivery: EventDelivery, event: DeliveryEvent, **changes: Any) -> None:
         row = DELIVERY_TRANSITIONS.require(delivery.state, event)
-        self._store.put(DELIVERIES, delivery.merchant_id, replace(delivery, state=row.target, **changes))
+        self._store.put(DELIVERIES, delivery.merchant_id, evolve(delivery, state=row.target, **changes))
 
     # -- reads --------------------------------------------------------------------------------
 
