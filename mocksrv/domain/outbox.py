@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 
-from mocksrv.domain.clock import Clock
 from mocksrv.domain.events import ContentType, Event
 from mocksrv.domain.ids import new_id
 from mocksrv.domain.store import MemoryStore
@@ -13,9 +13,8 @@ EventListener = Callable[[Event], None]
 
 
 class Outbox:
-    def __init__(self, store: MemoryStore, clock: Clock) -> None:
+    def __init__(self, store: MemoryStore) -> None:
         self._store = store
-        self._clock = clock
         self._listeners: list[EventListener] = []
 
     def subscribe(self, listener: EventListener) -> None:
@@ -23,16 +22,22 @@ class Outbox:
         self._listeners.append(listener)
 
     def emit(
-        self, merchant_id: str, event_type: str, content_type: ContentType, object_id: str, resource: object
+        self,
+        merchant_id: str,
+        event_type: str,
+        content_type: ContentType,
+        object_id: str,
+        resource: object,
+        at: datetime,
     ) -> Event | None:
-        """Append an event; return None when the object already had one of this type."""
+        """Append an event of a change made `at` a time; None when the object already had one."""
         event = Event(
             event_id=new_id("evt"),
             merchant_id=merchant_id,
             event_type=event_type,
             content_type=content_type,
             object_id=object_id,
-            created=self._clock.now(merchant_id),
+            created=at,
             resource=resource,
         )
         if not self._store.append_event(merchant_id, event):

@@ -102,7 +102,7 @@ class Sandbox:
         self.store = MemoryStore(COLLECTIONS, lambda: initial_state(system_time))
         self.clock = Clock(self.store, system_time)
         self.scheduler = Scheduler(self.store, self.clock)
-        self.outbox = Outbox(self.store, self.clock)
+        self.outbox = Outbox(self.store)
         self.rate_limiter = RateLimiter(self.store, self.clock)
         self.merchants = MerchantService(
             self.store, self.clock, config.environment, outcomes, config.rate_limit

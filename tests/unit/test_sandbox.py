@@ -76,7 +76,7 @@ def test_seed_payments_creates_succeeded_payments(sandbox: Sandbox) -> None:
 
 def test_outbox_emit_returns_the_event(sandbox: Sandbox) -> None:
     event = sandbox.outbox.emit(
-        MERCHANT_ID, "payment_succeeded", ContentType.PAYMENT_DETAILS, "pay_1", {"x": 1}
+        MERCHANT_ID, "payment_succeeded", ContentType.PAYMENT_DETAILS, "pay_1", {"x": 1}, at=T0
     )
     assert event is not None
     assert (event.merchant_id, event.event_type, event.object_id, event.created, event.resource) == (
@@ -89,7 +89,10 @@ def test_outbox_emit_returns_the_event(sandbox: Sandbox) -> None:
 
 
 def test_outbox_emit_of_a_repeated_event_returns_none(sandbox: Sandbox) -> None:
-    sandbox.outbox.emit(MERCHANT_ID, "payment_captured", ContentType.PAYMENT_DETAILS, "pay_1", {})
-    assert (
-        sandbox.outbox.emit(MERCHANT_ID, "payment_captured", ContentType.PAYMENT_DETAILS, "pay_1", {}) is None
-    )
+    def emit() -> object:
+        return sandbox.outbox.emit(
+            MERCHANT_ID, "payment_captured", ContentType.PAYMENT_DETAILS, "pay_1", {}, at=T0
+        )
+
+    assert emit() is not None
+    assert emit() is None

@@ -572,7 +572,12 @@ def test_one_delivery_per_object_and_event_type(hooked: Sandbox) -> None:
     created = create(hooked)
 
     again = hooked.outbox.emit(
-        MERCHANT_ID, EventType.PAYMENT_SUCCEEDED, ContentType.PAYMENT_DETAILS, created.payment_id, created
+        MERCHANT_ID,
+        EventType.PAYMENT_SUCCEEDED,
+        ContentType.PAYMENT_DETAILS,
+        created.payment_id,
+        created,
+        at=created.modified_at,
     )
 
     assert again is None
