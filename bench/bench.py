@@ -96,19 +96,39 @@ def percentile(samples: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def latencies(port: int, count: int) -> dict[str, tuple[float, float]]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    payment_id = request(conn, "POST", "/payments", CREATE)["payment_id"]
-    results = {}
-    for name, call in {
-        "create": lambda: request(conn, "POST", "/payments", CREATE),
-        "retrieve": lambda: request(conn, "GET", f"/payments/{payment_id}"),
-        "list": lambda: request(conn, "POST", "/payments/list", LIST),
-    }.items():
-        timed(call, count // 2)  # warm up
-        samples = timed(call, count)
-        results[name] = (statistics.median(samples), percentile(samples, 0.99))
-    conn.close()
+Latencies = dict[str, tuple[float, float]]
+
+
+def latencies(ports: list[int], count: int, blocks: int = 5) -> list[Latencies]:
+    """Sequential p50 and p99 of create, retrieve and list on each server, one connection each.
+
+    The servers take turns, a block of requests at a time, so that a slower moment of the machine
+    weighs on every server's figures alike.
+    """
+    conns = [http.client.HTTPConnection("127.0.0.1", port, timeout=10) for port in ports]
+    payment_ids = [request(conn, "POST", "/payments", CREATE)["payment_id"] for conn in conns]
+    calls: list[dict[str, Callable[[], object]]] = [
+        {
+            "create": lambda conn=conn: request(conn, "POST", "/payments", CREATE),
+            "retrieve": lambda conn=conn, payment_id=payment_id: request(
+                conn, "GET", f"/payments/{payment_id}"
+            ),
+            "list": lambda conn=conn: request(conn, "POST", "/payments/list", LIST),
+        }
+        for conn, payment_id in zip(conns, payment_ids, strict=True)
+    ]
+    results: list[Latencies] = [{} for _ in ports]
+    for name in calls[0]:
+        samples: list[list[float]] = [[] for _ in ports]
+        for each in calls:
+            timed(each[name], count // 2)  # warm up
+        for _ in range(blocks):
+            for each, taken in zip(calls, samples, strict=True):
+                taken.extend(timed(each[name], count // blocks))
+        for result, taken in zip(results, samples, strict=True):
+            result[name] = (statistics.median(taken), percentile(taken, 0.99))
+    for conn in conns:
+        conn.close()
     return results
 
 
@@ -179,14 +199,17 @@ def hanging_receiver() -> Iterator[str]:
 
 
 def hanging_receiver_latency(count: int) -> tuple[float, float]:
-    """Create p50 with no webhook receiver, and with one that never answers."""
-    results = []
-    with hanging_receiver() as url:
-        for env in ({}, {"MOCKSRV_WEBHOOK_URL": url}):
-            port = free_port()
-            with server(mocksrv_command("waitress", port), port, {**RATE_OFF, **env}):
-                results.append(latencies(port, count)["create"][0])
-    return results[0], results[1]
+    """Create p50 with no webhook receiver, and with one that never answers, measured in turns."""
+    quiet_port, hanging_port = free_port(), free_port()
+    with (
+        hanging_receiver() as url,
+        server(mocksrv_command("waitress", quiet_port), quiet_port, RATE_OFF),
+        server(
+            mocksrv_command("waitress", hanging_port), hanging_port, {**RATE_OFF, "MOCKSRV_WEBHOOK_URL": url}
+        ),
+    ):
+        quiet, hanging = latencies([quiet_port, hanging_port], count)
+    return quiet["create"][0], hanging["create"][0]
 
 
 def mocksrv_command(engine: str, port: int) -> list[str]:
@@ -227,27 +250,30 @@ def main() -> None:
     parser.add_argument("--engines", action="store_true", help="also compare gunicorn gthread")
     args = parser.parse_args()
 
-    port = free_port()
-    with server(mocksrv_command("waitress", port), port, RATE_OFF) as pid:
-        empty = latencies(port, args.count)
-        print("sequential latency, empty store (ms)      p50      p99")
-        for name, (p50, p99) in empty.items():
-            print(f"  {name:<39} {p50:8.2f} {p99:8.2f}")
+    # One server stays empty, the other gets the payments; their latencies are sampled in turns.
+    empty_port, full_port = free_port(), free_port()
+    with (
+        server(mocksrv_command("waitress", empty_port), empty_port, RATE_OFF),
+        server(mocksrv_command("waitress", full_port), full_port, RATE_OFF) as pid,
+    ):
         rss_before = rss_kib(pid)
         started = time.perf_counter()
-        seed(port, args.seeded)
+        seed(full_port, args.seeded)
         seeding = time.perf_counter() - started
         rss_after = rss_kib(pid)
-        full = latencies(port, args.count)
-        print(f"sequential latency, {args.seeded:,} stored (ms)  p50      p99   x empty p50")
-        for name, (p50, p99) in full.items():
-            print(f"  {name:<39} {p50:8.2f} {p99:8.2f}   {p50 / empty[name][0]:5.2f}")
-        per_payment = (rss_after - rss_before) * 1024 / args.seeded
-        print(f"seeding {args.seeded:,} payments took {seeding:.1f} s")
-        print(
-            f"server RSS: {rss_before / 1024:.1f} MiB empty, {rss_after / 1024:.1f} MiB with "
-            f"{args.seeded:,} payments = {per_payment:,.0f} bytes per payment"
-        )
+        empty, full = latencies([empty_port, full_port], args.count)
+    print("sequential latency, empty store (ms)      p50      p99")
+    for name, (p50, p99) in empty.items():
+        print(f"  {name:<39} {p50:8.2f} {p99:8.2f}")
+    print(f"sequential latency, {args.seeded:,} stored (ms)  p50      p99   x empty p50")
+    for name, (p50, p99) in full.items():
+        print(f"  {name:<39} {p50:8.2f} {p99:8.2f}   {p50 / empty[name][0]:5.2f}")
+    per_payment = (rss_after - rss_before) * 1024 / args.seeded
+    print(f"seeding {args.seeded:,} payments took {seeding:.1f} s")
+    print(
+        f"server RSS: {rss_before / 1024:.1f} MiB empty, {rss_after / 1024:.1f} MiB with "
+        f"{args.seeded:,} payments = {per_payment:,.0f} bytes per payment"
+    )
 
     quiet, hanging = hanging_receiver_latency(args.count)
     print(
