@@ -15,6 +15,7 @@ from mocksrv.app import create_app, create_sandbox
 from mocksrv.domain.sandbox import Sandbox
 from mocksrv.settings import Settings
 from mocksrv.webhooks.dispatcher import Dispatcher
+from mocksrv.workerpool import WorkerPool
 
 log = logging.getLogger(__name__)
 
@@ -48,17 +49,16 @@ class Ticker:
 
 
 def _wsgi_server(app: Flask, settings: Settings, port: int) -> Any:
-    # Requests waiting for a free thread are normal when many test workers share one sandbox;
-    # waitress would log a warning for each of them.
-    logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     return create_server(
         app,
         host=settings.host,
         port=port,
-        threads=settings.threads,
         ident="mocksrv",
         clear_untrusted_proxy_headers=True,
         max_request_body_size=settings.max_body_bytes + 1,
+        # waitress's hook for its task dispatcher, which its own tests use; it calls only
+        # add_task and shutdown, which the pool has (the stubs name waitress's class).
+        _dispatcher=WorkerPool(settings.threads),  # type: ignore[arg-type]
     )
 
 

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+import requests
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
@@ -748,6 +749,35 @@ def test_events_of_one_object_arrive_in_the_order_they_happened(
         ("payment_captured", "partially_captured_and_capturable"),
         ("payment_succeeded", "succeeded"),
     ]
+
+
+def test_a_long_poll_for_deliveries_does_not_hold_up_other_requests(
+    mock_server: MockServer, new_merchant: MerchantFactory, hanging_receiver: Receiver
+) -> None:
+    merchant = new_merchant(mock_server, webhook_url=hanging_receiver.url)
+    ok(merchant.post("/payments", payloads.payment(profile_id=merchant.profile_id)))
+    answers: list[requests.Response] = []
+
+    def long_poll() -> None:  # its own connection: it holds a worker until the receiver gives up
+        answers.append(
+            requests.post(
+                merchant.url("/__mock/webhooks/wait"),
+                json={"timeout": WAIT_TIMEOUT},
+                headers={"api-key": merchant.secret_key},
+                timeout=WAIT_TIMEOUT + 5,
+            )
+        )
+
+    polling = threading.Thread(target=long_poll)
+    polling.start()
+    created = merchant.post("/payments", payloads.payment(profile_id=merchant.profile_id))
+    answered_during_the_poll = polling.is_alive()
+    polling.join(WAIT_TIMEOUT + 10)
+
+    assert created.status_code == 200
+    assert answered_during_the_poll
+    [waited] = answers
+    assert waited.status_code == 200
 
 
 def test_a_hanging_receiver_does_not_hold_up_an_api_request(
