@@ -25,9 +25,13 @@ def main() -> None:
 
         app = create_app(load_settings())
     if args.engine == "waitress":
-        from waitress import serve
+        # Both apps run on waitress with mocksrv's worker pool, as `mocksrv serve` does.
+        from waitress.server import create_server
 
-        serve(app, host="127.0.0.1", port=args.port, threads=threads, ident="bench")
+        from mocksrv.workerpool import WorkerPool
+
+        pool = WorkerPool(threads)
+        create_server(app, host="127.0.0.1", port=args.port, ident="bench", _dispatcher=pool).run()
     else:
         from gunicorn.app.base import BaseApplication
 
