@@ -79,15 +79,19 @@ def test_the_worker_that_went_idle_last_takes_the_next_task(pools: Callable[...,
     assert later.thread == first.thread
 
 
+def held_then_next(pool: WorkerPool) -> tuple[threading.Event, Task, Task]:
+    """Add a task that runs until released, then a quick one; return the release and both."""
+    release = threading.Event()
+    held, after = Task(lambda: release.wait(DEADLINE)), Task()
+    pool.add_task(held)
+    pool.add_task(after)
+    return release, held, after
+
+
 def test_a_slow_task_holds_up_the_next_for_no_longer_than_the_patience(
     pools: Callable[..., WorkerPool],
 ) -> None:
-    pool = pools(threads=2, patience=0.05)
-    release = threading.Event()
-    slow = Task(lambda: release.wait(DEADLINE))
-    quick = Task()
-    pool.add_task(slow)
-    pool.add_task(quick)
+    release, slow, quick = held_then_next(pools(threads=2, patience=0.05))
 
     finish(quick)
     still_running = not slow.done.is_set()
@@ -99,12 +103,7 @@ def test_a_slow_task_holds_up_the_next_for_no_longer_than_the_patience(
 
 
 def test_tasks_wait_while_every_worker_is_busy(pools: Callable[..., WorkerPool]) -> None:
-    pool = pools(threads=1, patience=0.01)
-    release = threading.Event()
-    slow = Task(lambda: release.wait(DEADLINE))
-    queued = Task()
-    pool.add_task(slow)
-    pool.add_task(queued)
+    release, slow, queued = held_then_next(pools(threads=1, patience=0.01))
 
     # A bounded look for something that must not happen: the supervisor checks every 10 ms, and
     # with its one worker held, it has nobody to wake.
