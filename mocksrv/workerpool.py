@@ -6,7 +6,7 @@ pool wakes a worker for each request, the one idle longest. This pool lets one w
 queued requests one after another, wakes the worker that went idle last, and lets another join
 only when the running ones have spent `patience` seconds on their current request (a long-poll
 on `/__mock/webhooks/wait`, a large seed): a slow request holds up the others for no longer
-than that. Under load, creates are about 25% faster than with waitress's pool.
+than that. Under load, creates are about 20% faster than with waitress's pool.
 """
 
 from __future__ import annotations
