@@ -74,13 +74,10 @@ def _compile_schema(schema: Schema) -> Check | None:
         if type(data) is not dict:
             return False
         for key, value in data.items():
-            field = checks.get(key)
-            if field is None:
+            if key not in checks:
                 return False
-            if value is None:
-                if not field[1]:
-                    return False
-            elif not field[0](value):
+            check, allow_none = checks[key]
+            if not (allow_none if value is None else check(value)):
                 return False
         for key in required:
             if key not in data:

@@ -68,10 +68,11 @@ class WorkerPool:
         for thread in self._threads:
             if thread is not threading.current_thread():
                 thread.join(max(0.0, deadline - time.monotonic()))
-        with self._lock:
-            pending, self._queue = list(self._queue), deque()
-        for task in pending if cancel_pending else ():
-            task.cancel()
+        if cancel_pending:
+            with self._lock:
+                pending, self._queue = list(self._queue), deque()
+            for task in pending:
+                task.cancel()
         return True
 
     # -- under the lock -----------------------------------------------------------------------
