@@ -6,12 +6,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
-from typing import Any, NoReturn
+from typing import Any
 
 from mocksrv.domain.clock import Clock
 from mocksrv.domain.errors import DomainError, ErrorKind, InvalidField, PaymentNotFound
 from mocksrv.domain.events import ContentType, Event, EventType
 from mocksrv.domain.ids import new_id
+from mocksrv.domain.lifecycle import Lifecycle
 from mocksrv.domain.models import Page, Payment, evolve
 from mocksrv.domain.outbox import Outbox
 from mocksrv.domain.payment_states import PAYMENT_TRANSITIONS
@@ -19,7 +20,7 @@ from mocksrv.domain.payments import PAYMENTS
 from mocksrv.domain.refunds import REFUNDABLE
 from mocksrv.domain.scheduler import Scheduler
 from mocksrv.domain.store import MemoryStore, Query
-from mocksrv.domain.transitions import TransitionTable, rows
+from mocksrv.domain.transitions import TransitionTable, action_of, rows
 
 DISPUTES = "dispute"
 DEADLINE_TIMER = "dispute.deadline"
@@ -140,6 +141,15 @@ class DisputeService:
         self._clock = clock
         self._scheduler = scheduler
         self._outbox = outbox
+        self._lifecycle: Lifecycle[Dispute, DisputeStatus, DisputeEvent] = Lifecycle(
+            store,
+            outbox,
+            DISPUTE_TRANSITIONS,
+            kind=DISPUTES,
+            id_field="dispute_id",
+            content_type=ContentType.DISPUTE_DETAILS,
+            refuse=lambda dispute, event: DisputeStateError(action_of(event), dispute.status),
+        )
         scheduler.register(DEADLINE_TIMER, self._deadline_passed)
         scheduler.register(DECISION_TIMER, self._decision_due)
 
@@ -242,7 +252,7 @@ class DisputeService:
         with self._store.transaction(merchant_id):
             dispute = self.retrieve(merchant_id, dispute_id)
             if DISPUTE_TRANSITIONS.find(dispute.status, DisputeEvent.CHALLENGE) is None:
-                _refuse("evidence", dispute)
+                raise DisputeStateError("evidence", dispute.status)
             evidence = dict(dispute.evidence or {})
             if evidence.pop(evidence_type, None) is None:
                 raise InvalidField("evidence_type", "no evidence of this type was submitted")
@@ -276,22 +286,7 @@ class DisputeService:
             self._move(dispute, dispute.planned_decision)
 
     def _move(self, dispute: Dispute, event: DisputeEvent, **changes: Any) -> Dispute:
-        row = DISPUTE_TRANSITIONS.find(dispute.status, event)
-        if row is None:
-            _refuse(event.value.partition(".")[0], dispute)
-        now = self._clock.now(dispute.merchant_id)
-        updated = evolve(dispute, status=row.target, updated_at=now, **changes)
-        self._store.put(DISPUTES, dispute.merchant_id, updated)
-        if row.emits is not None:
-            self._outbox.emit(
-                dispute.merchant_id,
-                row.emits,
-                ContentType.DISPUTE_DETAILS,
-                dispute.dispute_id,
-                updated,
-                at=now,
-            )
-        return updated
+        return self._lifecycle.move(dispute, event, self._clock.now(dispute.merchant_id), **changes)
 
 
 def _decision_of(evidence: Mapping[str, str]) -> DisputeEvent | None:
@@ -302,7 +297,3 @@ def _decision_of(evidence: Mapping[str, str]) -> DisputeEvent | None:
     if LOSING_EVIDENCE in texts:
         return DisputeEvent.LOSE
     return None
-
-
-def _refuse(action: str, dispute: Dispute) -> NoReturn:
-    raise DisputeStateError(action, dispute.status)

@@ -19,6 +19,7 @@ from mocksrv.domain.errors import (
 )
 from mocksrv.domain.events import ContentType
 from mocksrv.domain.ids import new_id, new_secret
+from mocksrv.domain.lifecycle import Lifecycle
 from mocksrv.domain.merchants import MerchantService
 from mocksrv.domain.models import CaptureMethod, Page, Payment, evolve
 from mocksrv.domain.outbox import Outbox
@@ -81,9 +82,17 @@ class PaymentService:
         self._store = store
         self._clock = clock
         self._scheduler = scheduler
-        self._outbox = outbox
         self._merchants = merchants
         self._capture_window = capture_window
+        self._lifecycle: Lifecycle[Payment, PaymentStatus, PaymentEvent] = Lifecycle(
+            store,
+            outbox,
+            PAYMENT_TRANSITIONS,
+            kind=PAYMENTS,
+            id_field="payment_id",
+            content_type=ContentType.PAYMENT_DETAILS,
+            stamp_field="modified_at",
+        )
         scheduler.register(SETTLE_TIMER, self._settle)
         scheduler.register(EXPIRE_TIMER, self._expire)
 
@@ -162,7 +171,7 @@ class PaymentService:
                 event = PaymentEvent.ATTACH_METHOD
             else:
                 event = PaymentEvent.UPDATE_DETAILS
-            return self._move(payment, event, now, **changes)
+            return self._lifecycle.move(payment, event, now, **changes)
 
     def confirm(
         self,
@@ -218,7 +227,7 @@ class PaymentService:
             changes: dict[str, Any] = {}
             if statement_descriptor:
                 changes["statement_descriptor"] = statement_descriptor
-            return self._move(
+            return self._lifecycle.move(
                 payment,
                 event,
                 now,
@@ -232,7 +241,7 @@ class PaymentService:
         with self._store.transaction(merchant_id):
             payment = self._get(merchant_id, payment_id)
             now = self._clock.now(merchant_id)
-            return self._move(
+            return self._lifecycle.move(
                 payment,
                 PaymentEvent.CANCEL,
                 now,
@@ -250,7 +259,7 @@ class PaymentService:
     def reject(self, merchant_id: str, payment_id: str) -> Payment:
         with self._store.transaction(merchant_id):
             payment = self._get(merchant_id, payment_id)
-            return self._move(
+            return self._lifecycle.move(
                 payment,
                 PaymentEvent.REJECT,
                 self._clock.now(merchant_id),
@@ -267,7 +276,7 @@ class PaymentService:
             now = self._clock.now(merchant_id)
             if completed and payment.next_outcome is not None:
                 return self._apply(payment, payment.next_outcome, "authenticate", now)
-            return self._move(
+            return self._lifecycle.move(
                 payment,
                 PaymentEvent.AUTHENTICATE_DECLINE,
                 now,
@@ -289,7 +298,7 @@ class PaymentService:
         payment = self._store.get(PAYMENTS, merchant_id, payment_id)
         if payment is None or PAYMENT_TRANSITIONS.find(payment.status, PaymentEvent.EXPIRE) is None:
             return
-        self._move(payment, PaymentEvent.EXPIRE, self._clock.now(merchant_id), amount_capturable=0)
+        self._lifecycle.move(payment, PaymentEvent.EXPIRE, self._clock.now(merchant_id), amount_capturable=0)
 
     # -- the path of every change -------------------------------------------------------------
 
@@ -313,7 +322,7 @@ class PaymentService:
             changes["next_outcome"] = outcome.then
         if outcome.result is OutcomeResult.CHALLENGE and not payment.return_url:
             raise InvalidField("return_url", missing=True)
-        updated = self._move(payment, PaymentEvent(f"{action}.{step}"), now, **changes)
+        updated = self._lifecycle.move(payment, PaymentEvent(f"{action}.{step}"), now, **changes)
         merchant_id = payment.merchant_id
         if step == "authorize":
             self._scheduler.schedule(
@@ -322,21 +331,6 @@ class PaymentService:
         elif step == "defer":
             due = now + timedelta(seconds=outcome.after_seconds or 0)
             self._scheduler.schedule(merchant_id, due, SETTLE_TIMER, payment.payment_id)
-        return updated
-
-    def _move(self, payment: Payment, event: PaymentEvent, now: datetime, **changes: Any) -> Payment:
-        row = PAYMENT_TRANSITIONS.require(payment.status, event)
-        updated = evolve(payment, status=row.target, modified_at=now, **changes)
-        self._store.put(PAYMENTS, payment.merchant_id, updated)
-        if row.emits is not None:
-            self._outbox.emit(
-                payment.merchant_id,
-                row.emits,
-                ContentType.PAYMENT_DETAILS,
-                payment.payment_id,
-                updated,
-                at=now,
-            )
         return updated
 
     # -- checks -------------------------------------------------------------------------------

@@ -12,8 +12,9 @@ from mocksrv.domain.clock import Clock
 from mocksrv.domain.errors import DuplicateResource, InvalidField, ResourceNotFound
 from mocksrv.domain.events import ContentType, EventType
 from mocksrv.domain.ids import new_id
+from mocksrv.domain.lifecycle import Lifecycle
 from mocksrv.domain.merchants import MerchantService
-from mocksrv.domain.models import JsonObject, Page, evolve
+from mocksrv.domain.models import JsonObject, Page
 from mocksrv.domain.outbox import Outbox
 from mocksrv.domain.outcomes import OutcomeResult
 from mocksrv.domain.payments import CUSTOMERS
@@ -94,8 +95,15 @@ class PayoutService:
         self._store = store
         self._clock = clock
         self._scheduler = scheduler
-        self._outbox = outbox
         self._merchants = merchants
+        self._lifecycle: Lifecycle[Payout, PayoutStatus, PayoutEvent] = Lifecycle(
+            store,
+            outbox,
+            PAYOUT_TRANSITIONS,
+            kind=PAYOUTS,
+            id_field="payout_id",
+            content_type=ContentType.PAYOUT_DETAILS,
+        )
         scheduler.register(SETTLE_TIMER, self._settle_due)
 
     def create(self, merchant_id: str, fields: Mapping[str, Any]) -> Payout:
@@ -135,7 +143,7 @@ class PayoutService:
             changes: dict[str, Any] = {name: fields[name] for name in names if name in fields}
             if "payout_method_data" in fields:
                 changes.update(self._method(merchant_id, {"payout_type": payout.payout_type, **fields}))
-            return self._move(payout, PayoutEvent.UPDATE, self._clock.now(merchant_id), **changes)
+            return self._lifecycle.move(payout, PayoutEvent.UPDATE, self._clock.now(merchant_id), **changes)
 
     def fulfill(self, merchant_id: str, payout_id: str) -> Payout:
         with self._store.transaction(merchant_id):
@@ -144,7 +152,7 @@ class PayoutService:
     def cancel(self, merchant_id: str, payout_id: str) -> Payout:
         with self._store.transaction(merchant_id):
             payout = self.retrieve(merchant_id, payout_id)
-            return self._move(payout, PayoutEvent.CANCEL, self._clock.now(merchant_id))
+            return self._lifecycle.move(payout, PayoutEvent.CANCEL, self._clock.now(merchant_id))
 
     def settle(self, merchant_id: str, payout_id: str, result: str) -> Payout:
         """Settle a pending payout, or reverse a successful one, by hand (the control plane)."""
@@ -163,7 +171,7 @@ class PayoutService:
         return self._store.query(PAYOUTS, merchant_id, query)
 
     def _fulfill(self, payout: Payout, now: datetime) -> Payout:
-        moved = self._move(payout, PayoutEvent.FULFILL, now)
+        moved = self._lifecycle.move(payout, PayoutEvent.FULFILL, now)
         self._scheduler.schedule(payout.merchant_id, now + SETTLE_AFTER, SETTLE_TIMER, payout.payout_id)
         return moved
 
@@ -180,17 +188,7 @@ class PayoutService:
                 "error_code": code or "payout_failed",
                 "error_message": message or "The payout was declined by the bank",
             }
-        return self._move(payout, event, now, **changes)
-
-    def _move(self, payout: Payout, event: PayoutEvent, now: datetime, **changes: Any) -> Payout:
-        row = PAYOUT_TRANSITIONS.require(payout.status, event)
-        updated = evolve(payout, status=row.target, updated_at=now, **changes)
-        self._store.put(PAYOUTS, payout.merchant_id, updated)
-        if row.emits is not None:
-            self._outbox.emit(
-                payout.merchant_id, row.emits, ContentType.PAYOUT_DETAILS, payout.payout_id, updated, at=now
-            )
-        return updated
+        return self._lifecycle.move(payout, event, now, **changes)
 
     def _check_customer(self, merchant_id: str, fields: Mapping[str, Any]) -> None:
         customer_id = fields.get("customer_id")

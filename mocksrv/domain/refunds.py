@@ -12,6 +12,7 @@ from mocksrv.domain.clock import Clock
 from mocksrv.domain.errors import DomainError, DuplicateResource, PaymentNotFound, ResourceNotFound
 from mocksrv.domain.events import ContentType, EventType
 from mocksrv.domain.ids import new_id
+from mocksrv.domain.lifecycle import Lifecycle
 from mocksrv.domain.models import JsonObject, Page, Payment, evolve
 from mocksrv.domain.outbox import Outbox
 from mocksrv.domain.payment_states import PAYMENT_TRANSITIONS, PaymentStatus
@@ -99,7 +100,14 @@ class RefundService:
         self._store = store
         self._clock = clock
         self._scheduler = scheduler
-        self._outbox = outbox
+        self._lifecycle: Lifecycle[Refund, RefundStatus, RefundEvent] = Lifecycle(
+            store,
+            outbox,
+            REFUND_TRANSITIONS,
+            kind=REFUNDS,
+            id_field="refund_id",
+            content_type=ContentType.REFUND_DETAILS,
+        )
         scheduler.register(SETTLE_TIMER, self._settle_due)
 
     def create(self, merchant_id: str, fields: Mapping[str, Any]) -> Refund:
@@ -177,18 +185,12 @@ class RefundService:
             self._settle(refund, refund.planned_result, self._clock.now(merchant_id))
 
     def _settle(self, refund: Refund, event: RefundEvent, now: datetime) -> Refund:
-        row = REFUND_TRANSITIONS.require(refund.status, event)
         changes: dict[str, Any] = {}
         if event is RefundEvent.FAIL:
             changes = {"error_code": REFUND_FAILED_CODE, "error_message": REFUND_FAILED_MESSAGE}
-        updated = evolve(refund, status=row.target, updated_at=now, **changes)
-        self._store.put(REFUNDS, refund.merchant_id, updated)
+        updated = self._lifecycle.move(refund, event, now, **changes)
         if event is RefundEvent.SUCCEED:
             payment: Payment = self._store.get(PAYMENTS, refund.merchant_id, refund.payment_id)
             refunded = evolve(payment, amount_refunded=payment.amount_refunded + refund.amount)
             self._store.put(PAYMENTS, refund.merchant_id, refunded)
-        if row.emits is not None:
-            self._outbox.emit(
-                refund.merchant_id, row.emits, ContentType.REFUND_DETAILS, refund.refund_id, updated, at=now
-            )
         return updated

@@ -1,0 +1,69 @@
+"""The one path of every status change: the transition table, the store and the outbox together."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any, Generic, Protocol, TypeVar
+
+from mocksrv.domain.errors import DomainError
+from mocksrv.domain.events import ContentType
+from mocksrv.domain.models import evolve
+from mocksrv.domain.outbox import Outbox
+from mocksrv.domain.store import MemoryStore
+from mocksrv.domain.transitions import EventT, StateT, TransitionTable, action_of
+
+
+class Stateful(Protocol):
+    @property
+    def merchant_id(self) -> str: ...
+
+    @property
+    def status(self) -> Any: ...
+
+
+RecordT = TypeVar("RecordT", bound=Stateful)
+
+
+class Lifecycle(Generic[RecordT, StateT, EventT]):
+    """How one kind of resource changes state.
+
+    `move` finds the row of the record's table, stores a copy with the new status and the time of
+    the change, and appends the row's event, if it has one, to the outbox: all in the caller's
+    transaction.
+    """
+
+    def __init__(
+        self,
+        store: MemoryStore,
+        outbox: Outbox,
+        table: TransitionTable[StateT, EventT],
+        *,
+        kind: str,
+        id_field: str,
+        content_type: ContentType,
+        stamp_field: str = "updated_at",
+        refuse: Callable[[RecordT, EventT], DomainError] | None = None,
+    ) -> None:
+        self._store = store
+        self._outbox = outbox
+        self._table = table
+        self._kind = kind
+        self._id_field = id_field
+        self._content_type = content_type
+        self._stamp_field = stamp_field
+        self._refuse = refuse
+
+    def move(self, record: RecordT, event: EventT, now: datetime, **changes: Any) -> RecordT:
+        """Apply `event` to the record at `now`; IR_14 (or the resource's own refusal) if not allowed."""
+        row = self._table.find(record.status, event)
+        if row is None:
+            if self._refuse is not None:
+                raise self._refuse(record, event)
+            raise self._table.refusal(record.status, action_of(event))
+        updated = evolve(record, status=row.target, **{self._stamp_field: now}, **changes)
+        self._store.put(self._kind, record.merchant_id, updated)
+        if row.emits is not None:
+            record_id = getattr(record, self._id_field)
+            self._outbox.emit(record.merchant_id, row.emits, self._content_type, record_id, updated, at=now)
+        return updated
