@@ -150,7 +150,7 @@ class PaymentService:
         with self._store.transaction(merchant_id):
             if self._store.get(PAYMENTS, merchant_id, payment_id) is not None:
                 raise DuplicateResource("payment", "payment_id")
-            self._check_customer(merchant_id, fields)
+            check_customer(self._store, merchant_id, fields)
             if confirm and payment.outcome is not None:
                 return self._apply(payment, payment.outcome, "confirm", now)
             self._store.put(PAYMENTS, merchant_id, payment)
@@ -161,7 +161,7 @@ class PaymentService:
             payment = self._get(merchant_id, payment_id)
             PAYMENT_TRANSITIONS.check_action(payment.status, "update")
             now = self._clock.now(merchant_id)
-            self._check_customer(merchant_id, fields)
+            check_customer(self._store, merchant_id, fields)
             changes: dict[str, Any] = {name: fields[name] for name in _DESCRIPTIVE if name in fields}
             changes.update({name: fields[name] for name in ("amount", "currency") if name in fields})
             if "capture_method" in fields:
@@ -341,11 +341,6 @@ class PaymentService:
             raise PaymentNotFound()
         return payment
 
-    def _check_customer(self, merchant_id: str, fields: Mapping[str, Any]) -> None:
-        customer_id = fields.get("customer_id")
-        if customer_id is not None and self._store.get(CUSTOMERS, merchant_id, customer_id) is None:
-            raise InvalidField("customer_id", "no such customer; create it with POST /customers first")
-
     def _method(self, merchant_id: str, fields: Mapping[str, Any], now: datetime) -> dict[str, Any]:
         """Check the payment method sent and return what is kept of it, with its outcome."""
         data: dict[str, Any] = fields["payment_method_data"]
@@ -370,6 +365,13 @@ class PaymentService:
             "payment_method_data": kept,
             "outcome": outcomes.match(method, method_type, matched),
         }
+
+
+def check_customer(store: MemoryStore, merchant_id: str, fields: Mapping[str, Any]) -> None:
+    """Refuse a `customer_id` that names none of the merchant's customers (IR_04)."""
+    customer_id = fields.get("customer_id")
+    if customer_id is not None and store.get(CUSTOMERS, merchant_id, customer_id) is None:
+        raise InvalidField("customer_id", "no such customer; create it with POST /customers first")
 
 
 def _sends_method(fields: Mapping[str, Any]) -> bool:

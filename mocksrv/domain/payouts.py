@@ -17,7 +17,7 @@ from mocksrv.domain.merchants import MerchantService
 from mocksrv.domain.models import JsonObject, Page
 from mocksrv.domain.outbox import Outbox
 from mocksrv.domain.outcomes import OutcomeResult
-from mocksrv.domain.payments import CUSTOMERS
+from mocksrv.domain.payments import check_customer
 from mocksrv.domain.scheduler import Scheduler
 from mocksrv.domain.store import MemoryStore, Query
 from mocksrv.domain.transitions import TransitionTable, rows
@@ -111,7 +111,7 @@ class PayoutService:
             payout_id = fields.get("payout_id") or new_id("payout")
             if self._store.get(PAYOUTS, merchant_id, payout_id) is not None:
                 raise DuplicateResource("payout", "payout_id")
-            self._check_customer(merchant_id, fields)
+            check_customer(self._store, merchant_id, fields)
             now = self._clock.now(merchant_id)
             payout = Payout(
                 payout_id=payout_id,
@@ -138,7 +138,7 @@ class PayoutService:
         with self._store.transaction(merchant_id):
             payout = self.retrieve(merchant_id, payout_id)
             PAYOUT_TRANSITIONS.check_action(payout.status, "update")
-            self._check_customer(merchant_id, fields)
+            check_customer(self._store, merchant_id, fields)
             names = ("amount", "currency", "customer_id", "description", "metadata")
             changes: dict[str, Any] = {name: fields[name] for name in names if name in fields}
             if "payout_method_data" in fields:
@@ -189,11 +189,6 @@ class PayoutService:
                 "error_message": message or "The payout was declined by the bank",
             }
         return self._lifecycle.move(payout, event, now, **changes)
-
-    def _check_customer(self, merchant_id: str, fields: Mapping[str, Any]) -> None:
-        customer_id = fields.get("customer_id")
-        if customer_id is not None and self._store.get(CUSTOMERS, merchant_id, customer_id) is None:
-            raise InvalidField("customer_id", "no such customer; create it with POST /customers first")
 
     def _method(self, merchant_id: str, fields: Mapping[str, Any]) -> dict[str, Any]:
         """What is kept of the payout method, and how the payout will turn out."""
