@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 SIGNATURE_ALGORITHM = "HMAC-SHA512"
+UNSIGNED_PARAMETERS = ("signature", "signature_algorithm")
 
 
 def sign(key: str, message: bytes) -> str:
@@ -29,10 +30,8 @@ def signed_redirect(return_url: str, params: Mapping[str, str], key: str) -> str
     return urlunsplit(parts._replace(query=query))
 
 
-def verify_redirect(url: str, key: str) -> bool:
-    """Check the signature of a redirect to return_url, as a merchant's page would."""
-    params = dict(parse_qsl(urlsplit(url).query, keep_blank_values=True))
-    signature = params.pop("signature", "")
-    params.pop("signature_algorithm", None)
-    expected = sign(key, canonical_query(params).encode())
-    return hmac.compare_digest(signature, expected)
+def verify_redirect(params: Mapping[str, str], key: str) -> bool:
+    """Check the signature of the parameters a redirect to return_url carried."""
+    signed = {name: value for name, value in params.items() if name not in UNSIGNED_PARAMETERS}
+    expected = sign(key, canonical_query(signed).encode())
+    return hmac.compare_digest(params.get("signature", ""), expected)

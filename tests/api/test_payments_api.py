@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 import pytest
 from flask.testing import FlaskClient
 
-from mocksrv.domain.signing import verify_redirect
+from mocksrv import verify_redirect
 from tests import payloads
 from tests.api.expected import (
     CANCELLABLE,

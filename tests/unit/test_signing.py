@@ -13,8 +13,8 @@ from mocksrv.domain.signing import (
     canonical_query,
     sign,
     signed_redirect,
-    verify_redirect,
 )
+from mocksrv.signatures import verify_redirect
 from tests.payloads import SIGNING_KEY
 
 # Expected values computed once (and checked with `openssl dgst -sha512 -hmac`), then written down.
@@ -117,6 +117,21 @@ def test_tampered_redirect_does_not_verify() -> None:
 def test_redirect_with_another_key_does_not_verify() -> None:
     url = signed_redirect("https://shop.example/return", REDIRECT_PARAMS, "whsec_other")
     assert not verify_redirect(url, SIGNING_KEY)
+
+
+def test_redirect_verifies_from_its_query_string_or_its_parameters() -> None:
+    url = signed_redirect("https://shop.example/return?order=42", REDIRECT_PARAMS, SIGNING_KEY)
+    query = urlsplit(url).query
+    assert verify_redirect(query, SIGNING_KEY)
+    assert verify_redirect(f"?{query}", SIGNING_KEY)
+    assert verify_redirect(dict(parse_qsl(query)), SIGNING_KEY)
+
+
+def test_redirect_signature_is_of_the_documented_canonical_string() -> None:
+    """The README's recipe: every parameter but the two signature ones, sorted, form-encoded."""
+    query = "status=succeeded&note=a+b%2Fc&signature_algorithm=HMAC-SHA512"
+    signature = hmac.new(SIGNING_KEY.encode(), b"note=a+b%2Fc&status=succeeded", hashlib.sha512).hexdigest()
+    assert verify_redirect(f"{query}&signature={signature}", SIGNING_KEY)
 
 
 def test_redirect_without_signature_does_not_verify() -> None:

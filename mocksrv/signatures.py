@@ -1,0 +1,37 @@
+"""Signature checks for a merchant's own code: webhook bodies, and redirects back to return_url."""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Mapping
+from urllib.parse import parse_qsl, urlsplit
+
+from mocksrv.domain import signing
+
+SIGNATURE_HEADER = "X-Webhook-Signature-512"
+
+__all__ = ["SIGNATURE_HEADER", "verify_redirect", "verify_signature"]
+
+
+def verify_signature(raw_body: bytes, header_value: str | None, key: str) -> bool:
+    """Tell whether `header_value` is the HMAC-SHA512 of the exact bytes received, keyed with `key`.
+
+    Pass the raw request body (in Flask, `request.get_data()`), never a re-serialized object.
+    """
+    if not header_value:
+        return False
+    return hmac.compare_digest(signing.sign(key, raw_body), header_value.strip().lower())
+
+
+def verify_redirect(query: str | Mapping[str, str], key: str) -> bool:
+    """Tell whether a redirect to return_url carries a valid `signature`, keyed with `key`.
+
+    `query` is the URL the customer came back to, its query string (with or without `?`), or its
+    parameters as a mapping (in Flask, `request.args`).
+    """
+    if isinstance(query, str):
+        text = urlsplit(query).query if "?" in query or "://" in query else query
+        params = dict(parse_qsl(text, keep_blank_values=True))
+    else:
+        params = {name: query[name] for name in query}
+    return signing.verify_redirect(params, key)
