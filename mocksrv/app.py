@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from flask import Flask
 
-from mocksrv import api, control, rest, web
+from mocksrv import accesslog, api, control, rest, web
 from mocksrv.domain.clock import SystemTime, system_now
 from mocksrv.domain.models import Environment
 from mocksrv.domain.sandbox import Sandbox, SandboxConfig
@@ -33,6 +33,7 @@ def create_sandbox(settings: Settings, system_time: SystemTime = system_now) -> 
 def create_app(settings: Settings | None = None, sandbox: Sandbox | None = None) -> Flask:
     settings = settings or Settings()
     app = Flask(__name__)
+    accesslog.init_app(app)
     rest.init_app(app, sandbox or create_sandbox(settings), settings)
     api.init_app(app)
     control.init_app(app)

@@ -1,15 +1,46 @@
-"""The `mocksrv` command."""
+"""The `mocksrv` command: `serve` the sandbox, or `wait` until one answers."""
 
 from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
+import time
+from collections.abc import Mapping
 from pathlib import Path
 
+import requests
+
 from mocksrv import __version__
-from mocksrv.server import serve
-from mocksrv.settings import SettingsError, load_settings
+from mocksrv.settings import (
+    SETTINGS,
+    URL_VARIABLE,
+    Setting,
+    SettingsError,
+    flag_source,
+    http_url,
+    load_settings,
+    number,
+    variable_source,
+)
+
+DEFAULT_WAIT_URL = "http://127.0.0.1:8080"
+DEFAULT_WAIT_TIMEOUT = 30.0  # seconds
+POLL_INTERVAL = 0.1  # seconds between two looks at /health
+POLL_REQUEST_TIMEOUT = 1.0  # seconds one look may take
+MIN_POLL_REQUEST_TIMEOUT = 0.05  # seconds one look may take when the deadline is nearer
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+_wait_timeout = number(0, inclusive=True, reason="not a number of seconds of 0 or more")
+
+
+def _shown_default(setting: Setting) -> str:
+    if setting.default is None:
+        return "unset by default"
+    if isinstance(setting.default, float):
+        return f"default {setting.default:g}"
+    return f"default {setting.default}"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -17,53 +48,111 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"mocksrv {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("serve", help="serve the sandbox until interrupted")
-    run.add_argument("--host", help="address to listen on (default 127.0.0.1)")
-    run.add_argument("--port", type=int, help="port to listen on (default 8080; 0 picks a free one)")
-    run.add_argument("--fixtures", type=Path, help="directory of fixture files (default: fixtures/)")
-    run.add_argument("--config", type=Path, help="YAML file of settings")
-    run.add_argument("--environment", choices=["sandbox", "production"])
-    run.add_argument("--rate-limit", type=int, help="requests per minute per key; 0 turns it off")
-    run.add_argument("--admin-key", help="the control plane's admin key")
-    run.add_argument("--public-url", help="the address that links and pages name")
-    run.add_argument("--webhook-url", help="where the default merchant's webhooks go")
-    run.add_argument("--webhook-timeout", type=float, help="seconds a receiver has to answer (default 5)")
-    run.add_argument("--threads", type=int, help="worker threads (default 8)")
-    run.add_argument("--log-level", choices=["debug", "info", "warning", "error"])
+    run.add_argument("--config", type=Path, metavar="FILE", help="YAML file of settings, `name: value` each")
+    for setting in SETTINGS:
+        run.add_argument(
+            setting.flag,
+            dest=setting.name,
+            metavar=setting.name.upper(),
+            help=f"{setting.help} (env {setting.variable}, {_shown_default(setting)})".replace("%", "%%"),
+        )
+    wait = commands.add_parser("wait", help="wait until a server answers GET /health")
+    wait.add_argument("--url", help=f"the server's address (env {URL_VARIABLE}, default {DEFAULT_WAIT_URL})")
+    wait.add_argument("--timeout", help=f"seconds to wait at most (default {DEFAULT_WAIT_TIMEOUT:g})")
     return parser
+
+
+def _one_line(message: str) -> str:
+    return " ".join(line.strip() for line in message.splitlines() if line.strip())
+
+
+def _serve(args: argparse.Namespace) -> int:
+    try:
+        settings = load_settings(
+            args.config, overrides={setting.name: getattr(args, setting.name) for setting in SETTINGS}
+        )
+    except SettingsError as error:
+        print(f"mocksrv: {error}", file=sys.stderr)
+        return 2
+    level = logging.getLevelNamesMapping()[settings.log_level.upper()]
+    # debug is for mocksrv's own loggers; the libraries' say too much below info (waitress, below warning).
+    logging.basicConfig(level=max(level, logging.INFO), format=LOG_FORMAT)
+    logging.getLogger("mocksrv").setLevel(level)
+    logging.getLogger("waitress").setLevel(max(level, logging.WARNING))
+    # The server's imports take most of a start; `wait` and a bad setting do without them.
+    from mocksrv.server import ListenError, serve
+
+    try:
+        serve(settings)
+    except SettingsError as error:  # a fixture file
+        print(f"mocksrv: {_one_line(str(error))}", file=sys.stderr)
+        return 2
+    except ListenError as error:
+        print(f"mocksrv: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _wait_target(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[str, float]:
+    """The URL and timeout of `mocksrv wait`; a bad one raises SettingsError naming its source."""
+    if args.url is not None:
+        url, source = args.url, flag_source("--url", args.url)
+    else:
+        url = environ.get(URL_VARIABLE) or DEFAULT_WAIT_URL
+        source = variable_source(URL_VARIABLE, url)
+    try:
+        url = http_url(url)
+    except ValueError as error:
+        raise SettingsError(f"{source}: {error}") from None
+    if args.timeout is None:
+        return url, DEFAULT_WAIT_TIMEOUT
+    try:
+        return url, _wait_timeout(args.timeout)
+    except ValueError as error:
+        raise SettingsError(f"{flag_source('--timeout', args.timeout)}: {error}") from None
+
+
+def wait_until_up(url: str, timeout: float) -> bool:
+    """Look at GET `url`/health until the server answers, for at most `timeout` seconds.
+
+    Any answer below 500 shows the server is up: without a key, /health answers 401.
+    """
+    deadline = time.monotonic() + timeout
+    health = url.rstrip("/") + "/health"
+    with requests.Session() as session:
+        for _ in range(int(timeout / POLL_INTERVAL) + 1):
+            remaining = deadline - time.monotonic()
+            look_timeout = max(min(POLL_REQUEST_TIMEOUT, remaining), MIN_POLL_REQUEST_TIMEOUT)
+            try:
+                if session.get(health, timeout=look_timeout, allow_redirects=False).status_code < 500:
+                    return True
+            except requests.RequestException:
+                pass
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            time.sleep(min(POLL_INTERVAL, remaining))
+    return False
+
+
+def _wait(args: argparse.Namespace) -> int:
+    try:
+        url, timeout = _wait_target(args, os.environ)
+    except SettingsError as error:
+        print(f"mocksrv: {error}", file=sys.stderr)
+        return 2
+    if not wait_until_up(url, timeout):
+        print(f"mocksrv wait: {url} is not up after {timeout:g} s", file=sys.stderr)
+        return 1
+    print(f"mocksrv wait: {url} is up", flush=True)
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    overrides = {
-        name: getattr(args, name)
-        for name in (
-            "host",
-            "port",
-            "fixtures",
-            "environment",
-            "rate_limit",
-            "admin_key",
-            "public_url",
-            "webhook_url",
-            "webhook_timeout",
-            "threads",
-            "log_level",
-        )
-    }
-    try:
-        settings = load_settings(args.config, overrides=overrides)
-    except SettingsError as error:
-        print(f"mocksrv: {error}", file=sys.stderr)
-        return 2
-    logging.basicConfig(
-        level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
-    try:
-        serve(settings)
-    except (SettingsError, OSError) as error:
-        print(f"mocksrv: {error}", file=sys.stderr)
-        return 1
-    return 0
+    if args.command == "wait":
+        return _wait(args)
+    return _serve(args)
 
 
 if __name__ == "__main__":

@@ -192,6 +192,7 @@ def _first_error(messages: Any, prefix: str = "") -> tuple[str, str]:
 def authenticate(*, publishable: bool = False) -> Principal:
     """Check the `api-key` header and count the request against the key's rate limit."""
     principal = sandbox().merchants.authenticate(request.headers.get("api-key"))
+    g.merchant_id = principal.merchant_id
     if principal.kind is KeyKind.PUBLISHABLE and not publishable:
         raise Unauthorized()
     g.rate_limit = principal.rate_limit
@@ -210,6 +211,7 @@ def authenticate_for_merchant(merchant_id: str) -> None:
     """Admit the admin key, or the secret key of this merchant; another merchant's key gets 404."""
     if is_admin():
         sandbox().merchants.require_merchant_id(merchant_id)
+        g.merchant_id = merchant_id
         return
     principal = authenticate()
     if principal.merchant_id != merchant_id:

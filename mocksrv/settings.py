@@ -1,89 +1,388 @@
-"""One settings object: defaults, then a config file, then MOCKSRV_* variables, then flags."""
+"""One settings object: defaults, then a config file, then MOCKSRV_* variables, then flags.
+
+Each field of `Settings` carries its parser and help text, so that the defaults, the flags, the
+environment variables and the config file's keys all come from that one class.
+"""
 
 from __future__ import annotations
 
+import ipaddress
+import json
+import math
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
+import re
+import shlex
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import yaml
 
-DEFAULT_FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+# The default fixtures: inside a built package, mocksrv/defaults (copied from fixtures/ by setup.py);
+# in a checkout or an editable install, the top-level fixtures/ itself, their one editable source.
+_PACKAGE = Path(__file__).resolve().parent
+DEFAULT_FIXTURES = _PACKAGE / "defaults" if (_PACKAGE / "defaults").is_dir() else _PACKAGE.parent / "fixtures"
+VARIABLE_PREFIX = "MOCKSRV_"
+URL_VARIABLE = "MOCKSRV_URL"  # the running server that `mocksrv wait` and the pytest plugin talk to
+MAX_THREADS = 256
+ENVIRONMENTS = ("sandbox", "production")
+LOG_LEVELS = ("debug", "info", "warning", "error")
+
+Parse = Callable[[object], Any]
+Warn = Callable[[str], None]
 
 
 class SettingsError(ValueError):
     """A setting has a value the server cannot start with."""
 
 
+# -- parsers: a value as a flag, a variable (both text) or a YAML file (any scalar) gives it -----
+
+_WHOLE_NUMBER = re.compile(r"[+-]?[0-9]{1,30}")
+_HOST_LABEL = re.compile(r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)")
+_MAX_HOST_NAME = 253
+
+
+def whole_number(low: int, high: int | None = None, reason: str | None = None) -> Parse:
+    """Parse a whole number from `low` up to `high`; booleans and fractions are refused."""
+    if reason is None:
+        reason = (
+            f"not a whole number of {low} or more"
+            if high is None
+            else f"not a whole number from {low} to {high}"
+        )
+
+    def parse(value: object) -> int:
+        if isinstance(value, str) and _WHOLE_NUMBER.fullmatch(value.strip()):
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(reason)
+        if value < low or (high is not None and value > high):
+            raise ValueError(reason)
+        return value
+
+    return parse
+
+
+def number(low: float, *, inclusive: bool, reason: str) -> Parse:
+    """Parse a finite number above `low` (or from it, when `inclusive`); booleans are refused."""
+
+    def parse(value: object) -> float:
+        if isinstance(value, bool) or not isinstance(value, str | int | float):
+            raise ValueError(reason)
+        try:
+            parsed = float(value)
+        except (ValueError, OverflowError):
+            raise ValueError(reason) from None
+        if not math.isfinite(parsed) or parsed < low or (parsed == low and not inclusive):
+            raise ValueError(reason)
+        return parsed
+
+    return parse
+
+
+def one_of(*choices: str) -> Parse:
+    """Parse one of `choices`, in any case."""
+    reason = f"not one of {', '.join(choices)}"
+
+    def parse(value: object) -> str:
+        if not isinstance(value, str) or value.lower() not in choices:
+            raise ValueError(reason)
+        return value.lower()
+
+    return parse
+
+
+def text(value: object) -> str:
+    """Parse a non-empty string; a YAML number is refused, so that `0123` is not read as 83."""
+    if not isinstance(value, str) or not value:
+        raise ValueError("not a non-empty string")
+    return value
+
+
+def host_address(value: object) -> str:
+    """Parse an IPv4 or IPv6 address, or a host name whose labels are not all digits."""
+    reason = "not an IP address or host name"
+    if not isinstance(value, str):
+        raise ValueError(reason)
+    try:
+        ipaddress.ip_address(value)
+    except ValueError:
+        pass
+    else:
+        return value
+    labels = value.split(".")
+    if (
+        len(value) > _MAX_HOST_NAME
+        or not all(_HOST_LABEL.fullmatch(label) for label in labels)
+        or all(label.isdigit() for label in labels)
+    ):
+        raise ValueError(reason)
+    return value
+
+
+def http_url(value: object) -> str:
+    """Parse an http or https URL that names a host."""
+    reason = "not an http or https URL with a host"
+    if not isinstance(value, str) or not value.isprintable() or " " in value:
+        raise ValueError(reason)
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 -- reading it checks the port
+    except ValueError:
+        raise ValueError(reason) from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(reason)
+    return value
+
+
+def optional_http_url(value: object) -> str | None:
+    """Parse an http or https URL, or nothing (a YAML null)."""
+    return None if value is None else http_url(value)
+
+
+def directory(value: object) -> Path:
+    """Parse the path of an existing directory."""
+    if not isinstance(value, str | Path) or not str(value):
+        raise ValueError("not a directory")
+    path = Path(value)
+    if not path.is_dir():
+        raise ValueError("not a directory")
+    return path
+
+
+# -- the settings -------------------------------------------------------------------------------
+
+
+def _about(parse: Parse, help_text: str) -> dict[str, Any]:
+    """The metadata of a field of Settings: the parser and help text its flag, variable and key share."""
+    return {"parse": parse, "help": help_text}
+
+
+_PORT = whole_number(0, 65535, "not a port (0 to 65535)")
+_SECONDS = number(0, inclusive=False, reason="not a number of seconds greater than 0")
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
-    host: str = "127.0.0.1"
-    port: int = 8080
-    fixtures: Path = DEFAULT_FIXTURES
-    environment: str = "sandbox"
-    rate_limit: int = 6000  # requests per minute per API key; 0 turns limiting off
-    capture_window_seconds: int = 7 * 24 * 3600
-    max_body_bytes: int = 1024 * 1024
-    admin_key: str = "mocksrv_admin_key"
-    public_url: str | None = None  # the address pages and links name; default: the request's
-    threads: int = 8
-    tick_interval: float = 0.25  # seconds between checks for due timers in real time
-    log_level: str = "info"
-    webhook_url: str | None = None  # registered for the first merchant of the fixtures
-    webhook_timeout: float = 5.0  # seconds a receiver has to answer a delivery
-    webhook_workers: int = 4
+    """Everything `mocksrv serve` can be told; each field carries its parser and help text."""
+
+    host: str = field(
+        default="127.0.0.1",
+        metadata=_about(host_address, "address to listen on"),
+    )
+    port: int = field(
+        default=8080,
+        metadata=_about(_PORT, "port to listen on; 0 picks a free one"),
+    )
+    fixtures: Path = field(
+        default=DEFAULT_FIXTURES,
+        metadata=_about(directory, "directory of the fixture files merchants.yaml and outcomes.yaml"),
+    )
+    environment: str = field(
+        default="sandbox",
+        metadata=_about(one_of(*ENVIRONMENTS), "sandbox or production: which keys are issued and accepted"),
+    )
+    rate_limit: int = field(
+        default=6000,
+        metadata=_about(whole_number(0), "requests per minute per API key; 0 turns limiting off"),
+    )
+    capture_window_seconds: int = field(
+        default=7 * 24 * 3600,
+        metadata=_about(whole_number(1), "seconds an authorized payment can still be captured"),
+    )
+    max_body_bytes: int = field(
+        default=1024 * 1024,
+        metadata=_about(whole_number(1), "largest request body accepted, in bytes"),
+    )
+    admin_key: str = field(
+        default="mocksrv_admin_key",
+        metadata=_about(text, "the control plane's admin key"),
+    )
+    public_url: str | None = field(
+        default=None,
+        metadata=_about(
+            optional_http_url, "the address that links and pages name, else the one each request was sent to"
+        ),
+    )
+    threads: int = field(
+        default=8,
+        metadata=_about(whole_number(1, MAX_THREADS), "requests in progress at once (a long-poll holds one)"),
+    )
+    tick_interval: float = field(
+        default=0.25,
+        metadata=_about(_SECONDS, "seconds between checks for due timers"),
+    )
+    log_level: str = field(
+        default="info",
+        metadata=_about(
+            one_of(*LOG_LEVELS), "debug (with bodies), info (a line per request), warning or error"
+        ),
+    )
+    webhook_url: str | None = field(
+        default=None,
+        metadata=_about(optional_http_url, "where the first fixture merchant's webhooks go"),
+    )
+    webhook_timeout: float = field(
+        default=5.0,
+        metadata=_about(_SECONDS, "seconds a webhook receiver has to answer"),
+    )
+    webhook_workers: int = field(
+        default=4,
+        metadata=_about(whole_number(1), "threads that deliver webhooks"),
+    )
 
 
-_TYPES = {f.name: f.type for f in fields(Settings)}
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """One field of Settings as the command line, the environment and a config file name it."""
+
+    name: str
+    parse: Parse
+    default: Any
+    help: str
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+    @property
+    def variable(self) -> str:
+        return VARIABLE_PREFIX + self.name.upper()
 
 
-def _coerce(name: str, value: Any) -> Any:
-    kind = _TYPES[name]
+SETTINGS = tuple(
+    Setting(f.name, f.metadata["parse"], f.default, f.metadata["help"]) for f in fields(Settings)
+)
+_BY_NAME = {setting.name: setting for setting in SETTINGS}
+_BY_VARIABLE = {setting.variable: setting for setting in SETTINGS}
+_BY_KEY = {
+    **_BY_NAME,
+    **{setting.name.replace("_", "-"): setting for setting in SETTINGS},
+}
+
+
+# -- how a value is named in a message --------------------------------------------------------------
+
+
+def quoted(value: str) -> str:
+    """Show a value as a shell would take it back, on one line."""
+    return shlex.quote(value) if value.isprintable() else repr(value)
+
+
+def flag_source(flag: str, value: object) -> str:
+    return f"{flag} {quoted(str(value))}"
+
+
+def variable_source(variable: str, value: str) -> str:
+    return f"{variable}={quoted(value)}"
+
+
+def _yaml_shown(value: object) -> str:
+    """Show a value of a YAML file as YAML writes it: `true`, `null`, `-5`, and no nested data."""
+    if isinstance(value, str):
+        return quoted(value)
+    if isinstance(value, list):
+        return "[...]"
+    if isinstance(value, dict):
+        return "{...}"
+    return json.dumps(value, default=str)
+
+
+def _parsed(setting: Setting, value: object, source: str) -> Any:
     try:
-        if kind == "int":
-            return int(value)
-        if kind == "float":
-            return float(value)
-        if kind == "Path":
-            return Path(value)
-    except (TypeError, ValueError):
-        raise SettingsError(f"setting {name}: {value!r} is not a valid {kind}") from None
-    return None if value is None else str(value)
+        return setting.parse(value)
+    except ValueError as error:
+        raise SettingsError(f"{source}: {error}") from None
 
 
-def _apply(settings: Settings, values: Mapping[str, Any], source: str) -> Settings:
-    unknown = sorted(set(values) - set(_TYPES))
-    if unknown:
-        raise SettingsError(f"{source}: unknown setting(s): {', '.join(unknown)}")
-    return replace(settings, **{name: _coerce(name, value) for name, value in values.items()})
+# -- the sources ------------------------------------------------------------------------------------
+
+
+def _yaml_problem(error: yaml.YAMLError) -> str:
+    if isinstance(error, yaml.MarkedYAMLError) and error.problem_mark is not None:
+        mark = error.problem_mark
+        return f"not valid YAML: {error.problem} (line {mark.line + 1}, column {mark.column + 1})"
+    return "not valid YAML"
+
+
+Given = list[tuple[Setting, object, str]]  # a setting, its value, and its source as a message names it
+
+
+def _from_file(path: Path, warn: Warn) -> Given:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        reason = error.strerror or str(error)
+        raise SettingsError(f"{path}: cannot read: {reason[:1].lower()}{reason[1:]}") from None
+    except UnicodeDecodeError:
+        raise SettingsError(f"{path}: not UTF-8 text") from None
+    except yaml.YAMLError as error:
+        raise SettingsError(f"{path}: {_yaml_problem(error)}") from None
+    if data is None:
+        return []
+    if not isinstance(data, dict):
+        raise SettingsError(f"{path}: expected a mapping of setting: value")
+    given: Given = []
+    for key, value in data.items():
+        setting = _BY_KEY.get(key) if isinstance(key, str) else None
+        if setting is None:
+            warn(f"{path}: unknown setting {_yaml_shown(key)} (ignored)")
+        elif any(setting is seen for seen, _, _ in given):
+            raise SettingsError(f"{path}: {setting.name} is given twice")
+        else:
+            given.append((setting, value, f"{path}: {key}={_yaml_shown(value)}"))
+    return given
+
+
+def _from_environment(environ: Mapping[str, str], warn: Warn) -> Given:
+    given: Given = []
+    for variable in sorted(environ):
+        if not variable.startswith(VARIABLE_PREFIX) or variable == URL_VARIABLE:
+            continue
+        setting = _BY_VARIABLE.get(variable)
+        if setting is None:
+            warn(f"unknown environment variable {variable} (ignored)")
+        else:
+            given.append((setting, environ[variable], variable_source(variable, environ[variable])))
+    return given
+
+
+def _from_flags(overrides: Mapping[str, Any]) -> Given:
+    given: Given = []
+    for name, value in overrides.items():
+        if name not in _BY_NAME:
+            raise TypeError(f"unknown setting {name!r}")
+        if value is not None:
+            setting = _BY_NAME[name]
+            given.append((setting, value, flag_source(setting.flag, value)))
+    return given
+
+
+def warn_on_stderr(message: str) -> None:
+    print(f"mocksrv: warning: {message}", file=sys.stderr)
 
 
 def load_settings(
     config_file: Path | None = None,
     environ: Mapping[str, str] | None = None,
     overrides: Mapping[str, Any] | None = None,
+    *,
+    warn: Warn = warn_on_stderr,
 ) -> Settings:
-    """Build the settings in order of precedence: defaults < file < environment < overrides."""
-    settings = Settings()
-    if config_file is not None:
-        try:
-            data = yaml.safe_load(config_file.read_text()) or {}
-        except (OSError, yaml.YAMLError) as error:
-            raise SettingsError(f"config file {config_file}: {error}") from None
-        if not isinstance(data, dict):
-            raise SettingsError(f"config file {config_file}: expected a mapping of settings")
-        settings = _apply(settings, data, str(config_file))
-    environ = os.environ if environ is None else environ
-    from_env = {
-        key[len("MOCKSRV_") :].lower(): value
-        for key, value in environ.items()
-        if key.startswith("MOCKSRV_") and key[len("MOCKSRV_") :].lower() in _TYPES
-    }
-    settings = _apply(settings, from_env, "environment")
-    if overrides:
-        settings = _apply(settings, {k: v for k, v in overrides.items() if v is not None}, "flags")
-    if settings.environment not in ("sandbox", "production"):
-        raise SettingsError("setting environment: sandbox or production")
-    return settings
+    """Build the settings in order of precedence: defaults < file < environment < overrides.
+
+    Every value given is checked, even one a later source overrides: the first bad one raises
+    SettingsError naming its source. An unknown key or variable is named to `warn` and ignored.
+    """
+    given = [
+        *([] if config_file is None else _from_file(config_file, warn)),
+        *_from_environment(os.environ if environ is None else environ, warn),
+        *_from_flags(overrides or {}),
+    ]
+    return replace(
+        Settings(), **{setting.name: _parsed(setting, value, source) for setting, value, source in given}
+    )

@@ -1,0 +1,119 @@
+"""The access log: a line per request on `mocksrv.access`, and at debug its bodies, numbers masked.
+
+`POST /payments 200 1.42ms merchant=merchant_default`; at debug the line goes on with
+`request=<body> response=<body>`, card numbers, CVCs and bank account numbers masked.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from typing import Any
+
+import orjson
+from flask import Flask, Response, g, request
+from werkzeug.exceptions import HTTPException
+
+log = logging.getLogger("mocksrv.access")
+
+BODY_LIMIT = 4096  # characters of each body a line shows
+_LAST_FOUR_KEYS = frozenset({"card_number", "bank_account_number", "account_number", "iban"})
+_HIDDEN_KEYS = frozenset({"card_cvc", "cvc"})
+_HIDDEN = "***"
+# 12 to 19 digits, as a card number is written: in one run, or in groups split by spaces or dashes.
+_CARD_LIKE = re.compile(r"(?<![0-9])[0-9](?:[ -]?[0-9]){11,18}(?![0-9])")
+_LINE = "%s %s %d %.2fms merchant=%s"
+
+
+def init_app(app: Flask) -> None:
+    """Time every request and log a line for it as it is answered."""
+    app.before_request(_start)
+    app.after_request(_log)
+
+
+def _start() -> None:
+    g.access_started = time.perf_counter()
+
+
+def _log(response: Response) -> Response:
+    if not log.isEnabledFor(logging.INFO):
+        return response
+    started = g.get("access_started")
+    milliseconds = 0.0 if started is None else (time.perf_counter() - started) * 1000
+    line = (request.method, _target(), response.status_code, milliseconds, g.get("merchant_id", "-"))
+    if log.isEnabledFor(logging.DEBUG):
+        log.info(_LINE + " request=%s response=%s", *line, _request_body(), _response_body(response))
+    else:
+        log.info(_LINE, *line)
+    return response
+
+
+def _target() -> str:
+    """The path and query string, on one line, card-like numbers in the query masked."""
+    target = request.path
+    if request.query_string:
+        target = f"{target}?{_mask_card_like(request.query_string.decode('latin-1'))}"
+    return target if target.isprintable() else target.encode("unicode_escape").decode("ascii")
+
+
+def _request_body() -> str:
+    try:
+        body = request.get_data(cache=True)
+    except HTTPException:  # larger than the limit, or cut short by the client
+        return "(unread)"
+    return masked(body)
+
+
+def _response_body(response: Response) -> str:
+    if response.is_streamed or response.direct_passthrough:
+        return "(streamed)"
+    return masked(response.get_data())
+
+
+def masked(body: bytes) -> str:
+    """Show a body on one line and at most BODY_LIMIT characters, with no card or account number.
+
+    In JSON, the values of card and account number keys keep their last four characters and CVCs
+    become ***; in any body, a run of 12 to 19 digits keeps its last four.
+    """
+    if not body:
+        return "-"
+    try:
+        text = orjson.dumps(_mask_fields(orjson.loads(body))).decode()
+    except orjson.JSONDecodeError:
+        text = body.decode("utf-8", errors="replace")
+    except RecursionError:
+        return "(JSON nested too deeply to show)"
+    text = _mask_card_like(text)
+    if not text.isprintable():
+        text = text.encode("unicode_escape").decode("ascii")
+    if len(text) > BODY_LIMIT:
+        text = f"{text[:BODY_LIMIT]}...({len(body)} bytes)"
+    return text
+
+
+def _mask_fields(data: Any) -> Any:
+    if isinstance(data, dict):
+        return {key: _mask_field(key, value) for key, value in data.items()}
+    if isinstance(data, list):
+        return [_mask_fields(item) for item in data]
+    return data
+
+
+def _mask_field(key: str, value: Any) -> Any:
+    if value is None:
+        return None
+    if key in _HIDDEN_KEYS:
+        return _HIDDEN
+    if key in _LAST_FOUR_KEYS:
+        return _last_four(str(value)) if isinstance(value, str | int) else _HIDDEN
+    return _mask_fields(value)
+
+
+def _last_four(number: str) -> str:
+    return "*" * (len(number) - 4) + number[-4:] if len(number) > 4 else "*" * len(number)
+
+
+def _mask_card_like(text: str) -> str:
+    return _CARD_LIKE.sub(lambda match: _last_four(re.sub(r"[ -]", "", match.group())), text)
