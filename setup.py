@@ -1,0 +1,26 @@
+"""What setup.cfg cannot say: a built package carries the top-level fixtures/ as mocksrv/defaults.
+
+fixtures/ stays the one place the defaults are edited; an editable install reads them there.
+"""
+
+import shutil
+from pathlib import Path
+
+from setuptools import setup
+from setuptools.command.build_py import build_py
+
+
+class BuildWithDefaults(build_py):
+    """Copy fixtures/*.yaml into the built package, beside the code that loads them."""
+
+    def run(self) -> None:
+        super().run()
+        if self.editable_mode:
+            return
+        target = Path(self.build_lib, "mocksrv", "defaults")
+        target.mkdir(parents=True, exist_ok=True)
+        for source in sorted(Path("fixtures").glob("*.yaml")):
+            shutil.copyfile(source, target / source.name)
+
+
+setup(cmdclass={"build_py": BuildWithDefaults})
