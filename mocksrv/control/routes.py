@@ -84,14 +84,15 @@ def _authenticate() -> None:
     principal = sandbox().merchants.authenticate(request.headers.get("api-key"))
     if principal.kind is not KeyKind.SECRET:
         raise Unauthorized()
-    g.control_merchant = principal.merchant_id
+    g.control_merchant = g.merchant_id = principal.merchant_id
 
 
 def _merchant(body: Json | None = None) -> str:
     """The merchant a request acts on: named by the admin, or the one whose secret key it is."""
     named = request.args.get("merchant_id") or (body or {}).get("merchant_id")
     if is_admin():
-        return sandbox().merchants.require_merchant_id(named)
+        g.merchant_id = merchant_id = sandbox().merchants.require_merchant_id(named)
+        return merchant_id
     own: str = g.control_merchant
     if named is not None and named != own:
         raise ResourceNotFound("Merchant")
@@ -157,6 +158,15 @@ def create_merchant() -> Json:
     body = load(_new_merchant, json_body())
     credentials = sandbox().merchants.create(MerchantSeed(**body))
     return credentials_json(credentials)
+
+
+@control.get("/merchants")
+def list_merchants() -> Json:
+    """Every merchant's id (admin only): also how a client proves its admin key."""
+    if not is_admin():
+        raise Unauthorized()
+    merchant_ids = sorted(sandbox().merchants.merchant_ids())
+    return {"data": merchant_ids, "total_count": len(merchant_ids)}
 
 
 @control.get("/outcomes")

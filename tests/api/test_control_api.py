@@ -946,3 +946,19 @@ def test_seed_with_an_invalid_count_creates_nothing(api: Api, body: dict, expect
     assert response.status_code == 400
     assert response.json == expected
     assert payment_count(api) == 0
+
+
+# -- the list of merchants ------------------------------------------------------------------------
+
+
+def test_the_admin_lists_every_merchant_sorted(admin: Api, other_merchant: OtherMerchant) -> None:
+    response = admin.get("/__mock/merchants")
+    assert response.status_code == 200
+    assert response.json == {"data": [MERCHANT_ID, "merchant_other"], "total_count": 2}
+
+
+@pytest.mark.parametrize("key", [payloads.SECRET_KEY, PUBLISHABLE_KEY, "not_a_key"])
+def test_only_the_admin_lists_the_merchants(api: Api, key: str) -> None:
+    response = api.as_key(key).get("/__mock/merchants")
+    assert response.status_code == 401
+    assert response.json == error("IR_01", UNAUTHORIZED)

@@ -1,0 +1,275 @@
+"""A client of the control plane, for test suites and scripts: `Sandbox(url, admin_key)`.
+
+    sandbox = Sandbox("http://127.0.0.1:8080")
+    merchant = sandbox.create_merchant(webhook_url="http://127.0.0.1:9000/hooks")
+    merchant.session.post(merchant.url + "/payments", json={...})
+    merchant.advance(days=7)
+
+Every call answers what the control plane answers, as plain data; a refusal raises
+`ControlPlaneError` with the spec's error code and message.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Self
+
+import requests
+
+DEFAULT_URL = "http://127.0.0.1:8080"
+DEFAULT_ADMIN_KEY = "mocksrv_admin_key"
+DEFAULT_TIMEOUT = 30.0  # seconds for one request, so that a hung server fails a test instead of the suite
+PAGE_SIZE = 100  # the control plane's largest page
+
+Json = dict[str, Any]
+
+__all__ = ["DEFAULT_ADMIN_KEY", "DEFAULT_URL", "ControlPlaneError", "Merchant", "Sandbox"]
+
+
+class ControlPlaneError(RuntimeError):
+    """The control plane refused a call: `status`, and the error's `code` and `message`."""
+
+    def __init__(self, method: str, path: str, response: requests.Response) -> None:
+        try:
+            error = response.json()["error"]
+            code, message = str(error["code"]), str(error["message"])
+        except (ValueError, KeyError, TypeError):
+            code, message = "", response.text[:200]
+        super().__init__(
+            " ".join(part for part in (f"{method} {path}:", str(response.status_code), code, message) if part)
+        )
+        self.status = response.status_code
+        self.code = code
+        self.message = message
+
+
+class KeyedSession(requests.Session):
+    """A session that sends an API key and gives every request a timeout unless the call names one."""
+
+    def __init__(self, api_key: str, timeout: float = DEFAULT_TIMEOUT) -> None:
+        super().__init__()
+        self.headers["api-key"] = api_key
+        self.timeout = timeout
+
+    def request(self, method: str | bytes, url: str | bytes, *args: Any, **kwargs: Any) -> requests.Response:
+        kwargs.setdefault("timeout", self.timeout)
+        return super().request(method, url, *args, **kwargs)
+
+
+def _call(session: requests.Session, method: str, url: str, path: str, **kwargs: Any) -> Any:
+    response = session.request(method, url + path, **kwargs)
+    if not response.ok:
+        raise ControlPlaneError(method, path, response)
+    return response.json()
+
+
+def parse_time(value: str) -> datetime:
+    """Read a timestamp the server wrote (ISO 8601 UTC, `Z`) as an aware datetime."""
+    return datetime.fromisoformat(value)
+
+
+class Sandbox:
+    """A running mocksrv, reached with its admin key: creates merchants, resets, lists."""
+
+    def __init__(
+        self, url: str = DEFAULT_URL, admin_key: str = DEFAULT_ADMIN_KEY, *, timeout: float = DEFAULT_TIMEOUT
+    ) -> None:
+        self.url = url.rstrip("/")
+        self.admin_key = admin_key
+        self.timeout = timeout
+        self.session = KeyedSession(admin_key, timeout)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.url!r})"
+
+    def _admin(self, method: str, path: str, **kwargs: Any) -> Any:
+        return _call(self.session, method, self.url, path, **kwargs)
+
+    def merchant_ids(self) -> list[str]:
+        """Every merchant's id; also proves that the admin key is the server's."""
+        ids: list[str] = self._admin("GET", "/__mock/merchants")["data"]
+        return ids
+
+    def create_merchant(self, **settings: Any) -> Merchant:
+        """Create an isolated merchant with fresh keys: `merchant_id`, `profile_name`, `return_url`,
+        `webhook_url`, `session_expiry`, `rate_limit`, all optional."""
+        body = self._admin("POST", "/__mock/merchants", json=settings)
+        return Merchant(
+            url=self.url,
+            merchant_id=body["merchant_id"],
+            profile_id=body["profile_id"],
+            secret_key=body["secret_key"],
+            publishable_key=body["publishable_key"],
+            signing_key=body["payment_response_hash_key"],
+            timeout=self.timeout,
+        )
+
+    def reset_all(self) -> list[str]:
+        """Delete every merchant's payments, customers, events and timers; keys and profiles stay."""
+        reset: list[str] = self._admin("POST", "/__mock/reset")["reset"]
+        return reset
+
+    def transitions(self) -> Json:
+        """Every resource's transition table."""
+        tables: Json = self._admin("GET", "/__mock/transitions")
+        return tables
+
+    def close(self) -> None:
+        self.session.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+@dataclass
+class Merchant:
+    """One merchant: its ids and keys, a session that sends its secret key, and its controls.
+
+    The controls act through the control plane with the merchant's own secret key, so they see
+    nothing of any other merchant.
+    """
+
+    url: str
+    merchant_id: str
+    profile_id: str
+    secret_key: str
+    publishable_key: str
+    signing_key: str
+    timeout: float = DEFAULT_TIMEOUT
+    session: KeyedSession = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.session = KeyedSession(self.secret_key, self.timeout)
+
+    def _control(self, method: str, path: str, **kwargs: Any) -> Any:
+        return _call(self.session, method, self.url, "/__mock" + path, **kwargs)
+
+    # -- the clock -------------------------------------------------------------------------------
+
+    def advance(
+        self, seconds: float = 0, *, minutes: float = 0, hours: float = 0, days: float = 0
+    ) -> list[Json]:
+        """Move the clock forward, firing every timer due on the way; returns the timers fired."""
+        total = seconds + 60 * minutes + 3600 * hours + 86400 * days
+        fired: list[Json] = self._control("POST", "/clock/advance", json={"seconds": total})["timers_fired"]
+        return fired
+
+    def set_time(self, when: datetime | str) -> list[Json]:
+        """Move the clock forward to `when`, firing due timers; returns the timers fired."""
+        now = when.isoformat() if isinstance(when, datetime) else when
+        fired: list[Json] = self._control("POST", "/clock/set", json={"now": now})["timers_fired"]
+        return fired
+
+    def freeze(self) -> datetime:
+        """Stop the clock following real time; returns the time it stopped at."""
+        return parse_time(self._control("POST", "/clock/freeze")["now"])
+
+    def resume(self) -> datetime:
+        """Let the clock follow real time again, from where it stands."""
+        return parse_time(self._control("POST", "/clock/resume")["now"])
+
+    def now(self) -> datetime:
+        """The merchant's time, as its clock reads it."""
+        return parse_time(self._control("GET", "/clock")["now"])
+
+    # -- magic values and state ------------------------------------------------------------------
+
+    def outcomes(self) -> list[Json]:
+        rules: list[Json] = self._control("GET", "/outcomes")["rules"]
+        return rules
+
+    def set_outcomes(self, rules: list[Json]) -> list[Json]:
+        """Replace the merchant's magic-value table; the first matching rule decides."""
+        table: list[Json] = self._control("PUT", "/outcomes", json={"rules": rules})["rules"]
+        return table
+
+    def reset(self) -> None:
+        """Delete the merchant's payments, customers, refunds, disputes, payouts, events and timers."""
+        self._control("POST", "/reset")
+
+    def seed(self, payments: int) -> int:
+        """Create `payments` succeeded card payments through the normal create path."""
+        created: int = self._control("POST", "/seed", json={"payments": payments})["payments_created"]
+        return created
+
+    # -- webhooks --------------------------------------------------------------------------------
+
+    def set_webhook_url(self, url: str | None) -> Json:
+        """Send the merchant's webhooks to `url` (None: nowhere); returns the profile."""
+        profile: Json = self._control("PUT", "/webhook_url", json={"webhook_url": url})
+        return profile
+
+    def events(self) -> list[Json]:
+        """Every event of the merchant, newest first, each with its delivery state."""
+        return self._pages("/events", {})
+
+    def deliveries(self, event_id: str | None = None) -> list[Json]:
+        """Every delivery attempt, newest first; of one event when `event_id` is given."""
+        return self._pages("/webhooks/deliveries", {} if event_id is None else {"event_id": event_id})
+
+    def wait_webhooks(self, timeout: float = 10) -> bool:
+        """Wait until every queued delivery has been attempted; False if `timeout` s pass first."""
+        answer = self._control(
+            "POST", "/webhooks/wait", json={"timeout": timeout}, timeout=timeout + self.timeout
+        )
+        drained: bool = answer["drained"]
+        return drained
+
+    def redeliver(self, event_id: str) -> Json:
+        """Send an event again now; returns the event with its delivery state."""
+        event: Json = self._control("POST", f"/events/{event_id}/redeliver")
+        return event
+
+    def _pages(self, path: str, params: dict[str, str]) -> list[Json]:
+        items: list[Json] = []
+        while True:
+            page = self._control("GET", path, params={**params, "limit": PAGE_SIZE, "offset": len(items)})
+            items += page["data"]
+            if not page["has_more"] or not page["data"]:
+                return items
+
+    # -- outcomes decided by hand ----------------------------------------------------------------
+
+    def authenticate(self, payment_id: str, *, success: bool = True) -> Json:
+        """Finish a payment's 3D Secure challenge as the customer would; returns the payment."""
+        body = {"result": "success" if success else "failure"}
+        payment: Json = self._control("POST", f"/payments/{payment_id}/authentication", json=body)
+        return payment
+
+    def settle_refund(self, refund_id: str, result: str = "succeeded") -> Json:
+        """Settle a pending refund now: `succeeded` or `failed`."""
+        refund: Json = self._control("POST", f"/refunds/{refund_id}/settle", json={"result": result})
+        return refund
+
+    def settle_payout(self, payout_id: str, result: str = "success") -> Json:
+        """Settle a pending payout now (`success`, `failed`), or reverse a successful one (`reversed`)."""
+        payout: Json = self._control("POST", f"/payouts/{payout_id}/settle", json={"result": result})
+        return payout
+
+    def open_dispute(self, payment_id: str, amount: int | None = None, reason: str | None = None) -> Json:
+        """Open a dispute on a captured payment, as the card network would."""
+        body: Json = {"payment_id": payment_id}
+        if amount is not None:
+            body["amount"] = amount
+        if reason is not None:
+            body["reason"] = reason
+        dispute: Json = self._control("POST", "/disputes", json=body)
+        return dispute
+
+    def resolve_dispute(self, dispute_id: str, result: str) -> Json:
+        """Decide a dispute now: `won`, `lost` or `cancelled`."""
+        dispute: Json = self._control("POST", f"/disputes/{dispute_id}/resolve", json={"result": result})
+        return dispute
+
+    def close(self) -> None:
+        self.session.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()

@@ -1,0 +1,166 @@
+"""The pytest plugin: one mocksrv for the session, and per test a fresh merchant and a webhook receiver.
+
+Fixtures (their names and members are a public API):
+- `mocksrv` (session): the server, embedded in the test process unless `--mocksrv-url` or
+  `MOCKSRV_URL` names one already running. `url`, `admin_key`, `sandbox` (the live sandbox when
+  embedded, else None), `create_merchant(**settings)`.
+- `mocksrv_merchant`: a merchant of this test alone (`mocksrv.client.Merchant`).
+- `mocksrv_webhooks`: a receiver on 127.0.0.1 registered as that merchant's webhook URL
+  (`mocksrv.receiver.WebhookEndpoint`).
+- `mocksrv_settings` (session): the embedded server's settings; override it to change them.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+import pytest
+import requests
+
+from mocksrv.client import DEFAULT_ADMIN_KEY, ControlPlaneError, Merchant, Sandbox
+from mocksrv.receiver import WebhookEndpoint, WebhookReceiver
+
+if TYPE_CHECKING:
+    from mocksrv.domain.sandbox import Sandbox as LiveSandbox
+    from mocksrv.settings import Settings
+
+URL_VARIABLE = "MOCKSRV_URL"
+ADMIN_KEY_VARIABLE = "MOCKSRV_ADMIN_KEY"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("mocksrv", "mocksrv, the payments sandbox")
+    group.addoption(
+        "--mocksrv-url",
+        metavar="URL",
+        help="use the mocksrv running at URL instead of one embedded in the test process "
+        f"(env {URL_VARIABLE})",
+    )
+    group.addoption(
+        "--mocksrv-admin-key",
+        metavar="KEY",
+        help=f"that server's admin key (env {ADMIN_KEY_VARIABLE}, default {DEFAULT_ADMIN_KEY})",
+    )
+
+
+def _external(config: pytest.Config) -> tuple[str, str] | None:
+    """The URL and admin key of the server named on the command line or in the environment, if any."""
+    url = config.getoption("mocksrv_url") or os.environ.get(URL_VARIABLE)
+    if not url:
+        return None
+    key = config.getoption("mocksrv_admin_key") or os.environ.get(ADMIN_KEY_VARIABLE) or DEFAULT_ADMIN_KEY
+    return url, key
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Check a named server and its admin key once, so that a wrong one stops the run at once."""
+    external = _external(session.config)
+    if external is None or hasattr(session.config, "workerinput"):
+        return
+    url, key = external
+    with Sandbox(url, key, timeout=10) as server:
+        try:
+            server.merchant_ids()
+        except ControlPlaneError as error:
+            reason = "refused the admin key" if error.status == 401 else "answered"
+            raise pytest.UsageError(f"mocksrv at {url} {reason}: {error}") from None
+        except requests.RequestException as error:
+            raise pytest.UsageError(f"mocksrv at {url} cannot be reached: {error}") from None
+
+
+class MocksrvServer(Sandbox):
+    """The session's server: a control-plane client, plus the live sandbox when it is embedded."""
+
+    def __init__(self, url: str, admin_key: str, sandbox: LiveSandbox | None = None) -> None:
+        super().__init__(url, admin_key)
+        self.sandbox = sandbox
+
+
+class ServerErrors(logging.Handler):
+    """Collects the errors the embedded server logs, so that the test that caused one fails."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self._messages: list[str] = []
+        self._guard = threading.Lock()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        with self._guard:
+            self._messages.append(self.format(record))
+
+    def take(self) -> list[str]:
+        with self._guard:
+            messages, self._messages = self._messages, []
+        return messages
+
+
+@pytest.fixture(scope="session")
+def mocksrv_settings() -> Settings:
+    """Settings of the embedded server (defaults); override this fixture to change them."""
+    from mocksrv.settings import Settings
+
+    return Settings()
+
+
+@pytest.fixture(scope="session")
+def _mocksrv_errors() -> Iterator[ServerErrors]:
+    handler = ServerErrors()
+    logger = logging.getLogger("mocksrv")
+    logger.addHandler(handler)
+    yield handler
+    logger.removeHandler(handler)
+
+
+@pytest.fixture(scope="session")
+def mocksrv(
+    request: pytest.FixtureRequest, mocksrv_settings: Settings, _mocksrv_errors: ServerErrors
+) -> Iterator[MocksrvServer]:
+    """The mocksrv of this test session: embedded on a free port, or the one named by URL."""
+    external = _external(request.config)
+    if external is not None:
+        with MocksrvServer(*external) as server:
+            yield server
+        return
+    from mocksrv.server import MockServer
+
+    with (
+        MockServer(mocksrv_settings) as embedded,
+        MocksrvServer(embedded.url, mocksrv_settings.admin_key, embedded.sandbox) as server,
+    ):
+        yield server
+
+
+@pytest.fixture
+def mocksrv_merchant(mocksrv: MocksrvServer, _mocksrv_errors: ServerErrors) -> Iterator[Merchant]:
+    """A merchant of this test alone, with its own keys, data and clock; reset after the test."""
+    _mocksrv_errors.take()
+    merchant = mocksrv.create_merchant()
+    yield merchant
+    try:
+        merchant.reset()
+    finally:
+        merchant.close()
+    errors = _mocksrv_errors.take()
+    if errors:
+        pytest.fail("mocksrv logged an error during this test:\n" + "\n".join(errors), pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def _mocksrv_receiver() -> Iterator[WebhookReceiver]:
+    with WebhookReceiver() as receiver:
+        yield receiver
+
+
+@pytest.fixture
+def mocksrv_webhooks(
+    mocksrv_merchant: Merchant, _mocksrv_receiver: WebhookReceiver
+) -> Iterator[WebhookEndpoint]:
+    """A webhook receiver on 127.0.0.1, registered as this test's merchant's webhook URL."""
+    endpoint = _mocksrv_receiver.endpoint(mocksrv_merchant.signing_key)
+    mocksrv_merchant.set_webhook_url(endpoint.url)
+    yield endpoint
+    _mocksrv_receiver.remove(endpoint)

@@ -1,0 +1,258 @@
+"""The pytest plugin, as another project uses it: test files run by pytest in a subprocess (pytester)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+
+from mocksrv import MockServer
+from tests.e2e.harness import free_port
+
+pytestmark = pytest.mark.usefixtures("clean_mocksrv_environment")
+
+# What a consumer's test module starts with: a valid one-step card payment of its own merchant.
+PREAMBLE = """
+import json, os
+BILLING = {
+    "address": {"line1": "1 Market St", "city": "San Francisco", "state": "CA", "zip": "94105",
+                "country": "US", "first_name": "Ada", "last_name": "Lovelace"},
+    "phone": {"number": "4155550100", "country_code": "+1"},
+}
+
+def pay(merchant, number="4242424242424242", **overrides):
+    card = {"card_number": number, "card_exp_month": "12", "card_exp_year": "2099", "card_cvc": "123"}
+    body = {"amount": 1000, "currency": "USD", "profile_id": merchant.profile_id, "confirm": True,
+            "payment_method": "card", "payment_method_type": "credit",
+            "payment_method_data": {"card": card}, "billing": BILLING,
+            "return_url": "https://shop.example/return", **overrides}
+    response = merchant.session.post(merchant.url + "/payments", json=body)
+    assert response.status_code == 200, response.text
+    return response.json()
+"""
+
+
+@pytest.fixture
+def clean_mocksrv_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The inner runs see no MOCKSRV_* setting of the outer one."""
+    monkeypatch.delenv("MOCKSRV_URL", raising=False)
+    monkeypatch.delenv("MOCKSRV_ADMIN_KEY", raising=False)
+
+
+@pytest.fixture(scope="module")
+def external_server() -> Iterator[MockServer]:
+    """A server started apart from the inner runs, as a CI job's `mocksrv serve` would be."""
+    with MockServer() as server:
+        yield server
+
+
+def consumer_tests(pytester: pytest.Pytester, source: str) -> None:
+    pytester.makepyfile(test_consumer=PREAMBLE + source)
+
+
+def test_a_consumer_test_needs_no_fixture_of_its_own(pytester: pytest.Pytester) -> None:
+    consumer_tests(
+        pytester,
+        """
+def test_checkout(mocksrv, mocksrv_merchant, mocksrv_webhooks):
+    payment = pay(mocksrv_merchant)
+    assert payment["status"] == "succeeded"
+    event = mocksrv_webhooks.wait_for("payment_succeeded", object_id=payment["payment_id"])
+    assert event.verified
+    assert event.status == 200
+    assert event.body["content"]["object"]["payment_id"] == payment["payment_id"]
+    assert event.headers["content-type"] == "application/json"
+    assert json.loads(event.raw) == event.body
+    assert mocksrv.sandbox is not None
+    assert mocksrv.url.startswith("http://127.0.0.1:")
+""",
+    )
+    result = pytester.runpytest_subprocess()
+    result.assert_outcomes(passed=1)
+
+
+def test_merchants_are_isolated_under_xdist_in_random_order(pytester: pytest.Pytester) -> None:
+    record = pytester.path / "record.jsonl"
+    consumer_tests(
+        pytester,
+        f"""
+import pytest
+from datetime import timedelta
+
+@pytest.mark.parametrize("n", range(1, 13))
+def test_own_data_and_clock(mocksrv_merchant, n):
+    frozen = mocksrv_merchant.freeze()
+    mocksrv_merchant.advance(hours=n)
+    assert mocksrv_merchant.now() == frozen + timedelta(hours=n)
+    if n % 2:
+        mocksrv_merchant.set_outcomes([{{"match": {{}}, "outcome": {{"result": "decline",
+            "error_code": "card_declined", "error_message": "declined"}}}}])
+    for _ in range(n):
+        assert pay(mocksrv_merchant)["status"] == ("failed" if n % 2 else "succeeded")
+    listed = mocksrv_merchant.session.post(mocksrv_merchant.url + "/payments/list", json={{}}).json()
+    assert listed["total_count"] == n
+    assert len(mocksrv_merchant.events()) == n
+    with open({str(record)!r}, "a") as out:
+        out.write(json.dumps({{"worker": os.environ["PYTEST_XDIST_WORKER"],
+                              "merchant": mocksrv_merchant.merchant_id}}) + "\\n")
+""",
+    )
+    result = pytester.runpytest_subprocess("-n", "2", "--random-order")
+    result.assert_outcomes(passed=12)
+    rows = [json.loads(line) for line in record.read_text().splitlines()]
+    assert {row["worker"] for row in rows} == {"gw0", "gw1"}
+    assert len({row["merchant"] for row in rows}) == 12
+
+
+def test_a_failed_delivery_is_retried_on_the_merchants_clock(pytester: pytest.Pytester) -> None:
+    consumer_tests(
+        pytester,
+        """
+def test_retry(mocksrv_merchant, mocksrv_webhooks):
+    mocksrv_merchant.freeze()
+    mocksrv_webhooks.respond_with(status=503, times=1)
+    payment = pay(mocksrv_merchant)
+    first = mocksrv_webhooks.wait_for("payment_succeeded", object_id=payment["payment_id"])
+    assert first.status == 503
+    assert mocksrv_merchant.wait_webhooks()
+    assert [e["delivery"]["state"] for e in mocksrv_merchant.events()] == ["retrying"]
+    fired = mocksrv_merchant.advance(minutes=1)
+    assert [timer["kind"] for timer in fired] == ["webhook.retry"]
+    assert mocksrv_merchant.wait_webhooks()
+    assert [(e.event_id, e.status) for e in mocksrv_webhooks.events] == [
+        (first.event_id, 503), (first.event_id, 200)]
+    assert [d["status_code"] for d in mocksrv_merchant.deliveries()] == [200, 503]
+""",
+    )
+    pytester.runpytest_subprocess().assert_outcomes(passed=1)
+
+
+def test_a_hanging_receiver_times_out_and_is_released(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(
+        """
+import pytest
+from mocksrv.settings import Settings
+
+@pytest.fixture(scope="session")
+def mocksrv_settings():
+    return Settings(webhook_timeout=0.5)
+"""
+    )
+    consumer_tests(
+        pytester,
+        """
+def test_hang(mocksrv_merchant, mocksrv_webhooks):
+    mocksrv_merchant.freeze()
+    mocksrv_webhooks.respond_with(delay=60, times=1)
+    pay(mocksrv_merchant)
+    assert mocksrv_merchant.wait_webhooks()
+    [attempt] = mocksrv_merchant.deliveries()
+    assert attempt["status_code"] is None
+    assert attempt["error"] == "timeout: the receiver did not answer in time"
+""",
+    )
+    pytester.runpytest_subprocess().assert_outcomes(passed=1)
+
+
+def test_wait_for_fails_with_what_did_arrive(pytester: pytest.Pytester) -> None:
+    consumer_tests(
+        pytester,
+        """
+def test_expects_a_failure(mocksrv_merchant, mocksrv_webhooks):
+    payment = pay(mocksrv_merchant)
+    mocksrv_webhooks.wait_for("payment_succeeded")
+    mocksrv_webhooks.wait_for("payment_failed", object_id=payment["payment_id"], timeout=0.2)
+""",
+    )
+    result = pytester.runpytest_subprocess()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*no payment_failed for pay_* arrived at http://127.0.0.1:*/webhooks/* within 0.2 s; "
+            "arrived: payment_succeeded pay_* (answered 200)*"
+        ]
+    )
+    result.stdout.no_fnmatch_line("*receiver.py*")
+
+
+def test_an_error_inside_the_embedded_server_fails_the_test_that_caused_it(pytester: pytest.Pytester) -> None:
+    consumer_tests(
+        pytester,
+        """
+def test_breaks_the_server(mocksrv, mocksrv_merchant, monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("store on fire")
+    monkeypatch.setattr(mocksrv.sandbox.payments, "list", broken)
+    response = mocksrv_merchant.session.post(mocksrv_merchant.url + "/payments/list", json={})
+    assert response.status_code == 500
+""",
+    )
+    result = pytester.runpytest_subprocess()
+    result.assert_outcomes(passed=1, errors=1)
+    result.stdout.fnmatch_lines(
+        ["*mocksrv logged an error during this test:*", "*RuntimeError: store on fire*"]
+    )
+
+
+@pytest.mark.parametrize("how", ["flag", "environment"])
+def test_an_external_server_is_used_when_named(
+    pytester: pytest.Pytester, external_server: MockServer, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    record = pytester.path / "merchant.txt"
+    consumer_tests(
+        pytester,
+        f"""
+def test_on_the_named_server(mocksrv, mocksrv_merchant):
+    assert mocksrv.sandbox is None
+    assert mocksrv.url == {external_server.url!r}
+    assert pay(mocksrv_merchant)["status"] == "succeeded"
+    open({str(record)!r}, "w").write(mocksrv_merchant.merchant_id)
+""",
+    )
+    if how == "flag":
+        result = pytester.runpytest_subprocess("--mocksrv-url", external_server.url)
+    else:
+        monkeypatch.setenv("MOCKSRV_URL", external_server.url)
+        result = pytester.runpytest_subprocess()
+    result.assert_outcomes(passed=1)
+    assert record.read_text() in external_server.sandbox.merchants.merchant_ids()
+
+
+def test_a_wrong_admin_key_stops_the_session_at_once(
+    pytester: pytest.Pytester, external_server: MockServer
+) -> None:
+    consumer_tests(pytester, "def test_never_runs(mocksrv_merchant):\n    pass\n")
+    result = pytester.runpytest_subprocess(
+        "--mocksrv-url", external_server.url, "--mocksrv-admin-key", "wrong"
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [f"ERROR: mocksrv at {external_server.url} refused the admin key: GET /__mock/merchants: 401 IR_01 *"]
+    )
+    result.stdout.no_fnmatch_line("*test_never_runs*")
+
+
+def test_an_unreachable_server_stops_the_session_at_once(pytester: pytest.Pytester) -> None:
+    consumer_tests(pytester, "def test_never_runs(mocksrv_merchant):\n    pass\n")
+    url = f"http://127.0.0.1:{free_port()}"
+    result = pytester.runpytest_subprocess("--mocksrv-url", url)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: mocksrv at {url} cannot be reached: *"])
+
+
+def test_the_options_are_in_pytest_help(pytester: pytest.Pytester) -> None:
+    help_text = " ".join(pytester.runpytest_subprocess("--help").stdout.str().split())
+    assert (
+        "--mocksrv-url=URL use the mocksrv running at URL instead of one embedded in the test process "
+        "(env MOCKSRV_URL)" in help_text
+    )
+    assert (
+        "--mocksrv-admin-key=KEY that server's admin key (env MOCKSRV_ADMIN_KEY, default mocksrv_admin_key)"
+        in (help_text)
+    )
+
+
+def test_the_plugin_is_registered_for_pytest(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest_subprocess("--fixtures")
+    result.stdout.fnmatch_lines(["mocksrv [[]session scope[]]*", "mocksrv_merchant*", "mocksrv_webhooks*"])
