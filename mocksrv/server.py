@@ -48,18 +48,36 @@ class Ticker:
                 log.exception("timer tick failed")
 
 
+class ListenError(OSError):
+    """The server cannot listen on its address: the port is taken, or the host is not this machine's."""
+
+
 def _wsgi_server(app: Flask, settings: Settings, port: int) -> Any:
-    return create_server(
-        app,
-        host=settings.host,
-        port=port,
-        ident="mocksrv",
-        clear_untrusted_proxy_headers=True,
-        max_request_body_size=settings.max_body_bytes + 1,
-        # waitress's hook for its task dispatcher, which its own tests use; it calls only
-        # add_task and shutdown, which the pool has (the stubs name waitress's class).
-        _dispatcher=WorkerPool(settings.threads),  # type: ignore[arg-type]
-    )
+    pool = WorkerPool(settings.threads)
+    try:
+        return create_server(
+            app,
+            host=settings.host,
+            port=port,
+            ident="mocksrv",
+            clear_untrusted_proxy_headers=True,
+            max_request_body_size=settings.max_body_bytes + 1,
+            # waitress's hook for its task dispatcher, which its own tests use; it calls only
+            # add_task and shutdown, which the pool has (the stubs name waitress's class).
+            _dispatcher=pool,  # type: ignore[arg-type]
+        )
+    except (OSError, ValueError) as error:
+        pool.shutdown(timeout=1)
+        # waitress turns a failed name lookup into a ValueError raised while handling the lookup's own.
+        cause = error if isinstance(error, OSError) else error.__context__
+        reason = cause.strerror if isinstance(cause, OSError) and cause.strerror else str(error)
+        address = _address(settings.host, port)
+        raise ListenError(f"cannot listen on {address}: {reason[:1].lower()}{reason[1:]}") from error
+
+
+def _address(host: str, port: int) -> str:
+    """`host:port`, an IPv6 host in brackets."""
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
 def _dispatcher(sandbox: Sandbox, settings: Settings, base: str) -> Dispatcher:
@@ -122,6 +140,7 @@ class MockServer:
             return
         server, self._server = self._server, None
         self._stopping.set()
+        server.trigger.pull_trigger()  # wakes the loop's select() now, not at its next timeout
         self._thread.join(timeout=2)
         self._thread = None
         server.task_dispatcher.shutdown(timeout=1)
@@ -138,7 +157,10 @@ class MockServer:
 
 
 def serve(settings: Settings) -> None:
-    """Serve until SIGINT or SIGTERM, then stop cleanly."""
+    """Serve until SIGINT or SIGTERM, then stop cleanly.
+
+    A bad fixture file raises SettingsError; an address the server cannot bind, ListenError.
+    """
     sandbox = create_sandbox(settings)
     app = create_app(settings, sandbox)
     server = _wsgi_server(app, settings, settings.port)
@@ -149,7 +171,7 @@ def serve(settings: Settings) -> None:
 
     signal.signal(signal.SIGTERM, stop)
     ticker.start()
-    base = f"http://{settings.host}:{server.effective_port}"
+    base = f"http://{_address(settings.host, server.effective_port)}"
     dispatcher = _dispatcher(sandbox, settings, base)
     dispatcher.start()
     print(banner(sandbox, base, settings), flush=True)

@@ -45,17 +45,17 @@ def base_url(mocksrv_process: ServerProcess) -> str:
 
 @pytest.fixture
 def new_merchant(base_url: str) -> Iterator[Callable[..., Merchant]]:
-    """Create isolated merchants on the session's server; keyword arguments seed them."""
+    """Create isolated merchants on the session's server; keyword arguments are their settings."""
     created: list[Merchant] = []
 
-    def create(**seed: Any) -> Merchant:
-        merchant = create_merchant(base_url, ADMIN_KEY, **seed)
+    def create(**settings: Any) -> Merchant:
+        merchant = create_merchant(base_url, ADMIN_KEY, **settings)
         created.append(merchant)
         return merchant
 
     yield create
     for merchant in created:
-        merchant.session.close()
+        merchant.close()
 
 
 @pytest.fixture
@@ -108,6 +108,6 @@ def webhook_merchant(mock_server: MockServer, receiver: Receiver) -> Iterator[Me
     """A merchant of this test alone on the in-process server, with a frozen clock, whose webhooks
     go to the test's receiver."""
     merchant = create_merchant(mock_server.url, ADMIN_KEY, webhook_url=receiver.url)
-    merchant.post("/__mock/clock/freeze").raise_for_status()
+    merchant.freeze()
     yield merchant
-    merchant.session.close()
+    merchant.close()

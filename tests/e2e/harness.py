@@ -14,7 +14,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import IO, Any, TypeVar
@@ -22,6 +22,9 @@ from typing import IO, Any, TypeVar
 import requests
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
+
+from mocksrv import client
+from tests.payloads import ADMIN_KEY, MERCHANT_ID, PROFILE_ID, PUBLISHABLE_KEY, SECRET_KEY, SIGNING_KEY
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_FIXTURES = REPO_ROOT / "fixtures"
@@ -175,49 +178,40 @@ def running_process(
         assert_stops_cleanly(server)
 
 
-@dataclass
-class Merchant:
-    """An isolated merchant on a running server, with a session that sends its secret key."""
-
-    base_url: str
-    merchant_id: str
-    profile_id: str
-    secret_key: str
-    publishable_key: str
-    signing_key: str
-    session: requests.Session
-
-    def url(self, path: str) -> str:
-        return f"{self.base_url}{path}"
+class Merchant(client.Merchant):
+    """A merchant on a running server: the client's controls, and the payments API through its session."""
 
     def get(self, path: str, **kwargs: Any) -> requests.Response:
-        return self.session.get(self.url(path), **kwargs)
+        return self.session.get(self.url + path, **kwargs)
 
     def post(self, path: str, body: Any = None, **kwargs: Any) -> requests.Response:
-        return self.session.post(self.url(path), json=body, **kwargs)
+        return self.session.post(self.url + path, json=body, **kwargs)
 
     def put(self, path: str, body: Any = None, **kwargs: Any) -> requests.Response:
-        return self.session.put(self.url(path), json=body, **kwargs)
+        return self.session.put(self.url + path, json=body, **kwargs)
 
     def delete(self, path: str, **kwargs: Any) -> requests.Response:
-        return self.session.delete(self.url(path), **kwargs)
+        return self.session.delete(self.url + path, **kwargs)
 
 
-def create_merchant(base_url: str, admin_key: str, **seed: Any) -> Merchant:
-    """Create a merchant through the control plane, with fresh keys."""
-    session = TimeoutSession()
-    response = session.post(f"{base_url}/__mock/merchants", json=seed, headers={"api-key": admin_key})
-    assert response.status_code == 200, response.text
-    body = response.json()
-    session.headers["api-key"] = body["secret_key"]
+def create_merchant(base_url: str, admin_key: str = ADMIN_KEY, **settings: Any) -> Merchant:
+    """Create a merchant through the control plane, with fresh keys; keyword arguments are its settings."""
+    with client.Sandbox(base_url, admin_key, timeout=REQUEST_TIMEOUT) as sandbox:
+        created = sandbox.create_merchant(**settings)
+    created.close()
+    return Merchant(**{f.name: getattr(created, f.name) for f in fields(created) if f.init})
+
+
+def default_merchant(base_url: str) -> Merchant:
+    """The merchant every server seeds from the built-in fixtures."""
     return Merchant(
-        base_url=base_url,
-        merchant_id=body["merchant_id"],
-        profile_id=body["profile_id"],
-        secret_key=body["secret_key"],
-        publishable_key=body["publishable_key"],
-        signing_key=body["payment_response_hash_key"],
-        session=session,
+        url=base_url,
+        merchant_id=MERCHANT_ID,
+        profile_id=PROFILE_ID,
+        secret_key=SECRET_KEY,
+        publishable_key=PUBLISHABLE_KEY,
+        signing_key=SIGNING_KEY,
+        timeout=REQUEST_TIMEOUT,
     )
 
 

@@ -45,25 +45,6 @@ def pick(body: dict[str, Any], *names: str) -> dict[str, Any]:
     return {name: body[name] for name in names}
 
 
-def freeze(merchant: Merchant) -> datetime:
-    """Freeze the merchant's clock; return the frozen time."""
-    response = merchant.post("/__mock/clock/freeze")
-    assert response.status_code == 200, response.text
-    assert response.json()["frozen"] is True
-    return parse_time(response.json()["now"])
-
-
-def advance(merchant: Merchant, seconds: float) -> dict[str, Any]:
-    response = merchant.post("/__mock/clock/advance", {"seconds": seconds})
-    assert response.status_code == 200, response.text
-    body: dict[str, Any] = response.json()
-    return body
-
-
-def parse_time(text: str) -> datetime:
-    return datetime.fromisoformat(text)
-
-
 def format_time(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
@@ -347,7 +328,7 @@ def test_3ds_card_requires_customer_action_with_a_redirect(merchant: Merchant) -
     assert created["next_action"] == {
         "type": "redirect_to_url",
         "redirect_to_url": (
-            f"{merchant.base_url}/web/3ds/{merchant.merchant_id}/{created['payment_id']}"
+            f"{merchant.url}/web/3ds/{merchant.merchant_id}/{created['payment_id']}"
             f"?client_secret={created['client_secret']}"
         ),
     }
@@ -436,12 +417,9 @@ def test_3ds_fail_redirects_with_status_failed(merchant: Merchant) -> None:
 def test_3ds_completed_through_the_control_plane_succeeds(merchant: Merchant) -> None:
     created = create_payment(merchant, THREE_DS_CARD)
 
-    response = merchant.post(
-        f"/__mock/payments/{created['payment_id']}/authentication", {"result": "success"}
-    )
+    authenticated = merchant.authenticate(created["payment_id"])
 
-    assert response.status_code == 200, response.text
-    assert pick(response.json(), "payment_id", "status", "amount_received") == {
+    assert pick(authenticated, "payment_id", "status", "amount_received") == {
         "payment_id": created["payment_id"],
         "status": "succeeded",
         "amount_received": 1000,
@@ -451,12 +429,9 @@ def test_3ds_completed_through_the_control_plane_succeeds(merchant: Merchant) ->
 def test_3ds_failed_through_the_control_plane_fails(merchant: Merchant) -> None:
     created = create_payment(merchant, THREE_DS_CARD)
 
-    response = merchant.post(
-        f"/__mock/payments/{created['payment_id']}/authentication", {"result": "failure"}
-    )
+    authenticated = merchant.authenticate(created["payment_id"], success=False)
 
-    assert response.status_code == 200, response.text
-    assert pick(response.json(), "status", "error_code", "error_message") == {
+    assert pick(authenticated, "status", "error_code", "error_message") == {
         "status": "failed",
         "error_code": "authentication_failed",
         "error_message": "The customer did not complete 3D Secure authentication",
@@ -467,15 +442,15 @@ def test_3ds_failed_through_the_control_plane_fails(merchant: Merchant) -> None:
 
 
 def test_authorization_expires_7_days_after_it_was_made(merchant: Merchant) -> None:
-    frozen_at = freeze(merchant)
+    frozen_at = merchant.freeze()
     authorized = create_payment(merchant, capture_method="manual")
 
-    advanced = advance(merchant, SEVEN_DAYS)
+    fired = merchant.advance(SEVEN_DAYS)
 
-    due = format_time(frozen_at + timedelta(seconds=SEVEN_DAYS))
-    assert advanced["now"] == due
-    assert advanced["timers_fired"] == [
-        {"due_at": due, "kind": "payment.expire", "target_id": authorized["payment_id"]}
+    due = frozen_at + timedelta(seconds=SEVEN_DAYS)
+    assert merchant.now() == due
+    assert fired == [
+        {"due_at": format_time(due), "kind": "payment.expire", "target_id": authorized["payment_id"]}
     ]
     assert pick(retrieve(merchant, authorized["payment_id"]), "status", "amount_capturable") == {
         "status": "expired",
@@ -484,12 +459,12 @@ def test_authorization_expires_7_days_after_it_was_made(merchant: Merchant) -> N
 
 
 def test_authorization_is_still_capturable_a_second_before_7_days(merchant: Merchant) -> None:
-    freeze(merchant)
+    merchant.freeze()
     authorized = create_payment(merchant, capture_method="manual")
 
-    advanced = advance(merchant, SEVEN_DAYS - 1)
+    fired = merchant.advance(SEVEN_DAYS - 1)
 
-    assert advanced["timers_fired"] == []
+    assert fired == []
     assert pick(retrieve(merchant, authorized["payment_id"]), "status", "amount_capturable") == {
         "status": "requires_capture",
         "amount_capturable": 1000,
@@ -497,9 +472,9 @@ def test_authorization_is_still_capturable_a_second_before_7_days(merchant: Merc
 
 
 def test_capture_after_expiry_is_refused(merchant: Merchant) -> None:
-    freeze(merchant)
+    merchant.freeze()
     authorized = create_payment(merchant, capture_method="manual")
-    advance(merchant, SEVEN_DAYS)
+    merchant.advance(SEVEN_DAYS)
 
     response = merchant.post(f"/payments/{authorized['payment_id']}/capture", {})
 
@@ -512,26 +487,24 @@ def test_capture_after_expiry_is_refused(merchant: Merchant) -> None:
 
 
 def test_async_card_is_processing_until_10_seconds_pass(merchant: Merchant) -> None:
-    freeze(merchant)
+    merchant.freeze()
     created = create_payment(merchant, ASYNC_CARD)
     assert created["status"] == "processing"
 
-    advanced = advance(merchant, 9.999)
+    fired = merchant.advance(9.999)
 
-    assert advanced["timers_fired"] == []
+    assert fired == []
     assert retrieve(merchant, created["payment_id"])["status"] == "processing"
 
 
 def test_async_card_settles_when_the_clock_passes_10_seconds(merchant: Merchant) -> None:
-    frozen_at = freeze(merchant)
+    frozen_at = merchant.freeze()
     created = create_payment(merchant, ASYNC_CARD)
 
-    advanced = advance(merchant, 10)
+    fired = merchant.advance(10)
 
     due = format_time(frozen_at + timedelta(seconds=10))
-    assert advanced["timers_fired"] == [
-        {"due_at": due, "kind": "payment.settle", "target_id": created["payment_id"]}
-    ]
+    assert fired == [{"due_at": due, "kind": "payment.settle", "target_id": created["payment_id"]}]
     settled = retrieve(merchant, created["payment_id"])
     assert pick(settled, "status", "amount_received", "captured_at") == {
         "status": "succeeded",
@@ -545,18 +518,14 @@ def test_processing_payment_settles_in_real_time_with_the_clock_running(
 ) -> None:
     # No rate limit: the test polls as fast as the server answers.
     merchant = new_merchant(rate_limit=0)
-    table = {
-        "rules": [
-            {
-                "name": "quick asynchronous success",
-                "match": {"card_number": [ASYNC_CARD]},
-                "outcome": {"result": "processing", "after_seconds": 1, "then": {"result": "success"}},
-            }
-        ]
-    }
-    replaced = merchant.put("/__mock/outcomes", table)
-    assert replaced.status_code == 200, replaced.text
-    assert replaced.json() == table
+    rules = [
+        {
+            "name": "quick asynchronous success",
+            "match": {"card_number": [ASYNC_CARD]},
+            "outcome": {"result": "processing", "after_seconds": 1, "then": {"result": "success"}},
+        }
+    ]
+    assert merchant.set_outcomes(rules) == rules
     created = create_payment(merchant, ASYNC_CARD)
     assert created["status"] == "processing"
 

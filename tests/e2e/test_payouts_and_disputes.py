@@ -16,7 +16,7 @@ from mocksrv.webhooks import SIGNATURE_HEADER, verify_signature
 from tests import payloads
 from tests.api.expected import later
 from tests.e2e.harness import Merchant, Receiver
-from tests.e2e.test_webhooks import advance, events, hmac_sha512, now, ok, wait
+from tests.e2e.test_webhooks import hmac_sha512, now, ok, wait
 
 HOUR = 3600
 DAY = 24 * HOUR
@@ -65,8 +65,7 @@ def get_payout(merchant: Merchant, payout_id: str) -> dict[str, Any]:
 
 
 def open_dispute(merchant: Merchant, payment_id: str | None = None) -> str:
-    body = {"payment_id": payment_id or pay(merchant)}
-    dispute_id: str = ok(merchant.post("/__mock/disputes", body))["dispute_id"]
+    dispute_id: str = merchant.open_dispute(payment_id or pay(merchant))["dispute_id"]
     return dispute_id
 
 
@@ -95,7 +94,7 @@ def webhook(merchant: Merchant, event_type: str, shown: dict[str, Any]) -> dict[
         content_type, object_id, changed = "dispute_details", shown["dispute_id"], shown["modified_at"]
     (event_id,) = [
         e["event_id"]
-        for e in events(merchant)
+        for e in merchant.events()
         if (e["event_type"], e["object_id"]) == (event_type, object_id)
     ]
     return {
@@ -121,14 +120,14 @@ def _payout_initiated(merchant: Merchant) -> Snapshots:
 def _payout_success(merchant: Merchant) -> Snapshots:
     payout_id = create_payout(merchant, auto_fulfill=True)
     pending = get_payout(merchant, payout_id)
-    advance(merchant, HOUR)
+    merchant.advance(HOUR)
     return [("payout_initiated", pending), ("payout_success", get_payout(merchant, payout_id))]
 
 
 def _payout_failed(merchant: Merchant) -> Snapshots:
     payout_id = create_payout(merchant, CLOSED_ACCOUNT, auto_fulfill=True)
     pending = get_payout(merchant, payout_id)
-    advance(merchant, HOUR)
+    merchant.advance(HOUR)
     return [("payout_initiated", pending), ("payout_failed", get_payout(merchant, payout_id))]
 
 
@@ -141,9 +140,9 @@ def _payout_cancelled(merchant: Merchant) -> Snapshots:
 def _payout_reversed(merchant: Merchant) -> Snapshots:
     payout_id = create_payout(merchant, auto_fulfill=True)
     pending = get_payout(merchant, payout_id)
-    ok(merchant.post(f"/__mock/payouts/{payout_id}/settle", {"result": "success"}))
+    merchant.settle_payout(payout_id)
     succeeded = get_payout(merchant, payout_id)
-    ok(merchant.post(f"/__mock/payouts/{payout_id}/settle", {"result": "reversed"}))
+    merchant.settle_payout(payout_id, "reversed")
     return [
         ("payout_initiated", pending),
         ("payout_success", succeeded),
@@ -177,7 +176,7 @@ def _decided_by_evidence(text: str, event_type: str) -> Callable[[Merchant], Sna
         opened = get_dispute(merchant, dispute_id)
         submit(merchant, dispute_id, text)
         challenged = get_dispute(merchant, dispute_id)
-        advance(merchant, DAY)
+        merchant.advance(DAY)
         return [
             ("dispute_opened", opened),
             ("dispute_challenged", challenged),
@@ -191,14 +190,14 @@ def _decided_by_evidence(text: str, event_type: str) -> Callable[[Merchant], Sna
 def _dispute_expired(merchant: Merchant) -> Snapshots:
     dispute_id = open_dispute(merchant)
     opened = get_dispute(merchant, dispute_id)
-    advance(merchant, WEEK)
+    merchant.advance(WEEK)
     return [("dispute_opened", opened), ("dispute_expired", get_dispute(merchant, dispute_id))]
 
 
 def _dispute_cancelled(merchant: Merchant) -> Snapshots:
     dispute_id = open_dispute(merchant)
     opened = get_dispute(merchant, dispute_id)
-    ok(merchant.post(f"/__mock/disputes/{dispute_id}/resolve", {"result": "cancelled"}))
+    merchant.resolve_dispute(dispute_id, "cancelled")
     return [("dispute_opened", opened), ("dispute_cancelled", get_dispute(merchant, dispute_id))]
 
 
@@ -253,7 +252,7 @@ def test_each_event_is_listed_delivered_after_one_attempt(
     snapshots = flow(merchant)
 
     wait(merchant)
-    listed = [e for e in reversed(events(merchant)) if e["content_type"] in CONTENT_TYPES]
+    listed = [e for e in reversed(merchant.events()) if e["content_type"] in CONTENT_TYPES]
     assert [(e["event_type"], e["delivery"]) for e in listed] == [
         (event_type, {"state": "delivered", "attempts": 1, "next_attempt_at": None})
         for event_type, _ in snapshots
@@ -320,13 +319,13 @@ def test_scenario_dispute_expires_unanswered(merchant: Merchant, receiver: Recei
     assert hooks(receiver) == [webhook(merchant, "dispute_opened", opened)]
 
     # A second before the deadline nothing has happened.
-    advance(merchant, WEEK - 1)
+    merchant.advance(WEEK - 1)
     wait(merchant)
     assert get_dispute(merchant, opened["dispute_id"]) == opened
     assert len(hooks(receiver)) == 1
 
     # At the deadline the dispute expires, and the shop's receiver gets a signed dispute_expired.
-    advance(merchant, 1)
+    merchant.advance(1)
     wait(merchant)
     expired = get_dispute(merchant, opened["dispute_id"])
     assert expired == {**opened, "dispute_status": "dispute_expired", "modified_at": later(started, WEEK)}
@@ -363,7 +362,7 @@ def test_scenario_payout_to_a_closed_account(merchant: Merchant, receiver: Recei
     assert hooks(receiver) == [webhook(merchant, "payout_initiated", pending)]
 
     # An hour later the bank refuses it: failed, account_closed, and a signed payout_failed.
-    advance(merchant, HOUR)
+    merchant.advance(HOUR)
     wait(merchant)
     failed = get_payout(merchant, payout_id)
     assert failed == {
@@ -405,11 +404,11 @@ def test_scenario_dispute_won_with_evidence(merchant: Merchant, receiver: Receiv
     }
 
     # A second before a day has passed it is still undecided.
-    advance(merchant, DAY - 1)
+    merchant.advance(DAY - 1)
     assert get_dispute(merchant, dispute_id) == challenged
 
     # A day after the evidence the dispute is won, and the receiver has every step, signed.
-    advance(merchant, 1)
+    merchant.advance(1)
     wait(merchant)
     won = get_dispute(merchant, dispute_id)
     assert won == {**challenged, "dispute_status": "dispute_won", "modified_at": later(started, DAY)}
@@ -424,7 +423,7 @@ def test_scenario_dispute_won_with_evidence(merchant: Merchant, receiver: Receiv
     ] == [True] * len(receiver.received())
 
     # The deadline passing later changes nothing, and a decided dispute takes no more evidence.
-    advance(merchant, WEEK)
+    merchant.advance(WEEK)
     assert get_dispute(merchant, dispute_id) == won
     more = merchant.post("/disputes/evidence", {"dispute_id": dispute_id, "receipt": "Receipt #1"})
     assert (more.status_code, more.json()["error"]["code"]) == (400, "HE_03")

@@ -15,7 +15,7 @@ from mocksrv.webhooks import SIGNATURE_HEADER, verify_signature
 from tests import payloads
 from tests.api.expected import later
 from tests.e2e.harness import Merchant, Receiver
-from tests.e2e.test_webhooks import advance, events, hmac_sha512, now, ok, retrieve, wait
+from tests.e2e.test_webhooks import hmac_sha512, now, ok, retrieve, wait
 
 HOUR = 3600
 REFUND_FAILS_CARD = "4000000000005126"
@@ -52,7 +52,7 @@ def refund_webhooks(receiver: Receiver) -> list[dict[str, Any]]:
 
 
 def event_id_of(merchant: Merchant, event_type: str) -> str:
-    (event_id,) = [e["event_id"] for e in events(merchant) if e["event_type"] == event_type]
+    (event_id,) = [e["event_id"] for e in merchant.events() if e["event_type"] == event_type]
     return event_id
 
 
@@ -132,7 +132,7 @@ def test_the_refund_event_is_listed_delivered_after_one_attempt(
     created = refund(merchant, pay(merchant))
 
     wait(merchant)
-    (latest, _) = events(merchant)
+    (latest, _) = merchant.events()
     assert (latest["event_type"], latest["content_type"], latest["object_id"], latest["delivery"]) == (
         "refund_succeeded",
         "refund_details",
@@ -176,7 +176,7 @@ def test_a_pending_refund_sends_no_webhook_before_the_hour_is_up(
 ) -> None:
     refund(merchant, pay(merchant, REFUND_FAILS_CARD))
 
-    advance(merchant, HOUR - 1)
+    merchant.advance(HOUR - 1)
 
     wait(merchant)
     assert refund_webhooks(receiver) == []
@@ -187,7 +187,7 @@ def test_an_hour_later_the_refund_fails_with_a_refund_failed_webhook(
 ) -> None:
     created = refund(merchant, pay(merchant, REFUND_FAILS_CARD))
 
-    advance(merchant, HOUR)
+    merchant.advance(HOUR)
 
     wait(merchant)
     failed = get_refund(merchant, created["refund_id"])
@@ -196,7 +196,7 @@ def test_an_hour_later_the_refund_fails_with_a_refund_failed_webhook(
 
 def test_the_refund_failed_webhook_is_signed(merchant: Merchant, receiver: Receiver) -> None:
     refund(merchant, pay(merchant, REFUND_FAILS_CARD))
-    advance(merchant, HOUR)
+    merchant.advance(HOUR)
 
     wait(merchant)
     (_, request) = receiver.received()
@@ -207,9 +207,9 @@ def test_a_refund_settled_by_hand_sends_its_webhook_and_none_when_the_hour_passe
     merchant: Merchant, receiver: Receiver
 ) -> None:
     created = refund(merchant, pay(merchant, REFUND_FAILS_CARD))
-    ok(merchant.post(f"/__mock/refunds/{created['refund_id']}/settle", {"result": "succeeded"}))
+    merchant.settle_refund(created["refund_id"])
 
-    advance(merchant, HOUR)
+    merchant.advance(HOUR)
 
     wait(merchant)
     succeeded = get_refund(merchant, created["refund_id"])
@@ -236,7 +236,7 @@ def test_scenario_a_refund_that_fails_later(merchant: Merchant, receiver: Receiv
     assert (held.status_code, held.json()["error"]["code"]) == (400, "IR_13")
 
     # An hour passes on the mock clock: the processor declines the refund.
-    ok(merchant.post("/__mock/clock/advance", {"seconds": HOUR}))
+    merchant.advance(HOUR)
     wait(merchant)
 
     failed = get_refund(merchant, accepted["refund_id"])

@@ -7,16 +7,17 @@ retries fall due when the test advances the mock clock.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import hmac
 import itertools
 import json
 import threading
 from collections.abc import Callable, Iterator
+from contextlib import closing
 from typing import Any
 
 import pytest
-import requests
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
@@ -24,11 +25,11 @@ from mocksrv import MockServer, Settings
 from mocksrv.domain.webhooks import RETRY_DELAYS
 from mocksrv.webhooks import SIGNATURE_HEADER, verify_signature
 from tests import payloads
-from tests.api.expected import Matches, later
-from tests.e2e.harness import LOCALHOST, Merchant, Receiver, TimeoutSession, create_merchant, free_port
-from tests.payloads import ADMIN_KEY, MERCHANT_ID, SECRET_KEY, SIGNING_KEY
+from tests.api.expected import Matches, iso, later
+from tests.e2e.harness import LOCALHOST, Merchant, Receiver, create_merchant, default_merchant, free_port
+from tests.payloads import ADMIN_KEY, MERCHANT_ID, SIGNING_KEY
 
-WAIT_TIMEOUT = 4.0  # seconds POST /__mock/webhooks/wait may block; under the session's request timeout
+WAIT_TIMEOUT = 4.0  # seconds a wait for deliveries may block
 SHORT_WEBHOOK_TIMEOUT = 0.5  # seconds a receiver has to answer, on the server of the hanging tests
 HANG_DEADLINE = 10.0  # the longest a hanging receiver holds a request, should teardown never come
 WEEK = 7 * 24 * 3600
@@ -104,18 +105,18 @@ MerchantFactory = Callable[..., Merchant]
 
 @pytest.fixture
 def new_merchant() -> Iterator[MerchantFactory]:
-    """Create isolated merchants, with frozen clocks, on a server; keyword arguments seed them."""
+    """Create isolated merchants, with frozen clocks, on a server; keyword arguments are their settings."""
     created: list[Merchant] = []
 
-    def create(server: MockServer, **seed: Any) -> Merchant:
-        merchant = create_merchant(server.url, ADMIN_KEY, **seed)
+    def create(server: MockServer, **settings: Any) -> Merchant:
+        merchant = create_merchant(server.url, ADMIN_KEY, **settings)
         created.append(merchant)
-        ok(merchant.post("/__mock/clock/freeze"))
+        merchant.freeze()
         return merchant
 
     yield create
     for merchant in created:
-        merchant.session.close()
+        merchant.close()
 
 
 @pytest.fixture
@@ -140,48 +141,31 @@ def retrieve(merchant: Merchant, payment_id: str) -> dict[str, Any]:
     return ok(merchant.get(f"/payments/{payment_id}"))
 
 
-def advance(merchant: Merchant, seconds: float) -> None:
-    ok(merchant.post("/__mock/clock/advance", {"seconds": seconds}))
-
-
 def now(merchant: Merchant) -> str:
-    moment: str = ok(merchant.get("/__mock/clock"))["now"]
-    return moment
+    """The merchant's time, in the server's format."""
+    return iso(merchant.now())
 
 
 def wait(merchant: Merchant) -> None:
     """Block until every queued delivery of the merchant has been attempted."""
-    answer = ok(merchant.post("/__mock/webhooks/wait", {"timeout": WAIT_TIMEOUT}))
-    assert answer == {"drained": True, "pending": 0}
-
-
-def events(merchant: Merchant) -> list[dict[str, Any]]:
-    """The merchant's events, newest first."""
-    listed: list[dict[str, Any]] = ok(merchant.get("/__mock/events"))["data"]
-    return listed
+    assert merchant.wait_webhooks(WAIT_TIMEOUT) is True
 
 
 def deliveries(merchant: Merchant, event_id: str | None = None) -> list[dict[str, Any]]:
     """Every attempt, in the order it was made."""
-    query = "" if event_id is None else f"?event_id={event_id}"
-    listed: list[dict[str, Any]] = ok(merchant.get(f"/__mock/webhooks/deliveries{query}"))["data"]
+    listed = merchant.deliveries(event_id)
     return sorted(listed, key=lambda attempt: (attempt["attempted_at"], attempt["number"]))
 
 
-def redeliver(merchant: Merchant, event_id: str) -> dict[str, Any]:
-    summary: dict[str, Any] = ok(merchant.post(f"/__mock/events/{event_id}/redeliver"))
-    return summary
-
-
 def only_event(merchant: Merchant) -> dict[str, Any]:
-    (event,) = events(merchant)
+    (event,) = merchant.events()
     return event
 
 
 def attempt(
     url: str, event_id: str, number: int, at: str, status_code: int | None, **changes: Any
 ) -> dict[str, Any]:
-    """An attempt as GET /__mock/webhooks/deliveries shows it; the latency is checked apart."""
+    """An attempt as the merchant's list of deliveries shows it; the latency is checked apart."""
     body: dict[str, Any] = {
         "attempt_id": GENERATED_ATTEMPT_ID,
         "event_id": event_id,
@@ -244,14 +228,14 @@ def _cancelled(merchant: Merchant) -> Snapshots:
 def _expired(merchant: Merchant) -> Snapshots:
     payment_id = create(merchant, capture_method="manual")["payment_id"]
     authorized = retrieve(merchant, payment_id)
-    advance(merchant, WEEK)
+    merchant.advance(WEEK)
     return [("payment_authorized", authorized), ("payment_expired", retrieve(merchant, payment_id))]
 
 
 def _processing_then_succeeded(merchant: Merchant) -> Snapshots:
     payment_id = create(merchant, PROCESSING_CARD)["payment_id"]
     processing = retrieve(merchant, payment_id)
-    advance(merchant, 10)
+    merchant.advance(10)
     return [("payment_processing", processing), ("payment_succeeded", retrieve(merchant, payment_id))]
 
 
@@ -289,7 +273,7 @@ def test_each_outcome_arrives_as_one_event_holding_the_payment_as_get_showed_it(
     snapshots = flow(merchant)
 
     wait(merchant)
-    event_ids = {event["event_type"]: event["event_id"] for event in events(merchant)}
+    event_ids = {event["event_type"]: event["event_id"] for event in merchant.events()}
     assert receiver.bodies() == [
         {
             "merchant_id": merchant.merchant_id,
@@ -309,7 +293,7 @@ def test_each_event_is_listed_delivered_after_one_attempt(
     snapshots = flow(merchant)
 
     wait(merchant)
-    assert [(event["event_type"], event["delivery"]) for event in reversed(events(merchant))] == [
+    assert [(event["event_type"], event["delivery"]) for event in reversed(merchant.events())] == [
         (event_type, {"state": "delivered", "attempts": 1, "next_attempt_at": None})
         for event_type, _ in snapshots
     ]
@@ -409,7 +393,7 @@ def test_a_url_registered_through_the_control_plane_receives_webhooks(
     mock_server: MockServer, new_merchant: MerchantFactory, receiver: Receiver
 ) -> None:
     merchant = new_merchant(mock_server)
-    ok(merchant.put("/__mock/webhook_url", {"webhook_url": receiver.url}))
+    merchant.set_webhook_url(receiver.url)
 
     created = create(merchant)
 
@@ -420,14 +404,16 @@ def test_a_url_registered_through_the_control_plane_receives_webhooks(
 
 
 def test_the_webhook_url_setting_registers_the_default_merchants_url(receiver: Receiver) -> None:
-    with MockServer(Settings(webhook_url=receiver.url)) as server, TimeoutSession() as session:
-        session.headers["api-key"] = SECRET_KEY
-        created = session.post(f"{server.url}/payments", json=payloads.payment())
+    with (
+        MockServer(Settings(webhook_url=receiver.url)) as server,
+        closing(default_merchant(server.url)) as merchant,
+    ):
+        created = merchant.post("/payments", payloads.payment())
         assert created.status_code == 200, created.text
 
-        drained = session.post(f"{server.url}/__mock/webhooks/wait", json={"timeout": WAIT_TIMEOUT})
+        drained = merchant.wait_webhooks(WAIT_TIMEOUT)
 
-        assert drained.json() == {"drained": True, "pending": 0}
+        assert drained is True
     (request,) = receiver.received()
     body = json.loads(request.get_data())
     assert (body["merchant_id"], body["event_type"]) == (MERCHANT_ID, "payment_succeeded")
@@ -484,7 +470,7 @@ def test_nothing_is_retried_before_the_minute_is_up(merchant: Merchant, receiver
     create(merchant)
     wait(merchant)
 
-    advance(merchant, 59)
+    merchant.advance(59)
 
     wait(merchant)
     assert len(receiver.received()) == 1
@@ -496,7 +482,7 @@ def test_advancing_a_minute_brings_the_second_attempt(merchant: Merchant, receiv
     create(merchant)
     wait(merchant)
 
-    advance(merchant, 60)
+    merchant.advance(60)
 
     wait(merchant)
     event = only_event(merchant)
@@ -516,7 +502,7 @@ def test_a_retry_sends_the_same_bytes_with_the_same_signature(merchant: Merchant
     create(merchant)
     wait(merchant)
 
-    advance(merchant, 60)
+    merchant.advance(60)
 
     wait(merchant)
     first, second = receiver.received()
@@ -530,7 +516,7 @@ def test_a_retry_that_is_answered_2xx_delivers(merchant: Merchant, receiver: Rec
     wait(merchant)
     receiver.status = 204
 
-    advance(merchant, 60)
+    merchant.advance(60)
 
     wait(merchant)
     assert only_event(merchant)["delivery"] == {"state": "delivered", "attempts": 2, "next_attempt_at": None}
@@ -547,7 +533,7 @@ def test_retries_are_attempted_at_the_delays_of_the_schedule(merchant: Merchant,
     wait(merchant)
 
     for delay in RETRY_DELAYS:
-        advance(merchant, delay)
+        merchant.advance(delay)
         wait(merchant)
 
     offsets = [0, *itertools.accumulate(RETRY_DELAYS)]
@@ -560,7 +546,7 @@ def test_delivery_gives_up_after_the_seventeenth_attempt(merchant: Merchant, rec
     wait(merchant)
 
     for delay in RETRY_DELAYS:
-        advance(merchant, delay)
+        merchant.advance(delay)
         wait(merchant)
 
     assert only_event(merchant)["delivery"] == {"state": "failed", "attempts": 17, "next_attempt_at": None}
@@ -575,10 +561,10 @@ def test_after_giving_up_advancing_the_clock_sends_nothing_more(
     create(merchant)
     wait(merchant)
     for delay in RETRY_DELAYS:
-        advance(merchant, delay)
+        merchant.advance(delay)
         wait(merchant)
 
-    advance(merchant, WEEK)
+    merchant.advance(WEEK)
 
     wait(merchant)
     assert len(receiver.received()) == 17
@@ -631,7 +617,7 @@ def test_a_redelivery_by_hand_records_a_manual_attempt(merchant: Merchant, recei
     wait(merchant)
     event_id = only_event(merchant)["event_id"]
 
-    redeliver(merchant, event_id)
+    merchant.redeliver(event_id)
 
     wait(merchant)
     assert without_latency(deliveries(merchant)) == [
@@ -646,7 +632,7 @@ def test_a_redelivered_event_arrives_again_with_the_same_bytes(
     create(merchant)
     wait(merchant)
 
-    redeliver(merchant, only_event(merchant)["event_id"])
+    merchant.redeliver(only_event(merchant)["event_id"])
 
     wait(merchant)
     first, again = receiver.received()
@@ -659,9 +645,9 @@ def test_a_failed_redelivery_leaves_the_retry_schedule_alone(merchant: Merchant,
     created_at = now(merchant)
     create(merchant)
     wait(merchant)
-    advance(merchant, 30)
+    merchant.advance(30)
 
-    redeliver(merchant, only_event(merchant)["event_id"])
+    merchant.redeliver(only_event(merchant)["event_id"])
 
     wait(merchant)
     assert only_event(merchant)["delivery"] == {
@@ -676,11 +662,11 @@ def test_a_redelivery_after_giving_up_can_deliver(merchant: Merchant, receiver: 
     create(merchant)
     wait(merchant)
     for delay in RETRY_DELAYS:
-        advance(merchant, delay)
+        merchant.advance(delay)
         wait(merchant)
     receiver.status = 200
 
-    redeliver(merchant, only_event(merchant)["event_id"])
+    merchant.redeliver(only_event(merchant)["event_id"])
 
     wait(merchant)
     assert only_event(merchant)["delivery"] == {"state": "delivered", "attempts": 18, "next_attempt_at": None}
@@ -693,8 +679,8 @@ def test_a_retry_that_fell_due_behind_a_successful_redelivery_is_not_sent(
     merchant = new_merchant(mock_server, webhook_url=receiver.url)
     create(merchant)
     wait(merchant)  # the first attempt failed: retrying, a minute from now
-    redeliver(merchant, only_event(merchant)["event_id"])  # held at the receiver, or still queued
-    advance(merchant, 60)  # the retry falls due while the redelivery is not yet answered
+    merchant.redeliver(only_event(merchant)["event_id"])  # held at the receiver, or still queued
+    merchant.advance(60)  # the retry falls due while the redelivery is not yet answered
 
     receiver.gate.set()  # the redelivery is answered 200
 
@@ -711,7 +697,7 @@ def test_the_deliveries_of_one_event_are_listed_by_event_id(merchant: Merchant, 
     first = create(merchant)["payment_id"]
     create(merchant)
     wait(merchant)
-    by_object = {event["object_id"]: event["event_id"] for event in events(merchant)}
+    by_object = {event["object_id"]: event["event_id"] for event in merchant.events()}
 
     listed = deliveries(merchant, by_object[first])
 
@@ -732,7 +718,7 @@ def test_a_create_retried_with_the_same_payment_id_sends_no_second_event(
     assert again.status_code == 400
     assert again.json()["error"]["code"] == "HE_01"
     wait(merchant)
-    assert [event["object_id"] for event in events(merchant)] == ["pay_retried_create"]
+    assert [event["object_id"] for event in merchant.events()] == ["pay_retried_create"]
     assert len(receiver.received()) == 1
 
 
@@ -756,28 +742,22 @@ def test_a_long_poll_for_deliveries_does_not_hold_up_other_requests(
 ) -> None:
     merchant = new_merchant(mock_server, webhook_url=hanging_receiver.url)
     ok(merchant.post("/payments", payloads.payment(profile_id=merchant.profile_id)))
-    answers: list[requests.Response] = []
+    poller = dataclasses.replace(merchant)  # a session of its own, held until the receiver gives up
+    answers: list[bool] = []
 
-    def long_poll() -> None:  # its own connection: it holds a worker until the receiver gives up
-        answers.append(
-            requests.post(
-                merchant.url("/__mock/webhooks/wait"),
-                json={"timeout": WAIT_TIMEOUT},
-                headers={"api-key": merchant.secret_key},
-                timeout=WAIT_TIMEOUT + 5,
-            )
-        )
+    def long_poll() -> None:  # a refusal raises here, and leaves `answers` empty
+        answers.append(poller.wait_webhooks(WAIT_TIMEOUT))
 
     polling = threading.Thread(target=long_poll)
     polling.start()
     created = merchant.post("/payments", payloads.payment(profile_id=merchant.profile_id))
     answered_during_the_poll = polling.is_alive()
     polling.join(WAIT_TIMEOUT + 10)
+    poller.close()
 
     assert created.status_code == 200
     assert answered_during_the_poll
-    [waited] = answers
-    assert waited.status_code == 200
+    assert len(answers) == 1
 
 
 def test_a_hanging_receiver_does_not_hold_up_an_api_request(
@@ -789,6 +769,6 @@ def test_a_hanging_receiver_does_not_hold_up_an_api_request(
     second = merchant.post("/payments", payloads.payment(profile_id=merchant.profile_id))
 
     assert (first.status_code, second.status_code) == (200, 200)
-    assert sorted(event["object_id"] for event in events(merchant)) == sorted(
+    assert sorted(event["object_id"] for event in merchant.events()) == sorted(
         [first.json()["payment_id"], second.json()["payment_id"]]
     )
