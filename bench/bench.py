@@ -3,8 +3,10 @@
 Prints: sequential p50/p99 of one-step create, retrieve and list; throughput of one-step create at
 8 concurrent keep-alive connections next to a bare Flask app on the same engine, measured in turns
 over several rounds, and the median of their ratios;
-create and list latency and server RSS after 100,000 stored payments. `--engines` also compares
-waitress with gunicorn (gthread, one process) for both apps.
+create and list latency and server RSS after 100,000 stored payments; what a test suite pays
+for `MockServer` start and stop, a fresh merchant, and `mocksrv serve` from exec to first answer.
+`--engines` also compares waitress with gunicorn (gthread, one process) for both apps. Last,
+create throughput with the access log on and off, in turns.
 """
 
 from __future__ import annotations
@@ -24,6 +26,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import requests
+
+from mocksrv import MockServer
+from mocksrv.client import Merchant, Sandbox
 from mocksrv.domain.sandbox import SEED_PAYMENT
 
 HERE = Path(__file__).resolve().parent
@@ -161,14 +167,95 @@ def rss_kib(pid: int) -> int:
 
 
 def seed(port: int, count: int) -> None:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
-    body = json.dumps({"merchant_id": "merchant_default", "payments": count}).encode()
-    conn.request("POST", "/__mock/seed", body=body, headers={**HEADERS, "api-key": ADMIN})
-    response = conn.getresponse()
-    if response.status != 200:
-        raise RuntimeError(f"seed: {response.status} {response.read()[:300]!r}")
-    response.read()
-    conn.close()
+    default = Merchant(
+        url=f"http://127.0.0.1:{port}",
+        merchant_id="merchant_default",
+        profile_id="pro_default",
+        secret_key=KEY,
+        publishable_key="pk_snd_default_publishable_key",
+        signing_key="whsec_default_signing_key",
+        timeout=600,
+    )
+    with default.session:
+        default.seed(count)
+
+
+def fixture_costs(runs: int) -> None:
+    """What a test suite pays: MockServer start and stop, a fresh merchant, `mocksrv serve` to first 200."""
+    starts, stops = [], []
+    for _ in range(runs):
+        started = time.perf_counter()
+        embedded = MockServer().start()
+        running = time.perf_counter()
+        embedded.stop()
+        starts.append(1000 * (running - started))
+        stops.append(1000 * (time.perf_counter() - running))
+    print(f"MockServer over {runs} runs (ms)          p50      p90")
+    for name, samples in (
+        ("start", starts),
+        ("stop", stops),
+        ("start + stop", [a + b for a, b in zip(starts, stops, strict=True)]),
+    ):
+        print(f"  {name:<39} {percentile(samples, 0.5):8.1f} {percentile(samples, 0.9):8.1f}")
+
+    with MockServer() as embedded, Sandbox(embedded.url) as sandbox:
+        merchants = []
+        for _ in range(runs * 10):
+            started = time.perf_counter()
+            merchant = sandbox.create_merchant()  # what the mocksrv_merchant fixture does around a test
+            merchant.reset()
+            merchant.close()
+            merchants.append(1000 * (time.perf_counter() - started))
+    print(
+        f"  fresh merchant (create, reset, close)   {percentile(merchants, 0.5):8.1f} "
+        f"{percentile(merchants, 0.9):8.1f}   over {len(merchants)} merchants"
+    )
+
+    with installed_mocksrv() as command:
+        firsts = [first_answer(command) for _ in range(5)]
+    print(
+        f"  `mocksrv serve` exec to first 200       {percentile(firsts, 0.5):8.1f} "
+        f"{percentile(firsts, 0.9):8.1f}   over {len(firsts)} starts"
+    )
+
+
+@contextmanager
+def installed_mocksrv() -> Iterator[Path]:
+    """The `mocksrv` command of a wheel built from this checkout, installed in a throwaway virtualenv
+    (as pip installs it: compiled to bytecode)."""
+    pip = [sys.executable, "-m", "pip", "-qq", "--disable-pip-version-check"]
+    with tempfile.TemporaryDirectory() as root:
+        subprocess.run([*pip, "wheel", "--no-deps", "--wheel-dir", root, str(HERE.parent)], check=True)
+        [wheel] = Path(root).glob("mocksrv-*.whl")
+        venv = Path(root) / "venv"
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+        subprocess.run([*pip, "--python", str(venv / "bin" / "python"), "install", str(wheel)], check=True)
+        yield venv / "bin" / "mocksrv"
+
+
+def first_answer(mocksrv: Path) -> float:
+    """Milliseconds from starting `mocksrv serve` to its first 200 on /health."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/health"
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        [str(mocksrv), "serve", "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        with requests.Session() as session:
+            for _ in range(2000):  # at most 20 s, at 10 ms a try
+                try:
+                    if session.get(url, headers={"api-key": KEY}, timeout=1).status_code == 200:
+                        return 1000 * (time.perf_counter() - started)
+                except requests.ConnectionError:
+                    pass
+                if process.poll() is not None:
+                    break
+                time.sleep(0.01)
+        raise RuntimeError("mocksrv serve did not answer")
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
 
 
 @contextmanager
@@ -241,6 +328,21 @@ def compare(engine: str, seconds: float, rounds: int) -> list[tuple[float, float
     return results
 
 
+def access_log_cost(seconds: float, rounds: int) -> list[tuple[float, float]]:
+    """Create throughput with the access log on (info, the default) and off (warning), in turns."""
+    on_port, off_port = free_port(), free_port()
+    results = []
+    with (
+        server(mocksrv_command("waitress", on_port), on_port, RATE_OFF),
+        server(mocksrv_command("waitress", off_port), off_port, {**RATE_OFF, "MOCKSRV_LOG_LEVEL": "warning"}),
+    ):
+        throughput(on_port, 1.0)  # warm up
+        throughput(off_port, 1.0)
+        for _ in range(rounds):
+            results.append((throughput(on_port, seconds), throughput(off_port, seconds)))
+    return results
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--count", type=int, default=1000, help="requests per latency sample")
@@ -248,7 +350,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5, help="throughput runs of each app, in turns")
     parser.add_argument("--seeded", type=int, default=SEEDED, help="payments stored for the scale run")
     parser.add_argument("--engines", action="store_true", help="also compare gunicorn gthread")
+    parser.add_argument("--fixture-runs", type=int, default=20, help="MockServer starts timed")
     args = parser.parse_args()
+
+    fixture_costs(args.fixture_runs)
 
     # One server stays empty, the other gets the payments; their latencies are sampled in turns.
     empty_port, full_port = free_port(), free_port()
@@ -292,6 +397,11 @@ def main() -> None:
             f"  {engine:<10} median ratio {statistics.median(ratios):.2f} "
             f"(from {min(ratios):.2f} to {max(ratios):.2f} over {len(ratios)} rounds)"
         )
+    results = access_log_cost(args.seconds, args.rounds)
+    for on, off in results:
+        print(f"  access log  on {on:8.0f}   off {off:8.0f}   ratio {on / off:5.2f}")
+    ratios = [on / off for on, off in results]
+    print(f"  access log  median ratio on / off {statistics.median(ratios):.2f} over {len(ratios)} rounds")
 
 
 if __name__ == "__main__":
