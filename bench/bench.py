@@ -29,7 +29,7 @@ from pathlib import Path
 import requests
 
 from mocksrv import MockServer
-from mocksrv.client import Merchant, Sandbox
+from mocksrv.client import Sandbox
 from mocksrv.domain.sandbox import SEED_PAYMENT
 
 HERE = Path(__file__).resolve().parent
@@ -167,16 +167,7 @@ def rss_kib(pid: int) -> int:
 
 
 def seed(port: int, count: int) -> None:
-    default = Merchant(
-        url=f"http://127.0.0.1:{port}",
-        merchant_id="merchant_default",
-        profile_id="pro_default",
-        secret_key=KEY,
-        publishable_key="pk_snd_default_publishable_key",
-        signing_key="whsec_default_signing_key",
-        timeout=600,
-    )
-    with default.session:
+    with Sandbox(f"http://127.0.0.1:{port}", timeout=600) as sandbox, sandbox.default_merchant() as default:
         default.seed(count)
 
 

@@ -19,6 +19,14 @@ import requests
 
 DEFAULT_URL = "http://127.0.0.1:8080"
 DEFAULT_ADMIN_KEY = "mocksrv_admin_key"
+# The merchant the built-in fixtures (fixtures/merchants.yaml) seed; its keys are fixed for CI jobs.
+DEFAULT_MERCHANT = {
+    "merchant_id": "merchant_default",
+    "profile_id": "pro_default",
+    "secret_key": "snd_default_secret_key",
+    "publishable_key": "pk_snd_default_publishable_key",
+    "signing_key": "whsec_default_signing_key",
+}
 DEFAULT_TIMEOUT = 30.0  # seconds for one request, so that a hung server fails a test instead of the suite
 PAGE_SIZE = 100  # the control plane's largest page
 
@@ -69,7 +77,22 @@ def parse_time(value: str) -> datetime:
     return datetime.fromisoformat(value)
 
 
-class Sandbox:
+class _Closing:
+    """Closes its session when done, or at the end of a `with` block."""
+
+    session: KeyedSession
+
+    def close(self) -> None:
+        self.session.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+class Sandbox(_Closing):
     """A running mocksrv, reached with its admin key: creates merchants, resets, lists."""
 
     def __init__(
@@ -105,6 +128,10 @@ class Sandbox:
             timeout=self.timeout,
         )
 
+    def default_merchant(self) -> Merchant:
+        """The merchant that the built-in fixtures seed, with its documented keys."""
+        return Merchant(url=self.url, timeout=self.timeout, **DEFAULT_MERCHANT)
+
     def reset_all(self) -> list[str]:
         """Delete every merchant's payments, customers, events and timers; keys and profiles stay."""
         reset: list[str] = self._admin("POST", "/__mock/reset")["reset"]
@@ -115,18 +142,9 @@ class Sandbox:
         tables: Json = self._admin("GET", "/__mock/transitions")
         return tables
 
-    def close(self) -> None:
-        self.session.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
 
 @dataclass
-class Merchant:
+class Merchant(_Closing):
     """One merchant: its ids and keys, a session that sends its secret key, and its controls.
 
     The controls act through the control plane with the merchant's own secret key, so they see
@@ -264,12 +282,3 @@ class Merchant:
         """Decide a dispute now: `won`, `lost` or `cancelled`."""
         dispute: Json = self._control("POST", f"/disputes/{dispute_id}/resolve", json={"result": result})
         return dispute
-
-    def close(self) -> None:
-        self.session.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()

@@ -24,7 +24,7 @@ from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
 from mocksrv import client
-from tests.payloads import ADMIN_KEY, MERCHANT_ID, PROFILE_ID, PUBLISHABLE_KEY, SECRET_KEY, SIGNING_KEY
+from tests.payloads import ADMIN_KEY
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_FIXTURES = REPO_ROOT / "fixtures"
@@ -197,22 +197,18 @@ class Merchant(client.Merchant):
 def create_merchant(base_url: str, admin_key: str = ADMIN_KEY, **settings: Any) -> Merchant:
     """Create a merchant through the control plane, with fresh keys; keyword arguments are its settings."""
     with client.Sandbox(base_url, admin_key, timeout=REQUEST_TIMEOUT) as sandbox:
-        created = sandbox.create_merchant(**settings)
-    created.close()
-    return Merchant(**{f.name: getattr(created, f.name) for f in fields(created) if f.init})
+        return _with_api_calls(sandbox.create_merchant(**settings))
 
 
 def default_merchant(base_url: str) -> Merchant:
     """The merchant every server seeds from the built-in fixtures."""
-    return Merchant(
-        url=base_url,
-        merchant_id=MERCHANT_ID,
-        profile_id=PROFILE_ID,
-        secret_key=SECRET_KEY,
-        publishable_key=PUBLISHABLE_KEY,
-        signing_key=SIGNING_KEY,
-        timeout=REQUEST_TIMEOUT,
-    )
+    with client.Sandbox(base_url, timeout=REQUEST_TIMEOUT) as sandbox:
+        return _with_api_calls(sandbox.default_merchant())
+
+
+def _with_api_calls(merchant: client.Merchant) -> Merchant:
+    merchant.close()
+    return Merchant(**{f.name: getattr(merchant, f.name) for f in fields(merchant) if f.init})
 
 
 @dataclass

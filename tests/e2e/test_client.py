@@ -6,10 +6,12 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+import yaml
 
 from mocksrv.client import ControlPlaneError, Merchant, Sandbox
 from mocksrv.pytest_plugin import MocksrvServer
 from mocksrv.receiver import WebhookEndpoint
+from tests.e2e.harness import REPO_ROOT
 from tests.payloads import payment
 
 DECLINE_ALL = [
@@ -168,3 +170,18 @@ def test_respond_with_refuses_what_is_not_an_answer(mocksrv_webhooks: WebhookEnd
         mocksrv_webhooks.respond_with(42)
     with pytest.raises(ValueError, match="delay must be at least 0 and times at least 1"):
         mocksrv_webhooks.respond_with(500, times=0)
+
+
+def test_the_default_merchant_has_the_keys_of_the_built_in_fixtures(mocksrv: MocksrvServer) -> None:
+    [seeded] = yaml.safe_load((REPO_ROOT / "fixtures" / "merchants.yaml").read_text())["merchants"]
+    with mocksrv.default_merchant() as default:
+        assert (default.merchant_id, default.profile_id, default.secret_key) == (
+            seeded["merchant_id"],
+            seeded["profile_id"],
+            seeded["secret_key"],
+        )
+        assert (default.publishable_key, default.signing_key) == (
+            seeded["publishable_key"],
+            seeded["payment_response_hash_key"],
+        )
+        assert default.session.get(f"{default.url}/health").status_code == 200
