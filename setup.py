@@ -17,9 +17,12 @@ class BuildWithDefaults(build_py):
         super().run()
         if self.editable_mode:
             return
+        sources = sorted(Path("fixtures").glob("*.yaml"))
+        if not sources:
+            raise FileNotFoundError("fixtures/*.yaml: the default fixtures are missing from the source")
         target = Path(self.build_lib, "mocksrv", "defaults")
         target.mkdir(parents=True, exist_ok=True)
-        for source in sorted(Path("fixtures").glob("*.yaml")):
+        for source in sources:
             shutil.copyfile(source, target / source.name)
 
 

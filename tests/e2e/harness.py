@@ -77,11 +77,25 @@ def subprocess_environment(extra: Mapping[str, str] | None = None) -> dict[str, 
     return env
 
 
-class ServerProcess:
-    """`python -m mocksrv.cli serve ...` in a subprocess, ready once its banner is printed."""
+# The `mocksrv` command of this checkout; an installed one is the `mocksrv` script of its virtualenv.
+CHECKOUT_COMMAND = (sys.executable, "-m", "mocksrv.cli")
 
-    def __init__(self, args: list[str], stderr_path: Path, env: Mapping[str, str] | None = None) -> None:
+
+class ServerProcess:
+    """`mocksrv serve ...` in a subprocess, ready once its banner is printed."""
+
+    def __init__(
+        self,
+        args: list[str],
+        stderr_path: Path,
+        env: Mapping[str, str] | None = None,
+        *,
+        command: tuple[str, ...] = CHECKOUT_COMMAND,
+        cwd: Path = REPO_ROOT,
+    ) -> None:
         self.args = args
+        self.command = command
+        self.cwd = cwd
         self.stderr_path = stderr_path
         self.env = subprocess_environment(env)
         self.base_url = ""
@@ -91,11 +105,10 @@ class ServerProcess:
         self._reader: threading.Thread | None = None
 
     def start(self) -> ServerProcess:
-        command = [sys.executable, "-m", "mocksrv.cli", "serve", *self.args]
         with self.stderr_path.open("w") as stderr:
             self._process = subprocess.Popen(
-                command,
-                cwd=REPO_ROOT,
+                [*self.command, "serve", *self.args],
+                cwd=self.cwd,
                 env=self.env,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
