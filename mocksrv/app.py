@@ -8,10 +8,11 @@ from flask import Flask
 
 from mocksrv import accesslog, api, control, rest, web
 from mocksrv.domain.clock import SystemTime, system_now
+from mocksrv.domain.errors import DomainError
 from mocksrv.domain.models import Environment
 from mocksrv.domain.sandbox import Sandbox, SandboxConfig
 from mocksrv.fixtures import load_merchants, load_outcomes
-from mocksrv.settings import Settings
+from mocksrv.settings import Settings, SettingsError
 
 
 def create_sandbox(settings: Settings, system_time: SystemTime = system_now) -> Sandbox:
@@ -23,10 +24,16 @@ def create_sandbox(settings: Settings, system_time: SystemTime = system_now) -> 
     )
     sandbox = Sandbox(config, load_outcomes(settings.fixtures), system_time)
     seeds = load_merchants(settings.fixtures)
-    if settings.webhook_url is not None and seeds:
+    if settings.webhook_url is not None:
+        if not seeds:
+            raise SettingsError("webhook_url: the fixtures seed no merchant to send webhooks for")
         seeds[0] = replace(seeds[0], webhook_url=settings.webhook_url)
-    for seed in seeds:
-        sandbox.add_merchant(seed)
+    for index, seed in enumerate(seeds):
+        try:
+            sandbox.add_merchant(seed)
+        except DomainError as error:
+            path = settings.fixtures / "merchants.yaml"
+            raise SettingsError(f"fixture {path}: merchant {index}: {error.message}") from None
     return sandbox
 
 

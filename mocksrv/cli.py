@@ -12,7 +12,7 @@ from collections import deque
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TextIO
+from typing import NoReturn, TextIO
 
 import requests
 
@@ -47,12 +47,24 @@ def _shown_default(setting: Setting) -> str:
     return f"default {setting.default}"
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose refusal is one line, as every other refusal of the command is."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"mocksrv: {message} (see {self.prog} --help)\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="mocksrv", description="A stateful payments API sandbox.")
+    parser = OneLineParser(prog="mocksrv", description="A stateful payments API sandbox.")
     parser.add_argument("--version", action="version", version=f"mocksrv {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("serve", help="serve the sandbox until interrupted")
-    run.add_argument("--config", type=Path, metavar="FILE", help="YAML file of settings, `name: value` each")
+    run.add_argument(
+        "--config",
+        type=Path,
+        metavar="FILE",
+        help="YAML file of settings, `name: value` each (no env variable, none by default)",
+    )
     for setting in SETTINGS:
         run.add_argument(
             setting.flag,

@@ -2,44 +2,57 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from mocksrv.domain.errors import DomainError
-from mocksrv.domain.merchants import MerchantSeed
+from mocksrv.domain.merchants import MAX_SESSION_EXPIRY, MerchantSeed
 from mocksrv.domain.outcomes import OutcomeTable
-from mocksrv.settings import SettingsError
-
-# libyaml's loader when PyYAML was built with it (its wheels are): ten times faster to start.
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_SEED_FIELDS = set(MerchantSeed.__dataclass_fields__) - {"outcomes"}
-
-
-def _read(path: Path) -> Any:
-    try:
-        return yaml.load(path.read_text(), Loader=_LOADER)
-    except (OSError, yaml.YAMLError) as error:
-        raise SettingsError(f"fixture {path}: {error}") from None
+from mocksrv.settings import SettingsError, http_url, read_yaml, text, whole_number
 
 
 def load_outcomes(directory: Path) -> OutcomeTable:
     path = directory / "outcomes.yaml"
     try:
-        return OutcomeTable.from_data(_read(path))
+        return OutcomeTable.from_data(read_yaml(path, f"fixture {path}"))
     except DomainError as error:
         raise SettingsError(f"fixture {path}: {error.message}") from None
 
 
+# How each field of a seeded merchant is checked: the parsers of the settings, None for "generate it".
+_SEED_FIELDS: dict[str, Callable[[object], Any]] = {
+    "merchant_id": text,
+    "profile_id": text,
+    "profile_name": text,
+    "secret_key": text,
+    "publishable_key": text,
+    "payment_response_hash_key": text,
+    "session_expiry": whole_number(1, MAX_SESSION_EXPIRY),
+    "return_url": http_url,
+    "webhook_url": http_url,
+    "rate_limit": whole_number(0),
+}
+_REQUIRED = {"profile_name", "session_expiry"}  # a seed's defaults for these are not None
+
+
 def load_merchants(directory: Path) -> list[MerchantSeed]:
     path = directory / "merchants.yaml"
-    data = _read(path)
+    data = read_yaml(path, f"fixture {path}")
     if not isinstance(data, dict) or not isinstance(data.get("merchants"), list):
         raise SettingsError(f"fixture {path}: expected a list under 'merchants'")
-    seeds = []
-    for index, item in enumerate(data["merchants"]):
-        if not isinstance(item, dict) or not set(item) <= _SEED_FIELDS:
-            raise SettingsError(f"fixture {path}: merchant {index}: fields are {sorted(_SEED_FIELDS)}")
-        seeds.append(MerchantSeed(**item))
-    return seeds
+    return [_seed(item, f"fixture {path}: merchant {index}") for index, item in enumerate(data["merchants"])]
+
+
+def _seed(item: object, where: str) -> MerchantSeed:
+    if not isinstance(item, dict) or not set(item) <= set(_SEED_FIELDS):
+        raise SettingsError(f"{where}: fields are {', '.join(_SEED_FIELDS)}")
+    fields = {}
+    for name, value in item.items():
+        if value is None and name not in _REQUIRED:
+            continue
+        try:
+            fields[name] = _SEED_FIELDS[name](value)
+        except ValueError as error:
+            raise SettingsError(f"{where}: {name}={value!r}: {error}") from None
+    return MerchantSeed(**fields)

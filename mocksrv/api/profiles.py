@@ -7,14 +7,13 @@ from typing import Any
 from flask import Blueprint
 from marshmallow import fields, validate
 
+from mocksrv.domain.merchants import MAX_SESSION_EXPIRY
 from mocksrv.fieldtypes import StrictInteger, WebhookUrl
 from mocksrv.representations import profile_json
 from mocksrv.rest import authenticate_for_merchant, json_body, load, sandbox
 from mocksrv.schema import RequestSchema
 
 profiles = Blueprint("profiles", __name__)
-
-MAX_SESSION_EXPIRY = 365 * 24 * 3600
 
 
 class WebhookDetailsSchema(RequestSchema):

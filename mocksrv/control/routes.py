@@ -8,7 +8,7 @@ from flask import Blueprint, g, request
 from marshmallow import fields, validate
 
 from mocksrv.domain.errors import ResourceNotFound, Unauthorized
-from mocksrv.domain.merchants import MerchantSeed
+from mocksrv.domain.merchants import MAX_SESSION_EXPIRY, MerchantSeed
 from mocksrv.domain.models import KeyKind
 from mocksrv.domain.outcomes import OutcomeTable
 from mocksrv.domain.sandbox import TRANSITION_TABLES
@@ -31,7 +31,6 @@ control = Blueprint("control", __name__, url_prefix="/__mock")
 
 Json = dict[str, Any]
 MAX_SEED = 1_000_000
-MAX_SESSION_EXPIRY = 365 * 24 * 3600
 
 
 class AdvanceSchema(RequestSchema):

@@ -19,6 +19,7 @@ MERCHANTS = "merchant"
 PROFILES = "profile"
 API_KEYS = "api_key"
 DEFAULT_SESSION_EXPIRY = 900
+MAX_SESSION_EXPIRY = 365 * 24 * 3600  # a profile's session_expiry, in seconds: at most a year
 _OTHER_ENVIRONMENT_KEY = {
     Environment.SANDBOX: "Production keys are not accepted by the sandbox",
     Environment.PRODUCTION: "Sandbox keys are not accepted in production",

@@ -123,11 +123,11 @@ def test_bad_config_value_is_shown_as_yaml_writes_it(text: str, message: str) ->
     [
         (
             "port: [8080\n",
-            "config.yaml: not valid YAML: expected ',' or ']', but got '<stream end>' (line 2, column 1)",
+            "config.yaml: not valid YAML: did not find expected ',' or ']' (line 2, column 1)",
         ),
         (
             "port: 1\n  host: x\n",
-            "config.yaml: not valid YAML: mapping values are not allowed here (line 2, column 7)",
+            "config.yaml: not valid YAML: mapping values are not allowed in this context (line 2, column 7)",
         ),
         ("- port\n", "config.yaml: expected a mapping of setting: value"),
         ("just text\n", "config.yaml: expected a mapping of setting: value"),
