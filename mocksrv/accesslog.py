@@ -24,6 +24,13 @@ _HIDDEN = "***"
 # 12 to 19 digits, as a card number is written: in one run, or in groups split by spaces or dashes.
 _CARD_LIKE = re.compile(r"(?<![0-9])[0-9](?:[ -]?[0-9]){11,18}(?![0-9])")
 _LINE = "%s %s %d %.2fms merchant=%s"
+# In a body that is not JSON (a form, broken JSON, text): a key of those above and its value, as in
+# `card_cvc=987`, `"card_cvc": "987"` or `cvc 987`.
+_KEYED = re.compile(
+    r"""(?P<key>\b(?P<name>card_cvc|cvc|bank_account_number|account_number|iban)\b"?(?:\s*[:=]\s*|\s+)"?)"""
+    r"""(?P<value>[^\s&",;}]+)""",
+    re.IGNORECASE,
+)
 
 
 def init_app(app: Flask) -> None:
@@ -82,7 +89,7 @@ def masked(body: bytes) -> str:
     try:
         text = orjson.dumps(_mask_fields(orjson.loads(body))).decode()
     except orjson.JSONDecodeError:
-        text = body.decode("utf-8", errors="replace")
+        text = _mask_keyed(body.decode("utf-8", errors="replace"))
     except RecursionError:
         return "(JSON nested too deeply to show)"
     text = _mask_card_like(text)
@@ -113,6 +120,15 @@ def _mask_field(key: str, value: Any) -> Any:
 
 def _last_four(number: str) -> str:
     return "*" * (len(number) - 4) + number[-4:] if len(number) > 4 else "*" * len(number)
+
+
+def _mask_keyed(text: str) -> str:
+    def masked_value(match: re.Match[str]) -> str:
+        value = match["value"]
+        hidden = _HIDDEN if match["name"].lower() in _HIDDEN_KEYS else _last_four(value)
+        return match["key"] + hidden
+
+    return _KEYED.sub(masked_value, text)
 
 
 def _mask_card_like(text: str) -> str:

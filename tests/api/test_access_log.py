@@ -216,7 +216,36 @@ def test_debug_masks_card_numbers_in_a_body_that_is_not_json(
     )
 
     [line] = lines(at_debug)
-    assert (line["status"], line["request"]) == ("400", "card ************4242 cvc 123")
+    assert (line["status"], line["request"]) == ("400", "card ************4242 cvc ***")
+
+
+@pytest.mark.parametrize(
+    ("body", "shown"),
+    [
+        ("card_number=4242424242424242&card_cvc=987", "card_number=************4242&card_cvc=***"),
+        (
+            '{"card_cvc": "987", "card_number": "4242424242424242",}',
+            '{"card_cvc": "***", "card_number": "************4242",}',
+        ),
+        (
+            "bank_account_number=000123456789&iban=DE89370400440532013000",
+            "bank_account_number=********6789&iban=******************3000",
+        ),
+        ("account_number: 12345678", "account_number: ****5678"),
+    ],
+)
+def test_debug_masks_keyed_numbers_in_a_body_that_is_not_json(
+    client: FlaskClient, at_debug: pytest.LogCaptureFixture, body: str, shown: str
+) -> None:
+    client.post(
+        "/payments",
+        data=body,
+        content_type="application/x-www-form-urlencoded",
+        headers={"api-key": SECRET_KEY},
+    )
+
+    [line] = lines(at_debug)
+    assert line["request"] == shown
 
 
 def test_debug_shows_a_dash_for_an_empty_body(api: Api, at_debug: pytest.LogCaptureFixture) -> None:
