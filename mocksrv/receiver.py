@@ -87,7 +87,7 @@ class WebhookEndpoint:
         self.url = f"{receiver.url}{path}"
         self.signing_key = signing_key
         self._received: list[ReceivedWebhook] = []
-        self._answers: list[_Answer] = []
+        self._answer: _Answer | None = None
         self._changed = threading.Condition()
         self._closed = threading.Event()
 
@@ -108,7 +108,7 @@ class WebhookEndpoint:
         if delay < 0 or (times is not None and times < 1):
             raise ValueError("delay must be at least 0 and times at least 1")
         with self._changed:
-            self._answers = [_Answer(status, delay, times)]
+            self._answer = _Answer(status, delay, times)
 
     def wait_for(self, event_type: str, object_id: str | None = None, timeout: float = 10) -> ReceivedWebhook:
         """Return the first delivery of `event_type` (for `object_id`, if given) to arrive.
@@ -143,13 +143,13 @@ class WebhookEndpoint:
         verified = verify_signature(raw, headers.get(SIGNATURE_HEADER), self.signing_key)
         with self._changed:
             status, delay = 200, 0.0
-            if self._answers:
-                answer = self._answers[0]
+            answer = self._answer
+            if answer is not None:
                 status, delay = answer.status, answer.delay
                 if answer.times is not None:
                     answer.times -= 1
                     if answer.times == 0:
-                        self._answers.clear()
+                        self._answer = None
             self._received.append(ReceivedWebhook(raw, headers, body, verified, status))
             self._changed.notify_all()
         return status, delay
@@ -220,11 +220,12 @@ def _handler(receiver: WebhookReceiver) -> type[BaseHTTPRequestHandler]:
         protocol_version = "HTTP/1.1"  # keep-alive, as the dispatcher's sessions expect
 
         def do_POST(self) -> None:  # the name http.server looks up
-            length = int(self.headers.get("Content-Length") or 0)
-            if not 0 <= length <= MAX_BODY_BYTES:
-                self._answer(413)
+            length = self.headers.get("Content-Length") or "0"
+            if not length.isdigit() or int(length) > MAX_BODY_BYTES:
+                # The body is not read, so the connection cannot carry another request.
+                self._answer(400 if not length.isdigit() else 413, close=True)
                 return
-            raw = self.rfile.read(length)
+            raw = self.rfile.read(int(length))
             endpoint = receiver._find(self.path)
             if endpoint is None:
                 self._answer(404)
@@ -233,10 +234,12 @@ def _handler(receiver: WebhookReceiver) -> type[BaseHTTPRequestHandler]:
             endpoint._hold(delay)
             self._answer(status)
 
-        def _answer(self, status: int) -> None:
+        def _answer(self, status: int, *, close: bool = False) -> None:
             try:
                 self.send_response(status)
                 self.send_header("Content-Length", "0")
+                if close:
+                    self.send_header("Connection", "close")
                 self.end_headers()
             except OSError:
                 pass  # the sender gave up waiting (a held delivery): nothing to answer

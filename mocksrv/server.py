@@ -111,7 +111,7 @@ class MockServer:
 
     @property
     def url(self) -> str:
-        return f"http://{self.settings.host}:{self.port}"
+        return f"http://{_address(self.settings.host, self.port)}"
 
     def start(self) -> MockServer:
         self._server = _wsgi_server(self.app, self.settings, self._port)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import http.client
+from contextlib import closing
 from datetime import timedelta
 from typing import Any
 
@@ -79,27 +81,25 @@ def test_events_and_deliveries_read_every_page(mocksrv_merchant: Merchant) -> No
 
 
 def test_reset_deletes_the_merchants_data_only(mocksrv: MocksrvServer, mocksrv_merchant: Merchant) -> None:
-    other = mocksrv.create_merchant()
-    pay(mocksrv_merchant)
-    pay(other)
-    mocksrv_merchant.reset()
-    assert mocksrv_merchant.events() == []
-    listed = mocksrv_merchant.session.post(f"{mocksrv_merchant.url}/payments/list", json={}).json()
-    assert listed["total_count"] == 0
-    assert len(other.events()) == 1
-    other.close()
+    with mocksrv.create_merchant() as other:
+        pay(mocksrv_merchant)
+        pay(other)
+        mocksrv_merchant.reset()
+        assert mocksrv_merchant.events() == []
+        listed = mocksrv_merchant.session.post(f"{mocksrv_merchant.url}/payments/list", json={}).json()
+        assert listed["total_count"] == 0
+        assert len(other.events()) == 1
 
 
 def test_a_merchants_controls_see_no_other_merchant(
     mocksrv: MocksrvServer, mocksrv_merchant: Merchant
 ) -> None:
-    other = mocksrv.create_merchant()
-    frozen = other.freeze()
-    mocksrv_merchant.freeze()
-    mocksrv_merchant.advance(days=30)
-    assert other.now() == frozen
-    assert other.events() == []
-    other.close()
+    with mocksrv.create_merchant() as other:
+        frozen = other.freeze()
+        mocksrv_merchant.freeze()
+        mocksrv_merchant.advance(days=30)
+        assert other.now() == frozen
+        assert other.events() == []
 
 
 def test_authenticate_finishes_a_3ds_challenge(mocksrv_merchant: Merchant) -> None:
@@ -185,3 +185,17 @@ def test_the_default_merchant_has_the_keys_of_the_built_in_fixtures(mocksrv: Moc
             seeded["payment_response_hash_key"],
         )
         assert default.session.get(f"{default.url}/health").status_code == 200
+
+
+@pytest.mark.parametrize(("length", "status"), [("abc", 400), (str(16 * 1024 * 1024 + 1), 413)])
+def test_the_receiver_refuses_a_body_it_cannot_read_and_closes(
+    mocksrv_webhooks: WebhookEndpoint, length: str, status: int
+) -> None:
+    host, port = mocksrv_webhooks.url.split("/")[2].split(":")
+    with closing(http.client.HTTPConnection(host, int(port), timeout=5)) as connection:
+        connection.putrequest("POST", mocksrv_webhooks.path)
+        connection.putheader("Content-Length", length)
+        connection.endheaders()
+        response = connection.getresponse()
+        assert (response.status, response.getheader("Connection")) == (status, "close")
+    assert mocksrv_webhooks.events == []
