@@ -216,7 +216,9 @@ def installed_mocksrv() -> Iterator[Path]:
     (as pip installs it: compiled to bytecode)."""
     pip = [sys.executable, "-m", "pip", "-qq", "--disable-pip-version-check"]
     with tempfile.TemporaryDirectory() as root:
-        subprocess.run([*pip, "wheel", "--no-deps", "--wheel-dir", root, str(HERE.parent)], check=True)
+        # The sdist, then the wheel built from it in a directory of its own: nothing lands in build/.
+        build = [sys.executable, "-m", "build", "--outdir", root, str(HERE.parent)]
+        subprocess.run(build, check=True, stdout=subprocess.DEVNULL)
         [wheel] = Path(root).glob("mocksrv-*.whl")
         venv = Path(root) / "venv"
         subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)

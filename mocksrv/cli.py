@@ -14,10 +14,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import NoReturn, TextIO
 
-import requests
-
 from mocksrv import __version__
 from mocksrv.settings import (
+    DEFAULT_URL,
     SETTINGS,
     URL_VARIABLE,
     Setting,
@@ -29,7 +28,6 @@ from mocksrv.settings import (
     variable_source,
 )
 
-DEFAULT_WAIT_URL = "http://127.0.0.1:8080"
 DEFAULT_WAIT_TIMEOUT = 30.0  # seconds
 POLL_INTERVAL = 0.1  # seconds between two looks at /health
 POLL_REQUEST_TIMEOUT = 1.0  # seconds one look may take
@@ -73,7 +71,7 @@ def _parser() -> argparse.ArgumentParser:
             help=f"{setting.help} (env {setting.variable}, {_shown_default(setting)})".replace("%", "%%"),
         )
     wait = commands.add_parser("wait", help="wait until a server answers GET /health")
-    wait.add_argument("--url", help=f"the server's address (env {URL_VARIABLE}, default {DEFAULT_WAIT_URL})")
+    wait.add_argument("--url", help=f"the server's address (env {URL_VARIABLE}, default {DEFAULT_URL})")
     wait.add_argument("--timeout", help=f"seconds to wait at most (default {DEFAULT_WAIT_TIMEOUT:g})")
     return parser
 
@@ -139,7 +137,8 @@ class BatchedWriter(logging.Handler):
         self._stopped.set()
         if self._thread.is_alive():
             self._thread.join(timeout=5)
-        self._write()
+        if not self._thread.is_alive():  # else the thread still writes, and will write the rest
+            self._write()
         super().close()
 
     def _run(self) -> None:
@@ -177,7 +176,7 @@ def _wait_target(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[
     if args.url is not None:
         url, source = args.url, flag_source("--url", args.url)
     else:
-        url = environ.get(URL_VARIABLE) or DEFAULT_WAIT_URL
+        url = environ.get(URL_VARIABLE) or DEFAULT_URL
         source = variable_source(URL_VARIABLE, url)
     try:
         url = http_url(url)
@@ -192,26 +191,28 @@ def _wait_target(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[
 
 
 def wait_until_up(url: str, timeout: float) -> bool:
-    """Look at GET `url`/health until the server answers, for at most `timeout` seconds.
+    """Look at GET `url`/health until mocksrv answers it, for at most `timeout` seconds.
 
-    Any answer below 500 shows the server is up: without a key, /health answers 401.
+    200 (with a key) or 401 (without one, as here) is mocksrv's answer; anything else is not.
     """
+    import requests  # here, not at the top: `mocksrv serve` starts without it
+
     deadline = time.monotonic() + timeout
     health = url.rstrip("/") + "/health"
     with requests.Session() as session:
-        for _ in range(int(timeout / POLL_INTERVAL) + 1):
-            remaining = deadline - time.monotonic()
-            look_timeout = max(min(POLL_REQUEST_TIMEOUT, remaining), MIN_POLL_REQUEST_TIMEOUT)
+        while True:
+            look_timeout = max(
+                min(POLL_REQUEST_TIMEOUT, deadline - time.monotonic()), MIN_POLL_REQUEST_TIMEOUT
+            )
             try:
-                if session.get(health, timeout=look_timeout, allow_redirects=False).status_code < 500:
+                if session.get(health, timeout=look_timeout, allow_redirects=False).status_code in (200, 401):
                     return True
             except requests.RequestException:
                 pass
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                break
+                return False
             time.sleep(min(POLL_INTERVAL, remaining))
-    return False
 
 
 def _wait(args: argparse.Namespace) -> int:

@@ -17,8 +17,8 @@ from typing import Any, Self
 
 import requests
 
-DEFAULT_URL = "http://127.0.0.1:8080"
-DEFAULT_ADMIN_KEY = "mocksrv_admin_key"
+from mocksrv.settings import DEFAULT_ADMIN_KEY, DEFAULT_URL
+
 # The merchant the built-in fixtures (fixtures/merchants.yaml) seed; its keys are fixed for CI jobs.
 DEFAULT_MERCHANT = {
     "merchant_id": "merchant_default",

@@ -21,15 +21,14 @@ from typing import TYPE_CHECKING
 import pytest
 import requests
 
-from mocksrv.client import DEFAULT_ADMIN_KEY, ControlPlaneError, Merchant, Sandbox
+from mocksrv.client import ControlPlaneError, Merchant, Sandbox
 from mocksrv.receiver import WebhookEndpoint, WebhookReceiver
+from mocksrv.settings import DEFAULT_ADMIN_KEY, URL_VARIABLE, VARIABLE_PREFIX, Settings
 
 if TYPE_CHECKING:
     from mocksrv.domain.sandbox import Sandbox as LiveSandbox
-    from mocksrv.settings import Settings
 
-URL_VARIABLE = "MOCKSRV_URL"
-ADMIN_KEY_VARIABLE = "MOCKSRV_ADMIN_KEY"
+ADMIN_KEY_VARIABLE = f"{VARIABLE_PREFIX}ADMIN_KEY"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -101,8 +100,6 @@ class ServerErrors(logging.Handler):
 @pytest.fixture(scope="session")
 def mocksrv_settings() -> Settings:
     """Settings of the embedded server (defaults); override this fixture to change them."""
-    from mocksrv.settings import Settings
-
     return Settings()
 
 

@@ -27,6 +27,10 @@ _PACKAGE = Path(__file__).resolve().parent
 DEFAULT_FIXTURES = _PACKAGE / "defaults" if (_PACKAGE / "defaults").is_dir() else _PACKAGE.parent / "fixtures"
 VARIABLE_PREFIX = "MOCKSRV_"
 URL_VARIABLE = "MOCKSRV_URL"  # the running server that `mocksrv wait` and the pytest plugin talk to
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8080
+DEFAULT_URL = f"http://{DEFAULT_HOST}:{DEFAULT_PORT}"
+DEFAULT_ADMIN_KEY = "mocksrv_admin_key"
 MAX_THREADS = 256
 ENVIRONMENTS = ("sandbox", "production")
 LOG_LEVELS = ("debug", "info", "warning", "error")
@@ -171,11 +175,11 @@ class Settings:
     """Everything `mocksrv serve` can be told; each field carries its parser and help text."""
 
     host: str = field(
-        default="127.0.0.1",
+        default=DEFAULT_HOST,
         metadata=_about(host_address, "address to listen on"),
     )
     port: int = field(
-        default=8080,
+        default=DEFAULT_PORT,
         metadata=_about(_PORT, "port to listen on; 0 picks a free one"),
     )
     fixtures: Path = field(
@@ -199,7 +203,7 @@ class Settings:
         metadata=_about(whole_number(1), "largest request body accepted, in bytes"),
     )
     admin_key: str = field(
-        default="mocksrv_admin_key",
+        default=DEFAULT_ADMIN_KEY,
         metadata=_about(text, "the control plane's admin key"),
     )
     public_url: str | None = field(
