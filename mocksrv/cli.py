@@ -112,7 +112,7 @@ class BatchedWriter(logging.Handler):
 
     A request thread only formats its line and appends it to a list. Writing each line as it came
     cost a system call per request that let go of the interpreter lock and fought to take it back:
-    about 15% of create throughput at the default level, where the access log writes every request.
+    with the access log on, create throughput fell to 0.85 of that without it, against 0.92 batched.
     """
 
     def __init__(self, stream: TextIO, interval: float = 0.1) -> None:
