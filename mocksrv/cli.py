@@ -22,11 +22,10 @@ from mocksrv.settings import (
     Setting,
     SettingsError,
     flag_source,
-    http_url,
     load_settings,
-    number,
     variable_source,
 )
+from mocksrv.values import http_url, number
 
 DEFAULT_WAIT_TIMEOUT = 30.0  # seconds
 POLL_INTERVAL = 0.1  # seconds between two looks at /health

@@ -9,7 +9,8 @@ from typing import Any
 from mocksrv.domain.errors import DomainError
 from mocksrv.domain.merchants import MAX_SESSION_EXPIRY, MerchantSeed
 from mocksrv.domain.outcomes import OutcomeTable
-from mocksrv.settings import SettingsError, http_url, read_yaml, text, whole_number
+from mocksrv.settings import SettingsError, read_yaml
+from mocksrv.values import http_url, text, whole_number
 
 
 def load_outcomes(directory: Path) -> OutcomeTable:

@@ -1,0 +1,129 @@
+"""Parsers of the values a setting or a fixture file gives: each returns the value, or raises
+ValueError with the reason a message shows (`not a port (0 to 65535)`).
+
+A flag or a variable gives text; a YAML file gives any scalar, so a parser takes either.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import math
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+Parse = Callable[[object], Any]
+
+_WHOLE_NUMBER = re.compile(r"[+-]?[0-9]{1,30}")
+_HOST_LABEL = re.compile(r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)")
+_MAX_HOST_NAME = 253
+
+
+def whole_number(low: int, high: int | None = None, reason: str | None = None) -> Parse:
+    """Parse a whole number from `low` up to `high`; booleans and fractions are refused."""
+    if reason is None:
+        reason = (
+            f"not a whole number of {low} or more"
+            if high is None
+            else f"not a whole number from {low} to {high}"
+        )
+
+    def parse(value: object) -> int:
+        if isinstance(value, str) and _WHOLE_NUMBER.fullmatch(value.strip()):
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(reason)
+        if value < low or (high is not None and value > high):
+            raise ValueError(reason)
+        return value
+
+    return parse
+
+
+def number(low: float, *, inclusive: bool, reason: str) -> Parse:
+    """Parse a finite number above `low` (or from it, when `inclusive`); booleans are refused."""
+
+    def parse(value: object) -> float:
+        if isinstance(value, bool) or not isinstance(value, str | int | float):
+            raise ValueError(reason)
+        try:
+            parsed = float(value)
+        except (ValueError, OverflowError):
+            raise ValueError(reason) from None
+        if not math.isfinite(parsed) or parsed < low or (parsed == low and not inclusive):
+            raise ValueError(reason)
+        return parsed
+
+    return parse
+
+
+def one_of(*choices: str) -> Parse:
+    """Parse one of `choices`, in any case."""
+    reason = f"not one of {', '.join(choices)}"
+
+    def parse(value: object) -> str:
+        if not isinstance(value, str) or value.lower() not in choices:
+            raise ValueError(reason)
+        return value.lower()
+
+    return parse
+
+
+def text(value: object) -> str:
+    """Parse a non-empty string; a YAML number is refused, so that `0123` is not read as 83."""
+    if not isinstance(value, str) or not value:
+        raise ValueError("not a non-empty string")
+    return value
+
+
+def host_address(value: object) -> str:
+    """Parse an IPv4 or IPv6 address, or a host name whose labels are not all digits."""
+    reason = "not an IP address or host name"
+    if not isinstance(value, str):
+        raise ValueError(reason)
+    try:
+        ipaddress.ip_address(value)
+    except ValueError:
+        pass
+    else:
+        return value
+    labels = value.split(".")
+    if (
+        len(value) > _MAX_HOST_NAME
+        or not all(_HOST_LABEL.fullmatch(label) for label in labels)
+        or all(label.isdigit() for label in labels)
+    ):
+        raise ValueError(reason)
+    return value
+
+
+def http_url(value: object) -> str:
+    """Parse an http or https URL that names a host."""
+    reason = "not an http or https URL with a host"
+    if not isinstance(value, str) or not value.isprintable() or " " in value:
+        raise ValueError(reason)
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 -- reading it checks the port
+    except ValueError:
+        raise ValueError(reason) from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(reason)
+    return value
+
+
+def optional_http_url(value: object) -> str | None:
+    """Parse an http or https URL, or nothing (a YAML null)."""
+    return None if value is None else http_url(value)
+
+
+def directory(value: object) -> Path:
+    """Parse the path of an existing directory."""
+    if not isinstance(value, str | Path) or not str(value):
+        raise ValueError("not a directory")
+    path = Path(value)
+    if not path.is_dir():
+        raise ValueError("not a directory")
+    return path
