@@ -15,10 +15,12 @@ import orjson
 from flask import Flask, Response, g, request
 from werkzeug.exceptions import HTTPException
 
+from mocksrv.domain.bank import ACCOUNT_NUMBER_FIELDS
+
 log = logging.getLogger("mocksrv.access")
 
 BODY_LIMIT = 4096  # characters of each body a line shows
-_LAST_FOUR_KEYS = frozenset({"card_number", "bank_account_number", "account_number", "iban"})
+_LAST_FOUR_KEYS = frozenset({"card_number", *ACCOUNT_NUMBER_FIELDS})
 _HIDDEN_KEYS = frozenset({"card_cvc", "cvc"})
 _HIDDEN = "***"
 # 12 to 19 digits, as a card number is written: in one run, or in groups split by spaces or dashes.
@@ -27,7 +29,7 @@ _LINE = "%s %s %d %.2fms merchant=%s"
 # In a body that is not JSON (a form, broken JSON, text): a key of those above and its value, as in
 # `card_cvc=987`, `"card_cvc": "987"` or `cvc 987`.
 _KEYED = re.compile(
-    r"""(?P<key>\b(?P<name>card_cvc|cvc|bank_account_number|account_number|iban)\b"?(?:\s*[:=]\s*|\s+)"?)"""
+    rf"""(?P<key>\b(?P<name>{"|".join(sorted(_LAST_FOUR_KEYS | _HIDDEN_KEYS))})\b"?(?:\s*[:=]\s*|\s+)"?)"""
     r"""(?P<value>[^\s&",;}]+)""",
     re.IGNORECASE,
 )

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
+from mocksrv.domain.bank import kept_account
 from mocksrv.domain.cards import card_summary, normalized_number
 from mocksrv.domain.clock import Clock
 from mocksrv.domain.errors import (
@@ -356,6 +357,8 @@ class PaymentService:
             card = data["card"]
             kept: dict[str, Any] = {"card": card_summary(card, now)}
             matched = {"card": {**card, "card_number": normalized_number(card)}}
+        elif kind == "bank_transfer":
+            kept, matched = {kind: kept_account(data[kind])}, {kind: data[kind]}
         else:
             kept = matched = {kind: data[kind]}
         outcomes = self._merchants.merchant(merchant_id).outcomes

@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
+from mocksrv.domain.bank import kept_account
 from mocksrv.domain.clock import Clock
 from mocksrv.domain.errors import DuplicateResource, InvalidField, ResourceNotFound
 from mocksrv.domain.events import ContentType, EventType
@@ -198,10 +199,7 @@ class PayoutService:
             raise InvalidField(f"payout_method_data.{payout_type}", missing=True)
         outcome = self._merchants.outcomes(merchant_id).match(PAYOUT_METHOD, payout_type, data)
         planned = PayoutEvent.FAIL if outcome.result is OutcomeResult.DECLINE else PayoutEvent.SUCCEED
-        bank = dict(data[payout_type])
-        number = str(bank.get("bank_account_number", ""))
-        if number:
-            bank["bank_account_number"] = f"****{number[-4:]}"
+        bank = kept_account(data[payout_type])
         failing = planned is PayoutEvent.FAIL
         return {
             "payout_method_data": {payout_type: bank},

@@ -13,6 +13,7 @@ from mocksrv.domain.models import Payment
 from mocksrv.domain.outcomes import SUCCESS, Outcome, OutcomeResult, OutcomeRule, OutcomeTable
 from mocksrv.domain.payment_states import PaymentStatus
 from mocksrv.domain.sandbox import Sandbox
+from mocksrv.representations import event_json
 from mocksrv.settings import DEFAULT_FIXTURES
 from tests.payloads import MERCHANT_ID, PROFILE_ID, payment
 
@@ -205,6 +206,20 @@ def test_bank_transfer_to_a_decline_account_fails_after_an_hour(sandbox: Sandbox
         "transfer_failed",
         "The bank transfer failed.",
     )
+
+
+def test_a_bank_transfer_keeps_the_account_numbers_last_four_only(sandbox: Sandbox) -> None:
+    pending = pay_by(sandbox, "bank_transfer", "sepa", {**BANK, "bank_account_number": 12345678})
+    assert pending.payment_method_data == {
+        "bank_transfer": {
+            "account_number": "****3000",
+            "bank_name": "Test Bank",
+            "bank_account_number": "****5678",
+        }
+    }
+    [event] = sandbox.store.events(MERCHANT_ID)
+    webhook = event_json(event, "http://127.0.0.1/", sandbox)
+    assert webhook["content"]["object"]["payment_method_data"] == pending.payment_method_data
 
 
 def test_wallet_payment_succeeds(sandbox: Sandbox) -> None:
