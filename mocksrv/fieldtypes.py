@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
 from marshmallow import ValidationError, fields, validate
 
 from mocksrv.domain.clock import parse_timestamp
@@ -66,3 +67,47 @@ class StrictNumber(fields.Float):
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise self.make_error("invalid")
         return super()._validated(value)
+
+
+class FreeFormLimits(validate.Validator):
+    """The limits of a free-form object (metadata and the like), so that all it stores can be served.
+
+    The real service's documented limits: at most 50 keys, key names of at most 40 characters and
+    values of at most 500; and ours: nested at most 16 levels deep, at most 32 KiB as JSON.
+    """
+
+    MAX_DEPTH = 16
+    MAX_KEYS = 50
+    MAX_KEY_LENGTH = 40
+    MAX_TEXT_LENGTH = 500
+    MAX_BYTES = 32 * 1024
+
+    def __call__(self, value: Any) -> Any:
+        if isinstance(value, dict) and len(value) > self.MAX_KEYS:
+            raise ValidationError(f"Has more than {self.MAX_KEYS} keys.")
+        stack: list[tuple[Any, int]] = [(value, 1)]
+        while stack:  # a walk without recursion: a deep value must not exhaust the stack
+            item, depth = stack.pop()
+            if isinstance(item, dict | list) and depth > self.MAX_DEPTH:
+                raise ValidationError(f"Is nested more than {self.MAX_DEPTH} levels deep.")
+            if isinstance(item, dict):
+                for key, inner in item.items():
+                    if len(key) > self.MAX_KEY_LENGTH:
+                        raise ValidationError(f"Has a key longer than {self.MAX_KEY_LENGTH} characters.")
+                    stack.append((inner, depth + 1))
+            elif isinstance(item, list):
+                stack.extend((inner, depth + 1) for inner in item)
+            elif isinstance(item, str) and len(item) > self.MAX_TEXT_LENGTH:
+                raise ValidationError(f"Has a value longer than {self.MAX_TEXT_LENGTH} characters.")
+        try:
+            size = len(orjson.dumps(value))
+        except orjson.JSONEncodeError:  # an integer past 64 bits, which no answer could carry
+            raise ValidationError("Has a number out of the 64-bit range.") from None
+        if size > self.MAX_BYTES:
+            raise ValidationError(f"Is larger than {self.MAX_BYTES} bytes as JSON.")
+        return value
+
+
+def FreeForm(**kwargs: Any) -> fields.Dict:  # noqa: N802 - reads as a field type
+    """A JSON object of the client's own (metadata and the like), within FreeFormLimits."""
+    return fields.Dict(keys=fields.String(), validate=FreeFormLimits(), **kwargs)

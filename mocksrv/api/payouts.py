@@ -10,7 +10,7 @@ from marshmallow import fields, post_load, validate
 from mocksrv.domain.money import MAX_AMOUNT, MIN_AMOUNT
 from mocksrv.domain.payouts import PayoutStatus
 from mocksrv.domain.store import Query
-from mocksrv.fieldtypes import RESOURCE_ID, StrictBoolean, StrictInteger, Timestamp, currency_code
+from mocksrv.fieldtypes import RESOURCE_ID, FreeForm, StrictBoolean, StrictInteger, Timestamp, currency_code
 from mocksrv.representations import list_json, payout_json
 from mocksrv.rest import authenticate, json_body, load, sandbox
 from mocksrv.schema import RequestSchema
@@ -36,7 +36,7 @@ class PayoutMethodDataSchema(RequestSchema):
 class PayoutFieldsSchema(RequestSchema):
     customer_id = fields.String(validate=RESOURCE_ID)
     description = fields.String(validate=validate.Length(max=1000))
-    metadata = fields.Dict(keys=fields.String())
+    metadata = FreeForm()
     payout_method_data = fields.Nested(PayoutMethodDataSchema)
 
 

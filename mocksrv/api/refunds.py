@@ -10,7 +10,7 @@ from marshmallow import fields, post_load, validate
 from mocksrv.domain.money import MAX_AMOUNT
 from mocksrv.domain.refunds import RefundStatus
 from mocksrv.domain.store import Query
-from mocksrv.fieldtypes import RESOURCE_ID, StrictInteger, Timestamp
+from mocksrv.fieldtypes import RESOURCE_ID, FreeForm, StrictInteger, Timestamp
 from mocksrv.representations import list_json, refund_json
 from mocksrv.rest import authenticate, json_body, load, sandbox
 from mocksrv.schema import RequestSchema
@@ -26,12 +26,12 @@ class RefundCreateSchema(RequestSchema):
     amount = StrictInteger(validate=validate.Range(1, MAX_AMOUNT))
     reason = fields.String(validate=validate.Length(max=255))
     refund_type = fields.String(validate=validate.OneOf(["Instant", "Regular"]))
-    metadata = fields.Dict(keys=fields.String())
+    metadata = FreeForm()
 
 
 class RefundUpdateSchema(RequestSchema):
     reason = fields.String(validate=validate.Length(max=255))
-    metadata = fields.Dict(keys=fields.String())
+    metadata = FreeForm()
 
 
 class RefundListSchema(RequestSchema):

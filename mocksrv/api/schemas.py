@@ -13,6 +13,7 @@ from mocksrv.fieldtypes import (
     PHONE_COUNTRY_CODE,
     PHONE_NUMBER,
     RESOURCE_ID,
+    FreeForm,
     StrictBoolean,
     StrictInteger,
     Timestamp,
@@ -84,8 +85,8 @@ class CryptoSchema(RequestSchema):
 class PaymentMethodDataSchema(RequestSchema):
     card = fields.Nested(CardSchema)
     crypto = fields.Nested(CryptoSchema)
-    wallet = fields.Dict(keys=fields.String())
-    bank_transfer = fields.Dict(keys=fields.String())
+    wallet = FreeForm()
+    bank_transfer = FreeForm()
 
 
 class BrowserInfoSchema(RequestSchema):
@@ -138,7 +139,7 @@ class PaymentFieldsSchema(BillingRule):
     return_url = fields.Url(require_tld=False)
     order_details = fields.List(fields.Nested(OrderLineSchema))
     browser_info = fields.Nested(BrowserInfoSchema)
-    metadata = fields.Dict(keys=fields.String())
+    metadata = FreeForm()
     statement_descriptor = fields.String(validate=validate.Length(max=DESCRIPTOR_LIMIT))
 
 
@@ -160,7 +161,7 @@ class PaymentConfirmSchema(BillingRule):
     payment_method_type = fields.String()
     payment_method_data = fields.Nested(PaymentMethodDataSchema)
     billing = fields.Nested(BillingSchema)
-    customer_acceptance = fields.Dict(keys=fields.String())
+    customer_acceptance = FreeForm()
     browser_info = fields.Nested(BrowserInfoSchema)
     return_url = fields.Url(require_tld=False)
     client_secret = fields.String()
@@ -215,7 +216,7 @@ class CustomerFieldsSchema(RequestSchema):
     phone_country_code = fields.String(validate=PHONE_COUNTRY_CODE)
     description = Text()
     address = fields.Nested(AddressSchema(partial=True))
-    metadata = fields.Dict(keys=fields.String())
+    metadata = FreeForm()
 
 
 class CustomerCreateSchema(CustomerFieldsSchema):
