@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from marshmallow import RAISE, Schema, ValidationError, fields, missing, types
+from marshmallow import RAISE, Schema, ValidationError, fields, missing, types, validate
 from marshmallow.decorators import VALIDATES_SCHEMA
 
 from mocksrv.fieldtypes import StrictBoolean, StrictInteger
@@ -25,10 +25,27 @@ Check = Callable[[Any], bool]
 _UNCOMPILED: Any = object()
 
 
+# The longest text a field takes unless it says otherwise: the real service's limit for free text
+# (names, descriptions, reasons), and for URLs. Nothing longer is stored, so nothing longer is served.
+MAX_TEXT_LENGTH = 255
+MAX_URL_LENGTH = 2048
+# Validators that already bound a text's length or its form.
+_BOUNDING = (validate.Length, validate.Regexp, validate.OneOf, validate.Equal)
+
+
 class RequestSchema(Schema):
-    """A marshmallow schema whose `load` returns a body valid as sent without converting it."""
+    """A marshmallow schema whose `load` returns a body valid as sent without converting it.
+
+    Every text field without a bound of its own takes at most MAX_TEXT_LENGTH characters
+    (MAX_URL_LENGTH for a URL).
+    """
 
     _check: Check | None = _UNCOMPILED
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for field in self.fields.values():
+            _bound_text(field)
 
     def load(
         self,
@@ -47,6 +64,15 @@ class RequestSchema(Schema):
         if self._check is _UNCOMPILED:
             self._check = _compile_schema(self)
         return self._check or _unsettled
+
+
+def _bound_text(field: fields.Field[Any]) -> None:
+    """Give a text field (or a list's text items) a maximum length, unless it has a bound already."""
+    if isinstance(field, fields.List):
+        _bound_text(field.inner)
+    elif isinstance(field, fields.String) and not any(isinstance(v, _BOUNDING) for v in field.validators):
+        longest = MAX_URL_LENGTH if isinstance(field, fields.Url) else MAX_TEXT_LENGTH
+        field.validators.append(validate.Length(max=longest))
 
 
 def _unsettled(value: Any) -> bool:

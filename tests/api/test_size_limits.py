@@ -1,5 +1,5 @@
-"""Free-form objects (metadata and the like): what passes their limits is stored and served again;
-what does not is refused with IR_04 naming the field, and leaves nothing behind."""
+"""Size limits: free-form objects (metadata and the like) and text fields. What passes them is
+stored and served again; what does not is refused with IR_04 naming the field, leaving nothing."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import pytest
 from marshmallow import ValidationError
 
 from mocksrv.fieldtypes import FreeFormLimits
+from mocksrv.schema import MAX_TEXT_LENGTH, MAX_URL_LENGTH
 from tests.api.expected import invalid
 from tests.api.scenarios import create, ok
 from tests.conftest import Api
@@ -188,3 +189,81 @@ def test_a_value_at_the_limits_is_stored_and_served_again(api: Api, write: str) 
 def test_a_number_no_answer_could_carry_is_refused() -> None:
     with pytest.raises(ValidationError, match=r"^Has a number out of the 64-bit range\.$"):
         LIMITS()({"n": 2**64})
+
+
+# -- text fields ------------------------------------------------------------------------------------
+
+TEXT_FIELDS: dict[str, tuple[Write, int]] = {
+    "customer name": (
+        Write(
+            _no_preparation,
+            lambda api, _, text: post(api, "/customers", {"name": text}),
+            "name",
+            _customer_ids,
+        ),
+        MAX_TEXT_LENGTH,
+    ),
+    "customer email local part": (
+        Write(
+            _no_preparation,
+            lambda api, _, text: post(api, "/customers", {"email": text[:-12] + "@example.com"}),
+            "email",
+            _customer_ids,
+        ),
+        MAX_TEXT_LENGTH,
+    ),
+    "payment description": (
+        Write(
+            _no_preparation,
+            lambda api, _, text: post(api, "/payments", payment(description=text)),
+            "description",
+            _payment_ids,
+        ),
+        1000,  # a bound of its own
+    ),
+    "payment return_url": (
+        Write(
+            _no_preparation,
+            lambda api, _, text: post(
+                api, "/payments", payment(return_url="https://shop.example/" + text[21:])
+            ),
+            "return_url",
+            _payment_ids,
+        ),
+        MAX_URL_LENGTH,
+    ),
+    "refund reason": (
+        Write(
+            _a_payment,
+            lambda api, payment_id, text: post(api, "/refunds", {"payment_id": payment_id, "reason": text}),
+            "reason",
+            _refund_ids,
+        ),
+        MAX_TEXT_LENGTH,
+    ),
+}
+
+
+@pytest.mark.parametrize("field", list(TEXT_FIELDS))
+def test_a_text_longer_than_its_limit_is_refused_and_nothing_is_stored(api: Api, field: str) -> None:
+    step, longest = TEXT_FIELDS[field]
+    prepared = step.prepare(api)
+    before = step.stored(api)
+
+    response = step.send(api, prepared, "x" * (longest + 1))
+
+    assert response.status_code == 400
+    assert response.json == invalid(step.path, f"longer than maximum length {longest}")
+    assert step.stored(api) == before
+
+
+@pytest.mark.parametrize("field", list(TEXT_FIELDS))
+def test_a_text_as_long_as_its_limit_is_stored(api: Api, field: str) -> None:
+    step, longest = TEXT_FIELDS[field]
+    prepared = step.prepare(api)
+    before = step.stored(api)
+
+    response = step.send(api, prepared, "x" * longest)
+
+    assert response.status_code == 200, response.json
+    assert len(step.stored(api)) == len(before) + 1
