@@ -70,3 +70,14 @@ def confirmation(number: str = "4242424242424242", **overrides: Any) -> dict[str
     }
     body.update(overrides)
     return body
+
+
+# A one-step payout to a bank account: the smallest valid create body.
+PAYOUT: dict[str, Any] = {
+    "amount": 1000,
+    "currency": "USD",
+    "payout_type": "bank",
+    "payout_method_data": {
+        "bank": {"bank_account_number": "123456789012", "bank_routing_number": "110000000"}
+    },
+}

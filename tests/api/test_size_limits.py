@@ -16,7 +16,7 @@ from mocksrv.schema import MAX_TEXT_LENGTH, MAX_URL_LENGTH
 from tests.api.expected import invalid
 from tests.api.scenarios import create, ok
 from tests.conftest import Api
-from tests.payloads import BILLING, payment
+from tests.payloads import BILLING, PAYOUT, payment
 
 LIMITS = FreeFormLimits
 
@@ -27,16 +27,6 @@ def nested(depth: int) -> dict[str, Any]:
     for _ in range(depth - 1):
         value = {"a": value}
     return value
-
-
-PAYOUT = {
-    "amount": 1000,
-    "currency": "USD",
-    "payout_type": "bank",
-    "payout_method_data": {
-        "bank": {"bank_account_number": "123456789012", "bank_routing_number": "110000000"}
-    },
-}
 
 
 def wallet_payment(wallet: Any) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from mocksrv.domain.sandbox import Sandbox
 from mocksrv.fieldtypes import StrictBoolean, StrictInteger, StrictNumber, Timestamp
 from mocksrv.representations import event_json
 from mocksrv.settings import Settings
-from tests.payloads import MERCHANT_ID, SECRET_KEY, payment
+from tests.payloads import MERCHANT_ID, PAYOUT, SECRET_KEY, payment
 
 EXAMPLES = settings(
     max_examples=60,
@@ -123,17 +123,6 @@ def changes_to(base: dict[str, Any], schema: Schema, most: int = 3) -> st.Search
         lambda name: field_strategy(named[name]).map(lambda v: (name, v))
     )
     return st.lists(pair, max_size=most).map(lambda pairs: {**base, **dict(pairs)})
-
-
-BANK = {"bank_account_number": "123456789012", "bank_routing_number": "110000000"}
-PAYOUT = {
-    "amount": 1000,
-    "currency": "USD",
-    "payout_type": "bank",
-    "payout_method_data": {
-        "bank": {"bank_account_number": "123456789012", "bank_routing_number": "110000000"}
-    },
-}
 
 
 CREATE, UPDATE, CUSTOMER = (
