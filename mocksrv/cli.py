@@ -75,10 +75,6 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _one_line(message: str) -> str:
-    return " ".join(line.strip() for line in message.splitlines() if line.strip())
-
-
 def _serve(args: argparse.Namespace) -> int:
     try:
         settings = load_settings(
@@ -98,7 +94,7 @@ def _serve(args: argparse.Namespace) -> int:
         with _log_writer(max(level, logging.INFO)):
             serve(settings)
     except SettingsError as error:  # a fixture file
-        print(f"mocksrv: {_one_line(str(error))}", file=sys.stderr)
+        print(f"mocksrv: {error}", file=sys.stderr)
         return 2
     except ListenError as error:
         print(f"mocksrv: {error}", file=sys.stderr)
