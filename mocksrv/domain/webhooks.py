@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -160,22 +161,23 @@ class WebhookService:
     # -- the dispatcher side ------------------------------------------------------------------
 
     def next_task(self, timeout: float, stopped: Callable[[], bool] = lambda: False) -> DeliveryTask | None:
-        """Take the next attempt to make, waiting up to `timeout` seconds (or until stopped)."""
-        taken = self._store.take_delivery(timeout, stopped)
-        if taken is None:
-            return None
-        merchant_id, event_id, manual = taken
-        event = self._store.event(merchant_id, event_id)
-        delivery: EventDelivery | None = self._store.get(DELIVERIES, merchant_id, event_id)
-        stale = delivery is not None and not manual and delivery.state not in _AWAITING_ATTEMPT
-        if event is None or delivery is None or stale:
-            # Reset since it was queued, or a retry that a redelivery by hand made moot.
-            self._store.finish_delivery(merchant_id)
-            return self.next_task(0, stopped)
-        profile = self._merchants.default_profile(merchant_id)
-        return DeliveryTask(
-            merchant_id, event, delivery, profile.webhook_url, profile.payment_response_hash_key, manual
-        )
+        """Take the next attempt to make, waiting up to `timeout` seconds; None if nothing came,
+        once `stopped()` turns true, or while delivery is closed."""
+        deadline = time.monotonic() + timeout
+        while taken := self._store.take_delivery(max(0.0, deadline - time.monotonic()), stopped):
+            merchant_id, event_id, manual = taken
+            event = self._store.event(merchant_id, event_id)
+            delivery: EventDelivery | None = self._store.get(DELIVERIES, merchant_id, event_id)
+            stale = delivery is not None and not manual and delivery.state not in _AWAITING_ATTEMPT
+            if event is None or delivery is None or stale:
+                # Reset since it was queued, or a retry that a redelivery by hand made moot.
+                self._store.finish_delivery(merchant_id)
+                continue
+            profile = self._merchants.default_profile(merchant_id)
+            return DeliveryTask(
+                merchant_id, event, delivery, profile.webhook_url, profile.payment_response_hash_key, manual
+            )
+        return None
 
     def record(
         self, task: DeliveryTask, body: bytes | None, result: AttemptResult | None
@@ -264,6 +266,8 @@ class WebhookService:
         return self._store.query(ATTEMPTS, merchant_id, Query(where=where, limit=limit, offset=offset))
 
     def drained(self, merchant_id: str, timeout: float) -> bool:
+        """Wait until the merchant's queued deliveries have been attempted; False if `timeout` passes
+        first, or at once while delivery is closed."""
         return self._store.wait_deliveries_drained(merchant_id, timeout)
 
     def pending(self, merchant_id: str) -> int:
@@ -271,3 +275,15 @@ class WebhookService:
 
     def wake(self) -> None:
         self._store.wake_deliveries()
+
+    # -- opening and closing ------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Stop delivering, as when the dispatcher stops: every wait for drained deliveries, under way
+        or later, answers False at once, and no task is handed out. An attempt in flight that was
+        not recorded yet goes back to the head of its merchant's queue, and is listed as pending."""
+        self._store.close_deliveries()
+
+    def open(self) -> None:
+        """Deliver again after close(), from where the queues stand."""
+        self._store.open_deliveries()

@@ -1,7 +1,16 @@
-"""The dispatcher: worker threads that deliver queued events, each with its own HTTP session."""
+"""The dispatcher: delivery threads that attempt queued events, one thread per attempt in flight.
+
+A merchant has at most one attempt in flight, and its events are attempted in the order they
+happened (the delivery queue sees to both). Each attempt in flight holds a thread of its own, up
+to `workers` threads, so a receiver that is slow, hangs or is down holds up its own merchant and
+no other. A thread that takes a delivery while no other thread is idle starts another, so that one
+is always ready for the next merchant; a thread idle for `idle` seconds ends, unless it is the last
+idle one. Each thread keeps its own HTTP session.
+"""
 
 from __future__ import annotations
 
+import itertools
 import logging
 import threading
 import time
@@ -21,61 +30,163 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 CONNECT_TIMEOUT = 2.0
-_POLL = 0.2  # how often an idle worker looks whether it should stop
+IDLE_SECONDS = 5.0  # how long a delivery thread with nothing to do waits before it ends
+STOP_WAIT = 0.5  # the longest stop() waits for attempts being recorded and idle threads ending
+CLOSED_POLL = 0.1  # how often a thread looks whether delivery, closed from elsewhere, has opened again
+
+Attempt = tuple[bytes | None, AttemptResult | None]  # what to record: (None, None) when there was no URL
+
+
+class _Crew:
+    """The delivery threads of one start(): which are busy, and whether stop() has come."""
+
+    def __init__(self) -> None:
+        self.changed = threading.Condition()
+        self.threads: set[threading.Thread] = set()
+        self.busy: set[threading.Thread] = set()  # making an attempt
+        self.recording = 0  # threads recording an attempt right now
+        self.stopped = False
+
+    @property
+    def idle(self) -> int:
+        return len(self.threads) - len(self.busy)
 
 
 class Dispatcher:
     """Deliver events off the request path; a slow receiver holds up only its own merchant."""
 
-    def __init__(self, sandbox: Sandbox, base_url: str, *, timeout: float = 5.0, workers: int = 4) -> None:
+    def __init__(
+        self,
+        sandbox: Sandbox,
+        base_url: str,
+        *,
+        timeout: float = 5.0,
+        workers: int = 128,
+        idle: float = IDLE_SECONDS,
+    ) -> None:
         self._sandbox = sandbox
         self._base_url = base_url
         self._timeout = timeout
         self._workers = workers
-        self._stopping = threading.Event()
-        self._threads: list[threading.Thread] = []
+        self._idle = idle
+        self._crew: _Crew | None = None
+        self._numbers = itertools.count(1)
+
+    @property
+    def threads(self) -> int:
+        """How many delivery threads there are now, busy or idle."""
+        crew = self._crew
+        if crew is None:
+            return 0
+        with crew.changed:
+            return len(crew.threads)
 
     def start(self) -> None:
-        self._stopping.clear()
-        self._threads = [
-            threading.Thread(target=self._run, name=f"mocksrv-webhooks-{index}", daemon=True)
-            for index in range(self._workers)
-        ]
-        for thread in self._threads:
-            thread.start()
+        """Start delivering (again, after stop), from where the queues stand."""
+        if self._crew is not None:
+            return
+        self._sandbox.webhooks.open()
+        crew = self._crew = _Crew()
+        with crew.changed:
+            self._spawn(crew)
 
     def stop(self) -> None:
-        """Finish the attempts under way; what is still queued stays queued, and listed."""
-        self._stopping.set()
-        self._sandbox.webhooks.wake()
-        for thread in self._threads:
-            thread.join(timeout=self._timeout + CONNECT_TIMEOUT + 1)
-        self._threads = []
+        """Stop delivering, within STOP_WAIT seconds or about that, whatever the receivers do.
 
-    def _run(self) -> None:
+        An attempt whose receiver has not answered yet is not recorded, now or when it answers: its
+        delivery stays queued, and is attempted again at the next start. Every open wait for drained
+        deliveries is answered False. Threads waiting on a receiver end once it answers or times out.
+        """
+        crew, self._crew = self._crew, None
+        if crew is None:
+            return
+        deadline = time.monotonic() + STOP_WAIT
+        with crew.changed:
+            crew.stopped = True
+            crew.changed.wait_for(lambda: crew.recording == 0, STOP_WAIT)
+            idle = [thread for thread in crew.threads if thread not in crew.busy]
+            crew.changed.notify_all()
+        self._sandbox.webhooks.close()  # wakes the idle threads, and every wait for drained deliveries
+        for thread in idle:
+            thread.join(max(0.0, deadline - time.monotonic()))
+
+    # -- the threads --------------------------------------------------------------------------
+
+    def _spawn(self, crew: _Crew) -> None:
+        """Start one more delivery thread; called holding `crew.changed`."""
+        thread = threading.Thread(
+            target=self._run, args=(crew,), name=f"mocksrv-webhooks-{next(self._numbers)}", daemon=True
+        )
+        crew.threads.add(thread)
+        try:
+            thread.start()
+        except RuntimeError:  # the system has no thread to spare: the running ones carry on
+            crew.threads.discard(thread)
+            log.warning("could not start another webhook delivery thread (%d running)", len(crew.threads))
+
+    def _run(self, crew: _Crew) -> None:
+        me = threading.current_thread()
         session: requests.Session | None = None  # made at the first delivery, with requests imported then
         try:
-            while not self._stopping.is_set():
-                task = self._sandbox.webhooks.next_task(_POLL, self._stopping.is_set)
-                if task is None:
-                    continue
+            while (task := self._next(crew, me)) is not None:
+                attempt: Attempt | None = None
                 try:
                     session = session or _new_session()
-                    self._deliver(session, task)
+                    attempt = self._attempt(session, task)
                 except Exception:
                     log.exception("delivering %s failed", task.event.event_id)
-                finally:
-                    self._sandbox.webhooks.finish(task)
+                self._settle(crew, me, task, attempt)
         finally:
             if session is not None:
                 session.close()
 
-    def _deliver(self, session: requests.Session, task: DeliveryTask) -> None:
+    def _next(self, crew: _Crew, me: threading.Thread) -> DeliveryTask | None:
+        """This thread's next delivery, once one is ready; None when the thread is to end."""
+        idle_since = time.monotonic()
+        while True:
+            task = self._sandbox.webhooks.next_task(self._idle, lambda: crew.stopped)
+            with crew.changed:
+                if crew.stopped:
+                    crew.threads.discard(me)
+                    return None  # a task taken meanwhile went back to its queue when delivery closed
+                if task is not None:
+                    crew.busy.add(me)
+                    if crew.idle == 0 and len(crew.threads) < self._workers:
+                        self._spawn(crew)
+                    return task
+                if time.monotonic() - idle_since < self._idle:
+                    # Nothing came, yet the idle time is not up: delivery was closed while this
+                    # dispatcher runs (by another one that stopped). Look again shortly.
+                    crew.changed.wait(CLOSED_POLL)
+                elif crew.idle > 1:
+                    crew.threads.discard(me)
+                    return None
+                else:
+                    idle_since = time.monotonic()  # the last idle thread stays
+
+    def _settle(self, crew: _Crew, me: threading.Thread, task: DeliveryTask, attempt: Attempt | None) -> None:
+        """Record the attempt and let the merchant's next delivery go; nothing once stopped."""
+        with crew.changed:
+            crew.busy.discard(me)
+            if crew.stopped:
+                return
+            crew.recording += 1
+        try:
+            if attempt is not None:
+                self._sandbox.webhooks.record(task, *attempt)
+        except Exception:
+            log.exception("recording an attempt of %s failed", task.event.event_id)
+        finally:
+            self._sandbox.webhooks.finish(task)
+            with crew.changed:
+                crew.recording -= 1
+                crew.changed.notify_all()
+
+    def _attempt(self, session: requests.Session, task: DeliveryTask) -> Attempt:
         import requests
 
         if task.url is None:
-            self._sandbox.webhooks.record(task, None, None)
-            return
+            return None, None
         body = task.delivery.body or orjson.dumps(event_json(task.event, self._base_url, self._sandbox))
         headers = {
             "Content-Type": "application/json",
@@ -94,7 +205,7 @@ class Dispatcher:
             result = AttemptResult(task.url, response.status_code, _ms_since(started))
         except requests.RequestException as error:
             result = AttemptResult(task.url, None, _ms_since(started), _describe(error))
-        self._sandbox.webhooks.record(task, body, result)
+        return body, result
 
 
 def _new_session() -> requests.Session:

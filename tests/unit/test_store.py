@@ -1,20 +1,26 @@
-"""MemoryStore: records, the list order and filters, indexes, timers, outbox and counters."""
+"""MemoryStore: records, the list order and filters, indexes, timers, outbox, counters, the delivery queue."""
 
 from __future__ import annotations
 
+import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import TypeVar
 
 import pytest
 
 from mocksrv.domain.clock import ClockState, initial_state
 from mocksrv.domain.events import ContentType, Event
 from mocksrv.domain.payment_states import PaymentStatus
-from mocksrv.domain.store import Collection, MemoryStore, Query, sort_key
+from mocksrv.domain.store import Collection, DeliveryQueue, MemoryStore, Query, sort_key
 from tests.unit.fakes import T0, FakeSystemTime, at
 
 THING = "thing"
 NOTE = "note"
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -451,3 +457,145 @@ def test_merchant_ids_lists_spaces_but_not_the_global_one(store: MemoryStore) ->
     put(store, Thing("a", T0), merchant_id="m1")
     put(store, Thing("a", T0), merchant_id="*")
     assert store.merchant_ids() == ["m1"]
+
+
+# -- the delivery queue ----------------------------------------------------------------------------
+
+PROMPTLY = 1.0  # seconds: a call that is to answer at once answers well within this
+DEADLINE = 10.0  # seconds a call on another thread may take to answer on a loaded machine
+LONG = 60.0  # the timeout of a wait that closing must cut short: never reached when it does
+
+
+def never() -> bool:
+    return False
+
+
+def answered_in(call: Callable[[], T]) -> tuple[T, float]:
+    """What `call` answered, and how many seconds it took."""
+    started = time.monotonic()
+    answer = call()
+    return answer, time.monotonic() - started
+
+
+def in_thread(call: Callable[[], T]) -> Callable[[], T]:
+    """Run `call` on a thread of its own now; the function returned waits DEADLINE s for its answer."""
+    answers: list[T] = []
+    thread = threading.Thread(target=lambda: answers.append(call()), daemon=True)
+    thread.start()
+
+    def answer() -> T:
+        thread.join(DEADLINE)
+        assert answers, "the call did not answer in time"
+        return answers[0]
+
+    return answer
+
+
+@pytest.fixture
+def queue() -> DeliveryQueue:
+    return DeliveryQueue()
+
+
+def test_a_merchants_deliveries_are_taken_one_at_a_time_in_order(queue: DeliveryQueue) -> None:
+    queue.put("m1", "evt_1", False)
+    queue.put("m1", "evt_2", True)
+
+    first = queue.take(0, never)
+    held_back = queue.take(0, never)
+    queue.finish("m1")
+    second = queue.take(0, never)
+
+    assert (first, held_back, second) == (("m1", "evt_1", False), None, ("m1", "evt_2", True))
+
+
+def test_a_closed_queue_hands_out_nothing_at_once(queue: DeliveryQueue) -> None:
+    queue.put("m1", "evt_1", False)
+
+    queue.close()
+
+    task, seconds = answered_in(lambda: queue.take(LONG, never))
+    assert task is None
+    assert seconds < PROMPTLY
+    assert queue.pending("m1") == 1
+
+
+def test_closing_wakes_a_waiting_taker_with_nothing(queue: DeliveryQueue) -> None:
+    taken = in_thread(lambda: queue.take(LONG, never))
+
+    queue.close()
+
+    assert taken() is None
+
+
+def test_after_close_a_wait_for_drained_deliveries_answers_false_at_once(queue: DeliveryQueue) -> None:
+    queue.put("m1", "evt_1", False)
+    queue.close()
+
+    drained, seconds = answered_in(lambda: queue.wait_drained("m1", LONG))
+
+    assert drained is False
+    assert seconds < PROMPTLY
+
+
+def test_after_close_even_a_merchant_with_nothing_queued_is_not_drained(queue: DeliveryQueue) -> None:
+    queue.close()
+
+    assert queue.wait_drained("m1", LONG) is False
+
+
+def test_closing_answers_a_wait_for_drained_deliveries_under_way(queue: DeliveryQueue) -> None:
+    queue.put("m1", "evt_1", False)
+    waited = in_thread(lambda: queue.wait_drained("m1", LONG))
+
+    queue.close()
+
+    assert waited() is False
+
+
+def test_closing_puts_the_delivery_in_flight_back_first_in_its_queue(queue: DeliveryQueue) -> None:
+    queue.put("m1", "evt_1", False)
+    queue.put("m1", "evt_2", False)
+    queue.take(0, never)
+
+    queue.close()
+    queue.open()
+
+    assert queue.pending("m1") == 2
+    assert queue.take(0, never) == ("m1", "evt_1", False)
+
+
+def test_a_finish_after_close_lets_no_second_delivery_of_the_merchant_go(queue: DeliveryQueue) -> None:
+    queue.put("m1", "evt_1", False)
+    queue.put("m1", "evt_2", False)
+    queue.take(0, never)
+    queue.close()
+
+    queue.finish("m1")
+    queue.open()
+
+    assert [queue.take(0, never), queue.take(0, never)] == [("m1", "evt_1", False), None]
+
+
+def test_reopened_the_queue_hands_out_and_drains_again(queue: DeliveryQueue) -> None:
+    queue.put("m1", "evt_1", False)
+    queue.close()
+
+    queue.open()
+    task = queue.take(0, never)
+    queue.finish("m1")
+
+    assert task == ("m1", "evt_1", False)
+    assert queue.wait_drained("m1", 0) is True
+
+
+def test_closing_leaves_other_merchants_queues_in_order(queue: DeliveryQueue) -> None:
+    queue.put("m1", "evt_1", False)
+    queue.put("m2", "evt_2", False)
+    queue.put("m2", "evt_3", False)
+    queue.take(0, never)
+
+    queue.close()
+    queue.open()
+
+    taken = sorted(filter(None, [queue.take(0, never) for _ in range(3)]))
+    assert taken == [("m1", "evt_1", False), ("m2", "evt_2", False)]

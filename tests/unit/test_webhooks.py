@@ -7,6 +7,8 @@ receiver answered, then `finish`. No HTTP and no threads; the clock moves only w
 from __future__ import annotations
 
 import itertools
+import threading
+import time
 from enum import StrEnum
 from typing import Any
 
@@ -714,6 +716,68 @@ def test_a_retry_due_after_the_url_was_removed_has_no_endpoint(hooked: Sandbox) 
 
     after = delivery(hooked, first.event.event_id)
     assert (after.state, after.attempts) == (D.NO_ENDPOINT, 1)
+
+
+# -- closing and opening, as the dispatcher stops and starts -------------------------------------
+
+PROMPTLY = 1.0  # seconds: a call that is to answer at once answers well within this
+DEADLINE = 10.0  # seconds a call on another thread may take to answer on a loaded machine
+LONG = 60.0  # the timeout of a wait that closing must cut short: never reached when it does
+
+
+def test_after_close_a_wait_for_drained_deliveries_answers_false_at_once(hooked: Sandbox) -> None:
+    create(hooked)
+    hooked.webhooks.close()
+
+    started = time.monotonic()
+    drained = hooked.webhooks.drained(MERCHANT_ID, LONG)
+
+    assert drained is False
+    assert time.monotonic() - started < PROMPTLY
+
+
+def test_closing_answers_a_wait_for_drained_deliveries_under_way(hooked: Sandbox) -> None:
+    create(hooked)
+    answers: list[bool] = []
+    waiting = threading.Thread(target=lambda: answers.append(hooked.webhooks.drained(MERCHANT_ID, LONG)))
+    waiting.start()
+
+    hooked.webhooks.close()
+
+    waiting.join(DEADLINE)
+    assert answers == [False]
+
+
+def test_a_closed_service_hands_out_no_task(hooked: Sandbox) -> None:
+    create(hooked)
+
+    hooked.webhooks.close()
+
+    assert hooked.webhooks.next_task(0) is None
+    assert hooked.webhooks.pending(MERCHANT_ID) == 1
+
+
+def test_an_attempt_in_flight_at_close_is_made_again_after_open(hooked: Sandbox) -> None:
+    create(hooked)
+    cut_short = take(hooked)
+
+    hooked.webhooks.close()
+    hooked.webhooks.open()
+    task = take(hooked)
+
+    assert task.event.event_id == cut_short.event.event_id
+    assert delivery(hooked, task.event.event_id).state is D.PENDING
+    assert attempts(hooked) == []
+
+
+def test_once_open_again_deliveries_drain(hooked: Sandbox) -> None:
+    create(hooked)
+    hooked.webhooks.close()
+
+    hooked.webhooks.open()
+    attempt(hooked, SUCCEEDED)
+
+    assert hooked.webhooks.drained(MERCHANT_ID, 0) is True
 
 
 # -- verify_signature against fixed vectors -----------------------------------------------------
