@@ -1,5 +1,9 @@
 # `make run` and `make test` work on a fresh machine: they create .venv and install what they need.
 # `make run` installs only what serving needs; the other targets add the test, lint and bench tools.
+# `make bench` prints the performance figures (about 5 minutes; `make bench BENCH_ARGS=--quick` for a
+# short run); `make soak` holds a server under mixed load beside idle connections, long-polls and
+# webhook receivers that never answer (about 3 minutes; `make soak SOAK_ARGS='--seconds 10'`).
+# Both drive load with wrk, installed from Debian (apt-get) when missing.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -7,7 +11,7 @@ PIP := $(BIN)/python -m pip -qq --disable-pip-version-check
 SERVE_STAMP := $(VENV)/.installed-serve
 DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: run test lint format bench e2e clean
+.PHONY: run test lint format bench soak wrk e2e clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -40,8 +44,20 @@ format: $(DEV_STAMP)
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-bench: $(DEV_STAMP)
-	$(BIN)/python bench/bench.py
+BENCH_ARGS ?=
+SOAK_ARGS ?=
+
+# wrk, the load generator of `make bench` and `make soak`: the Debian package, installed when missing.
+wrk:
+	@command -v wrk >/dev/null || { \
+		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO="sudo -n"; fi; \
+		$$SUDO apt-get install -y wrk || { $$SUDO apt-get update && $$SUDO apt-get install -y wrk; }; }
+
+bench: $(DEV_STAMP) wrk
+	$(BIN)/python bench/bench.py $(BENCH_ARGS)
+
+soak: $(DEV_STAMP) wrk
+	$(BIN)/python bench/soak.py $(SOAK_ARGS)
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .mypy_cache .pytest_cache .ruff_cache

@@ -1,12 +1,16 @@
-"""`make bench`: latency, throughput and memory of a real mocksrv server, bounded in time.
+"""`make bench`: latency, throughput and memory of real mocksrv servers, bounded in time.
 
-Prints: sequential p50/p99 of one-step create, retrieve and list; throughput of one-step create at
-8 concurrent keep-alive connections next to a bare Flask app on the same engine, measured in turns
-over several rounds, and the median of their ratios;
-create and list latency and server RSS after 100,000 stored payments; what a test suite pays
-for `MockServer` start and stop, a fresh merchant, and `mocksrv serve` from exec to first answer.
-`--engines` also compares waitress with gunicorn (gthread, one process) for both apps. Last,
-create throughput with the access log on and off, in turns.
+Prints, in this order: what a test suite pays for `MockServer` start and stop, a fresh merchant,
+and `mocksrv serve` from exec to first answer; sequential p50/p99 of one-step create, retrieve
+and list on an empty server and on one holding 100,000 payments, with the server's RSS; create
+latency with a webhook receiver that never answers; throughput under wrk (8 keep-alive
+connections) of the mocksrv app next to a bare Flask app on two serving engines (waitress as
+`mocksrv serve` runs it, gunicorn gthread with one process): create req/s, their ratio, checkout
+flows/s and server CPU per request; `mocksrv serve` create throughput with the access log on and
+off; a new client's latency while 500 idle or slow-header connections or 64 long-polls are held
+(hardening.py); last, a healthy merchant's webhook lag beside 50 receivers that never answer
+(webhook_fairness.py). Compared figures are measured in turns. `--quick` runs a short version of
+everything; `--sections` picks parts.
 """
 
 from __future__ import annotations
@@ -14,69 +18,42 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import os
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import hardening
+import load
 import requests
+import throughput
+import webhook_fairness
+from harness import (
+    CREATE,
+    HEADERS,
+    HERE,
+    KEY,
+    LIST,
+    RATE_OFF,
+    free_port,
+    hanging_receiver,
+    mocksrv_command,
+    rss_kib,
+    server,
+)
+from serve_engine import ENGINES
 
 from mocksrv import MockServer
 from mocksrv.client import Sandbox
-from mocksrv.domain.sandbox import SEED_PAYMENT
 
-HERE = Path(__file__).resolve().parent
-KEY = "snd_default_secret_key"
-ADMIN = "mocksrv_admin_key"
-HEADERS = {"api-key": KEY, "Content-Type": "application/json"}
-# The body of every create: the seeded payment, itself an ordinary one-step card payment.
-CREATE = json.dumps({**SEED_PAYMENT, "amount": 1000, "profile_id": "pro_default"}).encode()
-LIST = json.dumps({"limit": 10}).encode()
 SEEDED = 100_000
-RATE_OFF = {"MOCKSRV_RATE_LIMIT": "1000000000"}  # limiting stays on the path, never trips
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@contextmanager
-def server(command: list[str], port: int, env: dict[str, str] | None = None) -> Iterator[int]:
-    """Run a server process until the block ends; yields its pid once it accepts connections."""
-    # stderr goes to a file: a pipe that nobody reads would block the server once it is full.
-    with tempfile.TemporaryFile() as errors:
-        process = subprocess.Popen(
-            command, env={**os.environ, **(env or {})}, stdout=subprocess.DEVNULL, stderr=errors
-        )
-        try:
-            deadline = time.monotonic() + 20
-            while True:
-                try:
-                    socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                    break
-                except OSError:
-                    if process.poll() is not None or time.monotonic() > deadline:
-                        errors.seek(0)
-                        detail = errors.read().decode()
-                        raise RuntimeError(f"server did not start: {detail}") from None
-                    time.sleep(0.05)
-            yield process.pid
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+SECTIONS = ("fixtures", "latency", "engines", "access-log", "held", "webhooks")
+FULL = {"count": 1000, "seeded": SEEDED, "seconds": 3, "rounds": 5, "fixture_runs": 20}
+QUICK = {"count": 200, "seeded": 10_000, "seconds": 2, "rounds": 2, "fixture_runs": 5}
 
 
 def request(conn: http.client.HTTPConnection, method: str, path: str, body: bytes | None = None) -> dict:
@@ -136,34 +113,6 @@ def latencies(ports: list[int], count: int, blocks: int = 5) -> list[Latencies]:
     for conn in conns:
         conn.close()
     return results
-
-
-def throughput(port: int, seconds: float, connections: int = 8) -> float:
-    """Completed one-step creates per second over `connections` keep-alive connections."""
-    done = [0] * connections
-    stop = time.monotonic() + seconds
-
-    def worker(index: int) -> None:
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-        while time.monotonic() < stop:
-            request(conn, "POST", "/payments", CREATE)
-            done[index] += 1
-        conn.close()
-
-    start = time.monotonic()
-    threads = [threading.Thread(target=worker, args=(i,)) for i in range(connections)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return sum(done) / (time.monotonic() - start)
-
-
-def rss_kib(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    raise RuntimeError("no VmRSS")
 
 
 def seed(port: int, count: int) -> None:
@@ -246,150 +195,100 @@ def first_answer(mocksrv: Path) -> float:
         process.wait(timeout=10)
 
 
-@contextmanager
-def hanging_receiver() -> Iterator[str]:
-    """A webhook receiver that accepts connections and never answers; yields its URL."""
-    listener = socket.create_server(("127.0.0.1", 0))
-    listener.settimeout(0.2)
-    held: list[socket.socket] = []
-    stop = threading.Event()
-
-    def accept() -> None:
-        while not stop.is_set():
-            try:
-                held.append(listener.accept()[0])
-            except TimeoutError:
-                continue
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{listener.getsockname()[1]}/hook"
-    finally:
-        stop.set()
-        thread.join(timeout=2)
-        for conn in held:
-            conn.close()
-        listener.close()
-
-
 def hanging_receiver_latency(count: int) -> tuple[float, float]:
     """Create p50 with no webhook receiver, and with one that never answers, measured in turns."""
     quiet_port, hanging_port = free_port(), free_port()
     with (
         hanging_receiver() as url,
-        server(mocksrv_command("waitress", quiet_port), quiet_port, RATE_OFF),
-        server(
-            mocksrv_command("waitress", hanging_port), hanging_port, {**RATE_OFF, "MOCKSRV_WEBHOOK_URL": url}
-        ),
+        server(mocksrv_command(quiet_port), quiet_port, RATE_OFF),
+        server(mocksrv_command(hanging_port), hanging_port, {**RATE_OFF, "MOCKSRV_WEBHOOK_URL": url}),
     ):
         quiet, hanging = latencies([quiet_port, hanging_port], count)
     return quiet["create"][0], hanging["create"][0]
 
 
-def mocksrv_command(engine: str, port: int) -> list[str]:
-    if engine == "waitress":
-        return [sys.executable, "-m", "mocksrv.cli", "serve", "--port", str(port)]
-    return [sys.executable, str(HERE / "serve_engine.py"), "mocksrv", engine, str(port)]
-
-
-def bare_command(engine: str, port: int) -> list[str]:
-    return [sys.executable, str(HERE / "serve_engine.py"), "bare", engine, str(port)]
-
-
-def compare(engine: str, seconds: float, rounds: int) -> list[tuple[float, float]]:
-    """Throughput of mocksrv and of the bare app, measured in turns, round after round.
-
-    Both servers run throughout and take turns, so that whatever else the machine does in a
-    moment weighs on both figures of a round alike.
-    """
-    full_port, bare_port = free_port(), free_port()
-    results = []
-    with (
-        server(mocksrv_command(engine, full_port), full_port, RATE_OFF),
-        server(bare_command(engine, bare_port), bare_port),
-    ):
-        throughput(full_port, 1.0)  # warm up
-        throughput(bare_port, 1.0)
-        for _ in range(rounds):
-            results.append((throughput(full_port, seconds), throughput(bare_port, seconds)))
-    return results
-
-
-def access_log_cost(seconds: float, rounds: int) -> list[tuple[float, float]]:
-    """Create throughput with the access log on (info, the default) and off (warning), in turns."""
-    on_port, off_port = free_port(), free_port()
-    results = []
-    with (
-        server(mocksrv_command("waitress", on_port), on_port, RATE_OFF),
-        server(mocksrv_command("waitress", off_port), off_port, {**RATE_OFF, "MOCKSRV_LOG_LEVEL": "warning"}),
-    ):
-        throughput(on_port, 1.0)  # warm up
-        throughput(off_port, 1.0)
-        for _ in range(rounds):
-            results.append((throughput(on_port, seconds), throughput(off_port, seconds)))
-    return results
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--count", type=int, default=1000, help="requests per latency sample")
-    parser.add_argument("--seconds", type=float, default=3.0, help="duration of each throughput run")
-    parser.add_argument("--rounds", type=int, default=5, help="throughput runs of each app, in turns")
-    parser.add_argument("--seeded", type=int, default=SEEDED, help="payments stored for the scale run")
-    parser.add_argument("--engines", action="store_true", help="also compare gunicorn gthread")
-    parser.add_argument("--fixture-runs", type=int, default=20, help="MockServer starts timed")
-    args = parser.parse_args()
-
-    fixture_costs(args.fixture_runs)
-
-    # One server stays empty, the other gets the payments; their latencies are sampled in turns.
+def scale(count: int, seeded: int) -> None:
+    """Sequential latencies of an empty server and of one holding `seeded` payments, sampled in turns."""
     empty_port, full_port = free_port(), free_port()
     with (
-        server(mocksrv_command("waitress", empty_port), empty_port, RATE_OFF),
-        server(mocksrv_command("waitress", full_port), full_port, RATE_OFF) as pid,
+        server(mocksrv_command(empty_port), empty_port, RATE_OFF),
+        server(mocksrv_command(full_port), full_port, RATE_OFF) as pid,
     ):
         rss_before = rss_kib(pid)
         started = time.perf_counter()
-        seed(full_port, args.seeded)
+        seed(full_port, seeded)
         seeding = time.perf_counter() - started
         rss_after = rss_kib(pid)
-        empty, full = latencies([empty_port, full_port], args.count)
-    print("sequential latency, empty store (ms)      p50      p99")
+        empty, full = latencies([empty_port, full_port], count)
+    print("\nsequential latency, empty store (ms)      p50      p99")
     for name, (p50, p99) in empty.items():
         print(f"  {name:<39} {p50:8.2f} {p99:8.2f}")
-    print(f"sequential latency, {args.seeded:,} stored (ms)  p50      p99   x empty p50")
+    print(f"sequential latency, {seeded:,} stored (ms)  p50      p99   x empty p50")
     for name, (p50, p99) in full.items():
         print(f"  {name:<39} {p50:8.2f} {p99:8.2f}   {p50 / empty[name][0]:5.2f}")
-    per_payment = (rss_after - rss_before) * 1024 / args.seeded
-    print(f"seeding {args.seeded:,} payments took {seeding:.1f} s")
+    per_payment = (rss_after - rss_before) * 1024 / seeded
+    print(f"seeding {seeded:,} payments took {seeding:.1f} s")
     print(
         f"server RSS: {rss_before / 1024:.1f} MiB empty, {rss_after / 1024:.1f} MiB with "
-        f"{args.seeded:,} payments = {per_payment:,.0f} bytes per payment"
+        f"{seeded:,} payments = {per_payment:,.0f} bytes per payment"
     )
-
-    quiet, hanging = hanging_receiver_latency(args.count)
+    quiet, hanging = hanging_receiver_latency(count)
     print(
         f"create p50 with no webhook receiver {quiet:.2f} ms, with one that never answers "
         f"{hanging:.2f} ms: x{hanging / quiet:.2f}"
     )
 
-    engines = ["waitress", "gunicorn"] if args.engines else ["waitress"]
-    print("throughput, one-step create, 8 keep-alive connections (requests/s)")
-    for engine in engines:
-        results = compare(engine, args.seconds, args.rounds)
-        for full, bare in results:
-            print(f"  {engine:<10} mocksrv {full:8.0f}   bare Flask {bare:8.0f}   ratio {full / bare:5.2f}")
-        ratios = [full / bare for full, bare in results]
-        print(
-            f"  {engine:<10} median ratio {statistics.median(ratios):.2f} "
-            f"(from {min(ratios):.2f} to {max(ratios):.2f} over {len(ratios)} rounds)"
-        )
-    results = access_log_cost(args.seconds, args.rounds)
-    for on, off in results:
-        print(f"  access log  on {on:8.0f}   off {off:8.0f}   ratio {on / off:5.2f}")
-    ratios = [on / off for on, off in results]
-    print(f"  access log  median ratio on / off {statistics.median(ratios):.2f} over {len(ratios)} rounds")
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    add = parser.add_argument
+    add(
+        "--count",
+        type=int,
+        help=f"requests per latency sample (default {FULL['count']}, quick {QUICK['count']})",
+    )
+    add("--seeded", type=int, help=f"payments stored for the scale run (default {SEEDED:,}, quick 10,000)")
+    add(
+        "--seconds",
+        type=int,
+        help=f"seconds of each wrk run (default {FULL['seconds']}, quick {QUICK['seconds']})",
+    )
+    add("--rounds", type=int, help=f"wrk runs of each subject, in turns (default {FULL['rounds']}, quick 2)")
+    add("--fixture-runs", type=int, help="MockServer starts timed (default 20, quick 5)")
+    add("--engines", default=",".join(ENGINES), help=f"engines compared (default {','.join(ENGINES)})")
+    add("--sections", default=",".join(SECTIONS), help=f"parts run (default {','.join(SECTIONS)})")
+    add("--quick", action="store_true", help="a short run: the quick values of the options above")
+    args = parser.parse_args()
+    for name, value in (QUICK if args.quick else FULL).items():
+        if getattr(args, name) is None:
+            setattr(args, name, value)
+    sections = [name.strip() for name in args.sections.split(",") if name.strip()]
+    engines = [name.strip() for name in args.engines.split(",") if name.strip()]
+    for name in sections:
+        if name not in SECTIONS:
+            parser.error(f"unknown section {name!r}: choose from {', '.join(SECTIONS)}")
+    for name in engines:
+        if name not in ENGINES:
+            parser.error(f"unknown engine {name!r}: choose from {', '.join(ENGINES)}")
+    if {"engines", "access-log"} & set(sections):
+        load.wrk_path()  # fails early when wrk is missing
+
+    started = time.monotonic()
+    if "fixtures" in sections:
+        fixture_costs(args.fixture_runs)
+    if "latency" in sections:
+        scale(args.count, args.seeded)
+    if "engines" in sections and engines:
+        throughput.engines(engines, args.seconds, args.rounds)
+    if "access-log" in sections:
+        throughput.access_log(args.seconds, args.rounds)
+    if "held" in sections:
+        hardening.report(args.count, connections=500, waits=64)
+    if "webhooks" in sections:
+        webhook_fairness.report(dead=50, events=args.count // 10)
+    print(f"\nbench took {time.monotonic() - started:.0f} s")
 
 
 if __name__ == "__main__":

@@ -1,39 +1,61 @@
-"""Serve the mocksrv app or the bare app on one engine, for bench.py: waitress or gunicorn gthread."""
+"""Serve the mocksrv app or the bare app on one engine, for bench.py.
+
+    python bench/serve_engine.py {mocksrv,bare} {waitress,gunicorn} PORT
+
+Engines: `waitress`, as `mocksrv serve` runs it (mocksrv's HTTP server on waitress with its own
+thread pool), and gunicorn gthread with one worker process; each with MOCKSRV_THREADS threads
+(default 8). The mocksrv app on `waitress` is `mocksrv serve` itself; on gunicorn it is the same
+app, logging as `mocksrv serve` does (an access-log line per request at the default level),
+without the timer ticker and the webhook dispatcher.
+"""
 
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
+from contextlib import ExitStack
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+ENGINES = ("waitress", "gunicorn")
+
+
+def mocksrv_app(stack: ExitStack) -> Any:
+    """The mocksrv app, with the logging of `mocksrv serve` on until `stack` closes."""
+    from mocksrv.app import create_app
+    from mocksrv.cli import _log_writer
+    from mocksrv.settings import load_settings
+
+    settings = load_settings()
+    level = logging.getLevelNamesMapping()[settings.log_level.upper()]
+    logging.getLogger("mocksrv").setLevel(level)
+    logging.getLogger("waitress").setLevel(max(level, logging.WARNING))
+    stack.enter_context(_log_writer(max(level, logging.INFO)))
+    return create_app(settings)
+
+
+def bare_app(stack: ExitStack) -> Any:
+    from bare_app import app
+
+    return app
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("app", choices=["mocksrv", "bare"])
-    parser.add_argument("engine", choices=["waitress", "gunicorn"])
+    parser.add_argument("engine", choices=ENGINES)
     parser.add_argument("port", type=int)
     args = parser.parse_args()
     threads = int(os.environ.get("MOCKSRV_THREADS", "8"))
-    if args.app == "bare":
-        from bare_app import app
-    else:
-        from mocksrv.app import create_app
-        from mocksrv.settings import load_settings
-
-        app = create_app(load_settings())
-    if args.engine == "waitress":
-        # Both apps run on waitress with mocksrv's worker pool, as `mocksrv serve` does.
-        from waitress.server import create_server
-
-        from mocksrv.workerpool import WorkerPool
-
-        pool = WorkerPool(threads)
-        create_server(app, host="127.0.0.1", port=args.port, ident="bench", _dispatcher=pool).run()
-    else:
+    make_app = mocksrv_app if args.app == "mocksrv" else bare_app
+    if args.engine == "gunicorn":
         from gunicorn.app.base import BaseApplication
+
+        stack = ExitStack()
 
         class Gunicorn(BaseApplication):  # type: ignore[misc]
             def load_config(self) -> None:
@@ -45,9 +67,20 @@ def main() -> None:
                 self.cfg.set("loglevel", "warning")
 
             def load(self) -> object:
-                return app
+                # Called in the worker process, so the app's log writer thread runs there.
+                return make_app(stack)
 
         Gunicorn().run()
+        return
+    if args.app == "mocksrv" and args.engine == "waitress":
+        from mocksrv.cli import main as mocksrv_main
+
+        sys.exit(mocksrv_main(["serve", "--host", "127.0.0.1", "--port", str(args.port)]))
+    from mocksrv.httpserver import HttpServer
+    from mocksrv.settings import Settings
+
+    with ExitStack() as stack:
+        HttpServer(make_app(stack), Settings(threads=threads), args.port).run()
 
 
 if __name__ == "__main__":

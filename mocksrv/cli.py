@@ -87,8 +87,11 @@ def _serve(args: argparse.Namespace) -> int:
     # debug is for mocksrv's own loggers; the libraries' say too much below info (waitress, below warning).
     logging.getLogger("mocksrv").setLevel(level)
     logging.getLogger("waitress").setLevel(max(level, logging.WARNING))
+    # Requests queued for a free thread are ordinary under load, not worth a warning each.
+    logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     # The server's imports take most of a start; `wait` and a bad setting do without them.
-    from mocksrv.server import ListenError, serve
+    from mocksrv.httpserver import ListenError
+    from mocksrv.server import serve
 
     try:
         with _log_writer(max(level, logging.INFO)):

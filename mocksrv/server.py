@@ -6,16 +6,15 @@ import logging
 import signal
 import threading
 from types import FrameType, TracebackType
-from typing import Any
 
 from flask import Flask
-from waitress.server import create_server
 
 from mocksrv.app import create_app, create_sandbox
+from mocksrv.control import wait_slots
 from mocksrv.domain.sandbox import Sandbox
+from mocksrv.httpserver import HttpServer, address
 from mocksrv.settings import Settings
 from mocksrv.webhooks.dispatcher import Dispatcher
-from mocksrv.workerpool import WorkerPool
 
 log = logging.getLogger(__name__)
 
@@ -48,38 +47,6 @@ class Ticker:
                 log.exception("timer tick failed")
 
 
-class ListenError(OSError):
-    """The server cannot listen on its address: the port is taken, or the host is not this machine's."""
-
-
-def _wsgi_server(app: Flask, settings: Settings, port: int) -> Any:
-    pool = WorkerPool(settings.threads)
-    try:
-        return create_server(
-            app,
-            host=settings.host,
-            port=port,
-            ident="mocksrv",
-            clear_untrusted_proxy_headers=True,
-            max_request_body_size=settings.max_body_bytes + 1,
-            # waitress's hook for its task dispatcher, which its own tests use; it calls only
-            # add_task and shutdown, which the pool has (the stubs name waitress's class).
-            _dispatcher=pool,  # type: ignore[arg-type]
-        )
-    except (OSError, ValueError) as error:
-        pool.shutdown(timeout=1)
-        # waitress turns a failed name lookup into a ValueError raised while handling the lookup's own.
-        cause = error if isinstance(error, OSError) else error.__context__
-        reason = cause.strerror if isinstance(cause, OSError) and cause.strerror else str(error)
-        address = _address(settings.host, port)
-        raise ListenError(f"cannot listen on {address}: {reason[:1].lower()}{reason[1:]}") from error
-
-
-def _address(host: str, port: int) -> str:
-    """`host:port`, an IPv6 host in brackets."""
-    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-
-
 def _dispatcher(sandbox: Sandbox, settings: Settings, base: str) -> Dispatcher:
     return Dispatcher(
         sandbox,
@@ -87,6 +54,28 @@ def _dispatcher(sandbox: Sandbox, settings: Settings, base: str) -> Dispatcher:
         timeout=settings.webhook_timeout,
         workers=settings.webhook_workers,
     )
+
+
+class _Running:
+    """The HTTP server, the timer ticker and the webhook dispatcher of one sandbox, started together."""
+
+    def __init__(self, settings: Settings, sandbox: Sandbox, app: Flask, port: int) -> None:
+        self.http = HttpServer(app, settings, port)
+        # Each long-poll holds a thread of its own, beside the `threads` that serve everything else.
+        wait_slots(app).on_open = self.http.reserve
+        self.base = f"http://{address(settings.host, self.http.port)}"
+        self._sandbox = sandbox
+        self._ticker = Ticker(sandbox, settings.tick_interval)
+        self._dispatcher = _dispatcher(sandbox, settings, self.base)
+        self._ticker.start()
+        self._dispatcher.start()
+
+    def stop(self, loop_thread: threading.Thread | None) -> None:
+        """Refuse new work, answer the open long-polls, and stop delivering; then close the server."""
+        self.http.refuse()
+        self._ticker.stop()
+        self._dispatcher.stop()  # also answers every open wait for deliveries
+        self.http.stop(loop_thread)
 
 
 class MockServer:
@@ -97,55 +86,32 @@ class MockServer:
         self.sandbox = create_sandbox(self.settings)
         self.app = create_app(self.settings, self.sandbox)
         self._port = port
-        self._server: Any = None
+        self._running: _Running | None = None
         self._thread: threading.Thread | None = None
-        self._stopping = threading.Event()
-        self._ticker = Ticker(self.sandbox, self.settings.tick_interval)
-        self._dispatcher: Dispatcher | None = None
 
     @property
     def port(self) -> int:
-        if self._server is None:
+        if self._running is None:
             raise RuntimeError("the server is not started")
-        return int(self._server.effective_port)
+        return self._running.http.port
 
     @property
     def url(self) -> str:
-        return f"http://{_address(self.settings.host, self.port)}"
+        return f"http://{address(self.settings.host, self.port)}"
 
     def start(self) -> MockServer:
-        self._server = _wsgi_server(self.app, self.settings, self._port)
-        self._stopping.clear()
-        self._thread = threading.Thread(target=self._loop, args=(self._server,), name="mocksrv-server")
-        self._thread.daemon = True
+        self._running = _Running(self.settings, self.sandbox, self.app, self._port)
+        self._thread = threading.Thread(target=self._running.http.run, name="mocksrv-server", daemon=True)
         self._thread.start()
-        self._ticker.start()
-        self._dispatcher = _dispatcher(self.sandbox, self.settings, self.url)
-        self._dispatcher.start()
         return self
 
-    def _loop(self, server: Any) -> None:
-        # waitress's own run() loops until its sockets close, and closing them from another
-        # thread races with its select(); this loop checks a flag between short polls instead.
-        while not self._stopping.is_set():
-            server.asyncore.loop(timeout=0.05, map=server._map, count=1)
-
     def stop(self) -> None:
-        """Stop the loop, let the workers finish, then close every socket (none is in use by then)."""
-        self._ticker.stop()
-        if self._dispatcher is not None:
-            self._dispatcher.stop()
-            self._dispatcher = None
-        if self._server is None or self._thread is None:
+        """Stop within about two seconds: open long-polls are answered, new requests refused."""
+        if self._running is None:
             return
-        server, self._server = self._server, None
-        self._stopping.set()
-        server.trigger.pull_trigger()  # wakes the loop's select() now, not at its next timeout
-        self._thread.join(timeout=2)
+        running, self._running = self._running, None
+        running.stop(self._thread)
         self._thread = None
-        server.task_dispatcher.shutdown(timeout=1)
-        for channel in list(server._map.values()):
-            channel.close()
 
     def __enter__(self) -> MockServer:
         return self.start()
@@ -157,33 +123,25 @@ class MockServer:
 
 
 def serve(settings: Settings) -> None:
-    """Serve until SIGINT or SIGTERM, then stop cleanly.
+    """Serve until SIGINT or SIGTERM, then stop within about two seconds.
 
     A bad fixture file raises SettingsError; an address the server cannot bind, ListenError.
     """
     sandbox = create_sandbox(settings)
     app = create_app(settings, sandbox)
-    server = _wsgi_server(app, settings, settings.port)
-    ticker = Ticker(sandbox, settings.tick_interval)
+    running = _Running(settings, sandbox, app, settings.port)
 
     def stop(signum: int, frame: FrameType | None) -> None:
-        raise KeyboardInterrupt
+        running.http.stop_loop()
 
-    signal.signal(signal.SIGTERM, stop)
-    ticker.start()
-    base = f"http://{_address(settings.host, server.effective_port)}"
-    dispatcher = _dispatcher(sandbox, settings, base)
-    dispatcher.start()
-    print(banner(sandbox, base, settings), flush=True)
+    previous = {number: signal.signal(number, stop) for number in (signal.SIGINT, signal.SIGTERM)}
+    print(banner(sandbox, running.base, settings), flush=True)
     try:
-        server.run()
-    except KeyboardInterrupt:
-        pass
+        running.http.run()
     finally:
-        ticker.stop()
-        dispatcher.stop()
-        server.close()
-        server.task_dispatcher.shutdown(timeout=5)
+        running.stop(None)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
         print("mocksrv stopped", flush=True)
 
 

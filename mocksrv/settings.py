@@ -103,9 +103,32 @@ class Settings:
             optional_http_url, "the address that links and pages name, else the one each request was sent to"
         ),
     )
+    max_header_bytes: int = field(
+        default=64 * 1024,
+        metadata=_about(whole_number(1024), "largest request line and headers accepted, in bytes"),
+    )
+    max_connections: int = field(
+        default=2000,
+        metadata=_about(whole_number(1), "client connections held open at once"),
+    )
+    connection_timeout: int = field(
+        default=10,
+        metadata=_about(
+            whole_number(1),
+            "seconds a connection may sit idle, or take to send one whole request, before it is closed",
+        ),
+    )
     threads: int = field(
         default=8,
-        metadata=_about(whole_number(1, MAX_THREADS), "requests in progress at once (a long-poll holds one)"),
+        metadata=_about(whole_number(1, MAX_THREADS), "requests in progress at once, long-polls aside"),
+    )
+    max_waits: int = field(
+        default=64,
+        metadata=_about(whole_number(0, MAX_THREADS), "long-polls open at once, each on a thread of its own"),
+    )
+    max_waits_per_merchant: int = field(
+        default=16,
+        metadata=_about(whole_number(1, MAX_THREADS), "long-polls open at once for one merchant"),
     )
     tick_interval: float = field(
         default=0.25,
@@ -126,8 +149,11 @@ class Settings:
         metadata=_about(_SECONDS, "seconds a webhook receiver has to answer"),
     )
     webhook_workers: int = field(
-        default=4,
-        metadata=_about(whole_number(1), "threads that deliver webhooks"),
+        default=128,
+        metadata=_about(
+            whole_number(1),
+            "webhook deliveries in flight at once, each on a thread of its own; at most one per merchant",
+        ),
     )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, g, request
+from flask import Blueprint, current_app, g, request
 from marshmallow import fields, validate
 
 from mocksrv.domain.errors import ResourceNotFound, Unauthorized
@@ -12,6 +12,7 @@ from mocksrv.domain.merchants import MAX_SESSION_EXPIRY, MerchantSeed
 from mocksrv.domain.models import KeyKind
 from mocksrv.domain.outcomes import OutcomeTable
 from mocksrv.domain.sandbox import TRANSITION_TABLES
+from mocksrv.domain.waits import WaitSlots
 from mocksrv.fieldtypes import RESOURCE_ID, StrictInteger, StrictNumber, Timestamp, WebhookUrl
 from mocksrv.representations import (
     attempt_json,
@@ -31,6 +32,7 @@ control = Blueprint("control", __name__, url_prefix="/__mock")
 
 Json = dict[str, Any]
 MAX_SEED = 1_000_000
+WAIT_SLOTS = "mocksrv.wait_slots"  # the app extension that counts open long-polls
 
 
 class AdvanceSchema(RequestSchema):
@@ -266,7 +268,9 @@ def wait_for_deliveries() -> Json:
     body = load(_wait, json_body())
     merchant_id = _merchant(body)
     webhooks = sandbox().webhooks
-    drained = webhooks.drained(merchant_id, body["timeout"])
+    slots: WaitSlots = current_app.extensions[WAIT_SLOTS]
+    with slots.hold(merchant_id):
+        drained = webhooks.drained(merchant_id, body["timeout"])
     return {"drained": drained, "pending": webhooks.pending(merchant_id)}
 
 

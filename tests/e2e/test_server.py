@@ -89,7 +89,7 @@ def test_stopping_wakes_the_server_loop_with_waitress_trigger(monkeypatch: pytes
     waitress still offers the trigger."""
     server = MockServer().start()
     assert health(server.url).status_code == 200
-    trigger = server._server.trigger
+    trigger = server._running.http._server.trigger  # type: ignore[union-attr]
     pulled_by: list[threading.Thread] = []  # waitress's workers pull it too, when an answer is ready
     pull = trigger.pull_trigger
     monkeypatch.setattr(

@@ -233,7 +233,7 @@ def test_defaults_are_unchanged() -> None:
         log_level="info",
         webhook_url=None,
         webhook_timeout=5.0,
-        webhook_workers=4,
+        webhook_workers=128,
     )
     assert load_settings(environ={}, warn=unexpected_warning) == Settings()
 

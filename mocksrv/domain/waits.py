@@ -1,0 +1,59 @@
+"""Long-polls open at once: at most so many in all, and so many per merchant.
+
+A long-poll holds a thread while it waits. The server adds a thread for each slot in use, beside
+those that serve everything else, so however many long-polls are open, other requests find a thread
+free; `on_open` tells it how many are open each time one opens.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from mocksrv.domain.errors import DomainError, ErrorKind
+
+
+class TooManyWaits(DomainError):
+    kind = ErrorKind.RATE
+    code = "RL_01"
+
+
+class WaitSlots:
+    def __init__(self, total: int, per_merchant: int) -> None:
+        self.total = total
+        self.per_merchant = per_merchant
+        self._lock = threading.Lock()
+        self._open: dict[str, int] = {}
+        self._count = 0
+        self.on_open: Callable[[int], None] = lambda count: None
+
+    @contextmanager
+    def hold(self, merchant_id: str) -> Iterator[None]:
+        """Hold a slot for the block; raise TooManyWaits when none is free."""
+        with self._lock:
+            mine = self._open.get(merchant_id, 0)
+            if self._count >= self.total or mine >= self.per_merchant:
+                raise TooManyWaits(
+                    f"Too many long-polls open: at most {self.per_merchant} per merchant and {self.total} "
+                    "in all; try again once one is answered"
+                )
+            self._open[merchant_id] = mine + 1
+            self._count += 1
+            count = self._count
+        try:
+            self.on_open(count)
+            yield
+        finally:
+            with self._lock:
+                self._count -= 1
+                left = self._open[merchant_id] - 1
+                if left:
+                    self._open[merchant_id] = left
+                else:
+                    del self._open[merchant_id]
+
+    def open(self, merchant_id: str) -> int:
+        """How many of the merchant's long-polls are open."""
+        with self._lock:
+            return self._open.get(merchant_id, 0)

@@ -1,0 +1,388 @@
+"""The HTTP layer under hostile clients: refusals in the JSON error shape, held and slow connections,
+long-polls that never starve other requests, and a prompt stop with work in flight.
+
+Every wait here is on a condition with a deadline; no test sleeps.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+
+from mocksrv import MockServer
+from mocksrv.control.routes import WAIT_SLOTS
+from mocksrv.domain.waits import WaitSlots
+from mocksrv.settings import Settings
+from tests.e2e.harness import LOCALHOST, REQUEST_TIMEOUT, Merchant, ServerProcess, create_merchant
+from tests.payloads import ADMIN_KEY, SECRET_KEY, payment
+
+DEADLINE = 10.0  # seconds any awaited condition may take on a loaded machine
+JSON = "application/json"
+
+
+def error(status: int, code: str, message: str) -> dict[str, Any]:
+    kind = "invalid_request" if status < 500 else "api"
+    return {"error": {"type": kind, "code": code, "message": message}}
+
+
+def exchange(port: int, data: bytes) -> bytes:
+    """Send raw bytes, then read the answer until the server closes the connection."""
+    with socket.create_connection((LOCALHOST, port), timeout=DEADLINE) as sock:
+        sock.sendall(data)
+        answer = b""
+        for _ in range(1000):
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            answer += chunk
+        return answer
+
+
+def parse(answer: bytes) -> tuple[int, dict[str, str], bytes]:
+    head, _, body = answer.partition(b"\r\n\r\n")
+    status_line, *header_lines = head.decode().split("\r\n")
+    headers = dict(line.split(": ", 1) for line in header_lines)
+    return int(status_line.split()[1]), {k.lower(): v for k, v in headers.items()}, body
+
+
+def closed_by_server(sock: socket.socket, *, nudge: bytes = b"", within: float = DEADLINE) -> bool:
+    """Whether the server closes `sock` within `within` seconds; `nudge` is sent between looks."""
+    sock.settimeout(0.2)
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            if nudge:
+                sock.sendall(nudge)
+            if sock.recv(1024) == b"":
+                return True
+        except TimeoutError:
+            continue
+        except OSError:
+            return True
+    return False
+
+
+@pytest.fixture
+def start() -> Iterator[Callable[..., MockServer]]:
+    started: list[MockServer] = []
+
+    def make(**settings: Any) -> MockServer:
+        started.append(MockServer(Settings(**settings)).start())
+        return started[-1]
+
+    yield make
+    for server in started:
+        server.stop()
+
+
+@pytest.fixture
+def dead_receiver() -> Iterator[str]:
+    """A webhook URL whose server accepts connections and never answers."""
+    with socket.socket() as listener:
+        listener.bind((LOCALHOST, 0))
+        listener.listen(64)
+        held: list[socket.socket] = []
+        stopped = threading.Event()
+
+        def accept() -> None:
+            listener.settimeout(0.1)
+            while not stopped.is_set() and len(held) < 1000:
+                try:
+                    held.append(listener.accept()[0])
+                except TimeoutError:
+                    continue
+                except OSError:
+                    return
+
+        thread = threading.Thread(target=accept, daemon=True)
+        thread.start()
+        yield f"http://{LOCALHOST}:{listener.getsockname()[1]}/hooks"
+        stopped.set()
+        thread.join(DEADLINE)
+        for sock in held:
+            sock.close()
+
+
+# -- refusals before the app, in the spec's shape -----------------------------------------------
+
+
+def test_a_body_over_the_limit_is_refused_with_a_json_413(start: Callable[..., MockServer]) -> None:
+    server = start(max_body_bytes=1000)
+
+    response = requests.post(
+        f"{server.url}/payments",
+        data=b"x" * 200_000,
+        headers={"api-key": SECRET_KEY, "Content-Type": JSON},
+        timeout=REQUEST_TIMEOUT,
+    )
+
+    assert response.status_code == 413
+    assert response.headers["Content-Type"] == JSON
+    assert response.json() == error(413, "IR_06", "Request body is larger than the limit of 1000 bytes")
+
+
+def test_a_body_one_byte_over_the_limit_gets_the_same_answer_from_the_app(
+    start: Callable[..., MockServer],
+) -> None:
+    server = start(max_body_bytes=1000)
+
+    response = requests.post(
+        f"{server.url}/payments",
+        data=b"x" * 1001,
+        headers={"api-key": SECRET_KEY, "Content-Type": JSON},
+        timeout=REQUEST_TIMEOUT,
+    )
+
+    assert response.status_code == 413
+    assert response.json() == error(413, "IR_06", "Request body is larger than the limit of 1000 bytes")
+
+
+def test_headers_over_the_limit_are_refused_with_a_json_431(start: Callable[..., MockServer]) -> None:
+    server = start(max_header_bytes=4096)
+
+    response = requests.get(
+        f"{server.url}/health",
+        headers={"api-key": SECRET_KEY, "X-Padding": "a" * 10_000},
+        timeout=REQUEST_TIMEOUT,
+    )
+
+    assert response.status_code == 431
+    assert response.headers["Content-Type"] == JSON
+    assert response.json() == error(431, "IR_04", "Request headers are larger than the limit of 4096 bytes")
+
+
+def test_a_request_line_that_does_not_parse_is_refused_with_a_json_400(
+    start: Callable[..., MockServer],
+) -> None:
+    server = start()
+
+    status, headers, body = parse(exchange(server.port, b"NOT HTTP AT ALL\r\n\r\n"))
+
+    assert (status, headers["content-type"]) == (400, JSON)
+    assert (
+        body
+        == b'{"error":{"type":"invalid_request","code":"IR_04","message":"Malformed HTTP request: '
+        + (b'Start line is invalid"}}')
+    )
+
+
+def test_an_unsupported_transfer_encoding_is_refused_with_a_json_501(
+    start: Callable[..., MockServer],
+) -> None:
+    server = start()
+    request = b"POST /payments HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n"
+
+    status, headers, body = parse(exchange(server.port, request))
+
+    assert (status, headers["content-type"]) == (501, JSON)
+    assert body == (
+        b'{"error":{"type":"api","code":"HE_00","message":"Not supported by this server: '
+        b'Transfer-Encoding requested is not supported"}}'
+    )
+
+
+# -- connections ---------------------------------------------------------------------------------
+
+
+def test_three_hundred_idle_connections_leave_new_clients_served(start: Callable[..., MockServer]) -> None:
+    server = start()
+    with ExitStack() as stack:
+        for _ in range(300):
+            stack.enter_context(socket.create_connection((LOCALHOST, server.port), timeout=DEADLINE))
+
+        answers = [
+            requests.get(f"{server.url}/health", headers={"api-key": SECRET_KEY}, timeout=REQUEST_TIMEOUT)
+            for _ in range(20)
+        ]
+
+    assert [answer.status_code for answer in answers] == [200] * 20
+
+
+def test_an_idle_connection_is_closed_after_the_timeout(start: Callable[..., MockServer]) -> None:
+    server = start(connection_timeout=1)
+
+    with socket.create_connection((LOCALHOST, server.port), timeout=DEADLINE) as sock:
+        assert closed_by_server(sock)
+
+
+def test_a_connection_that_trickles_its_headers_is_closed_after_the_timeout(
+    start: Callable[..., MockServer],
+) -> None:
+    server = start(connection_timeout=1)
+
+    with socket.create_connection((LOCALHOST, server.port), timeout=DEADLINE) as sock:
+        sock.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n")
+        # A header line every 0.2 s keeps it active, but the request never completes.
+        assert closed_by_server(sock, nudge=b"X-Slow: 1\r\n")
+
+
+def test_a_keep_alive_connection_between_requests_is_not_cut_short(start: Callable[..., MockServer]) -> None:
+    server = start(connection_timeout=5)
+
+    with requests.Session() as session:
+        statuses = [
+            session.get(f"{server.url}/health", headers={"api-key": SECRET_KEY}, timeout=REQUEST_TIMEOUT)
+            for _ in range(3)
+        ]
+
+    assert [status.status_code for status in statuses] == [200, 200, 200]
+
+
+# -- long-polls -----------------------------------------------------------------------------------
+
+
+def open_waits(server: MockServer) -> WaitSlots:
+    slots: WaitSlots = server.app.extensions[WAIT_SLOTS]
+    return slots
+
+
+def wait_until(condition: Callable[[], bool]) -> bool:
+    deadline = time.monotonic() + DEADLINE
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.01)  # between looks at a condition, under a deadline
+    return condition()
+
+
+def busy_merchant(base_url: str, webhook_url: str) -> Merchant:
+    """A merchant with a delivery that never finishes: its waits stay open until their timeout."""
+    merchant = create_merchant(base_url, ADMIN_KEY, webhook_url=webhook_url)
+    created = merchant.post("/payments", payment(profile_id=merchant.profile_id))
+    assert (created.status_code, created.json()["status"]) == (200, "succeeded")
+    return merchant
+
+
+def test_a_merchant_past_its_open_long_polls_gets_a_429(
+    start: Callable[..., MockServer], dead_receiver: str
+) -> None:
+    server = start(max_waits=8, max_waits_per_merchant=2)
+    merchant = busy_merchant(server.url, dead_receiver)
+    other = busy_merchant(server.url, dead_receiver)
+    with ThreadPoolExecutor(2) as pool:
+        held = [pool.submit(merchant.wait_webhooks, 2) for _ in range(2)]
+        assert wait_until(lambda: open_waits(server).open(merchant.merchant_id) == 2)
+
+        refused = merchant.session.post(f"{server.url}/__mock/webhooks/wait", json={"timeout": 1})
+        others = other.session.post(f"{server.url}/__mock/webhooks/wait", json={"timeout": 0})
+
+        assert refused.status_code == 429
+        assert refused.json() == error(
+            429,
+            "RL_01",
+            "Too many long-polls open: at most 2 per merchant and 8 in all; try again once one is answered",
+        )
+        assert (others.status_code, others.json()) == (200, {"drained": False, "pending": 1})
+        assert [future.result(DEADLINE) for future in held] == [False, False]
+
+
+def test_long_polls_past_the_servers_total_get_a_429(
+    start: Callable[..., MockServer], dead_receiver: str
+) -> None:
+    server = start(max_waits=2, max_waits_per_merchant=2)
+    merchants = [busy_merchant(server.url, dead_receiver) for _ in range(3)]
+    with ThreadPoolExecutor(2) as pool:
+        held = [pool.submit(merchant.wait_webhooks, 2) for merchant in merchants[:2]]
+        assert wait_until(lambda: sum(open_waits(server).open(m.merchant_id) for m in merchants) == 2)
+
+        refused = merchants[2].session.post(f"{server.url}/__mock/webhooks/wait", json={"timeout": 1})
+
+        assert refused.status_code == 429
+        assert [future.result(DEADLINE) for future in held] == [False, False]
+
+
+def test_sixty_four_open_long_polls_leave_other_merchants_served(
+    start: Callable[..., MockServer], dead_receiver: str
+) -> None:
+    server = start()
+    waiters = [busy_merchant(server.url, dead_receiver) for _ in range(4)]
+    other = create_merchant(server.url, ADMIN_KEY)
+    with ThreadPoolExecutor(64) as pool:
+        held = [pool.submit(waiter.wait_webhooks, 30) for waiter in waiters for _ in range(16)]
+        assert wait_until(lambda: sum(open_waits(server).open(w.merchant_id) for w in waiters) == 64)
+
+        answers = [other.get("/customers/list").status_code for _ in range(20)]
+
+        assert answers == [200] * 20
+        server.stop()  # answers the open waits
+        assert [future.result(DEADLINE) for future in held] == [False] * 64
+
+
+# -- stopping -------------------------------------------------------------------------------------
+
+
+def test_stop_answers_open_long_polls_and_returns_promptly(
+    start: Callable[..., MockServer], dead_receiver: str
+) -> None:
+    server = start()
+    merchant = busy_merchant(server.url, dead_receiver)
+    with ThreadPoolExecutor(4) as pool:
+        held: list[Future[bool]] = [pool.submit(merchant.wait_webhooks, 60) for _ in range(4)]
+        assert wait_until(lambda: open_waits(server).open(merchant.merchant_id) == 4)
+        began = time.monotonic()
+
+        server.stop()
+
+        assert time.monotonic() - began < 2.0  # the promised bound, not a benchmark
+        assert [future.result(DEADLINE) for future in held] == [False] * 4
+
+
+def test_a_stopping_server_answers_a_request_on_an_open_connection_with_a_json_503(
+    start: Callable[..., MockServer],
+) -> None:
+    server = start()
+    with requests.Session() as session:
+        headers = {"api-key": SECRET_KEY}
+        assert (
+            session.get(f"{server.url}/health", headers=headers, timeout=REQUEST_TIMEOUT).status_code == 200
+        )
+        server._running.http.refuse()  # type: ignore[union-attr]  # the first step of stop()
+
+        answer = session.get(f"{server.url}/health", headers=headers, timeout=REQUEST_TIMEOUT)
+
+    assert answer.status_code == 503
+    assert answer.json() == error(503, "HE_00", "The server is shutting down")
+    with pytest.raises(requests.ConnectionError):
+        requests.get(f"{server.url}/health", headers=headers, timeout=REQUEST_TIMEOUT)
+
+
+def test_sigterm_with_a_long_poll_open_answers_it_and_exits_promptly(
+    tmp_path: Path, dead_receiver: str
+) -> None:
+    server = ServerProcess(["--port", "0", "--max-waits-per-merchant", "1"], tmp_path / "stderr.log").start()
+    try:
+        merchant = busy_merchant(server.base_url, dead_receiver)
+        port = int(server.base_url.rsplit(":", 1)[1])
+        body = b'{"timeout": 60}'
+        request = (
+            b"POST /__mock/webhooks/wait HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            + f"api-key: {merchant.secret_key}\r\nContent-Length: {len(body)}\r\n\r\n".encode()
+            + body
+        )
+        with ThreadPoolExecutor(1) as pool:
+            answer = pool.submit(exchange, port, request)
+            # The merchant may hold one long-poll: a second one refused shows the first is open.
+            assert wait_until(lambda: probe_wait(merchant) == 429)
+            began = time.monotonic()
+
+            code = server.stop()
+
+            assert time.monotonic() - began < 2.0  # the promised bound, not a benchmark
+            assert code == 0
+            status, _, body = parse(answer.result(DEADLINE))
+    finally:
+        server.stop()
+    assert (status, body) == (200, b'{"drained":false,"pending":1}')
+
+
+def probe_wait(merchant: Merchant) -> int:
+    return merchant.post("/__mock/webhooks/wait", {"timeout": 0}).status_code
