@@ -12,6 +12,7 @@ still comes from marshmallow itself.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -21,8 +22,6 @@ from marshmallow.decorators import VALIDATES_SCHEMA
 from mocksrv.fieldtypes import StrictBoolean, StrictInteger
 
 Check = Callable[[Any], bool]
-
-_UNCOMPILED: Any = object()
 
 
 # The longest text a field takes unless it says otherwise: the real service's limit for free text
@@ -40,7 +39,7 @@ class RequestSchema(Schema):
     (MAX_URL_LENGTH for a URL).
     """
 
-    _check: Check | None = _UNCOMPILED
+    _check: Check | None = None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -55,15 +54,19 @@ class RequestSchema(Schema):
         partial: bool | types.StrSequenceOrSet | None = None,
         unknown: types.UnknownOption | None = None,
     ) -> Any:
-        if many is None and partial is None and unknown is None and self.fast_check()(data):
+        if many is None and partial is None and unknown is None and (self._check or self.fast_check())(data):
             return data
         return super().load(data, many=many, partial=partial, unknown=unknown)
 
     def fast_check(self) -> Check:
         """The compiled check of this schema; one that settles nothing if it cannot be compiled."""
-        if self._check is _UNCOMPILED:
-            self._check = _compile_schema(self)
-        return self._check or _unsettled
+        return self._compiled(frozenset())
+
+    def _compiled(self, compiling: frozenset[type]) -> Check:
+        """The compiled check; `compiling` holds the schema classes whose compilation is under way."""
+        if self._check is None:
+            self._check = _compile_schema(self, compiling | {type(self)}) or _unsettled
+        return self._check
 
 
 def _bound_text(field: fields.Field[Any]) -> None:
@@ -79,35 +82,58 @@ def _unsettled(value: Any) -> bool:
     return False
 
 
-def _compile_schema(schema: Schema) -> Check | None:
+def _compile_schema(schema: Schema, compiling: frozenset[type]) -> Check | None:
     if schema.many or schema.partial or schema.unknown != RAISE:
         return None
     validators = _schema_validators(schema)
     if validators is None:
         return None
-    checks: dict[str, tuple[Check, bool]] = {}
+    texts: dict[str, int] = {}
+    checks: dict[str, Check] = {}
     required: list[str] = []
     for name, field in schema.load_fields.items():
-        check = _compile_field(field)
+        check = _compile_field(field, compiling)
         # A field sent or kept under another name loads renamed: not as sent.
         if check is None or field.data_key not in (None, name) or field.attribute not in (None, name):
             return None
-        checks[name] = (check, field.allow_none)
+        longest = _plain_text_limit(field)
+        if longest is not None and not field.allow_none:
+            texts[name] = longest
+        else:
+            # Every compiled check refuses None, which loads as itself only where the field allows it.
+            checks[name] = _or_none(check) if field.allow_none else check
         if field.required:
             required.append(name)
+    return _schema_check(texts, checks, frozenset(required), validators)
 
-    def check_schema(data: Any) -> bool:
+
+def _schema_check(
+    texts: dict[str, int],
+    checks: dict[str, Check],
+    required: frozenset[str],
+    validators: list[Callable[..., Any]],
+) -> Check:
+    def check_fields(data: Any) -> bool:
         if type(data) is not dict:
             return False
         for key, value in data.items():
-            if key not in checks:
+            # Most fields are plain text of a bounded length, checked here rather than by a call.
+            longest = texts.get(key)
+            if longest is not None:
+                if type(value) is not str or len(value) > longest:
+                    return False
+                continue
+            check = checks.get(key)
+            if check is None or not check(value):
                 return False
-            check, allow_none = checks[key]
-            if not (allow_none if value is None else check(value)):
-                return False
-        for key in required:
-            if key not in data:
-                return False
+        return data.keys() >= required
+
+    if not validators:
+        return check_fields
+
+    def check_schema(data: Any) -> bool:
+        if not check_fields(data):
+            return False
         try:
             for validator in validators:
                 validator(data, partial=None, many=False, unknown=RAISE)
@@ -116,6 +142,23 @@ def _compile_schema(schema: Schema) -> Check | None:
         return True
 
     return check_schema
+
+
+def _plain_text_limit(field: fields.Field[Any]) -> int | None:
+    """The most characters a text field takes, if that is all its validators ask; else None."""
+    if type(field) is not fields.String or not field.validators:
+        return None
+    longest = sys.maxsize
+    for validator in field.validators:
+        if not (type(validator) is validate.Length and validator.equal is None and not validator.min):
+            return None
+        if validator.max is not None:
+            longest = min(longest, validator.max)
+    return longest
+
+
+def _or_none(check: Check) -> Check:
+    return lambda value: value is None or check(value)
 
 
 def _schema_validators(schema: Schema) -> list[Callable[..., Any]] | None:
@@ -133,79 +176,126 @@ def _schema_validators(schema: Schema) -> list[Callable[..., Any]] | None:
     return validators
 
 
-def _compile_field(field: fields.Field[Any]) -> Check | None:
-    """A check of a present, non-null value that passes only what the field loads as itself."""
+def _compile_field(field: fields.Field[Any], compiling: frozenset[type]) -> Check | None:
+    """A check of a present value that passes only what the field loads as itself; never None."""
     if field.pre_load or field.post_load or field.load_default is not missing:
         return None
-    kind = type(field)
-    accepts = _VALUE_CHECKS.get(kind) or (_COMPILERS[kind](field) if kind in _COMPILERS else None)
+    if type(field) in _SCALARS:
+        return _scalar_check(_SCALARS[type(field)], field.validators)
+    if type(field) is fields.Nested:
+        accepts = _compile_nested(field, compiling)
+    elif type(field) is fields.List:
+        accepts = _compile_list(field, compiling)
+    elif type(field) is fields.Dict:
+        accepts = _compile_dict(field, compiling)
+    else:
+        return None
     if accepts is None:
         return None
-    return _with_validators(accepts, field.validators)
+    return _with_validators(accepts, [_passes(validator) for validator in field.validators])
 
 
-def _with_validators(accepts: Check, validators: list[Callable[[Any], Any]]) -> Check:
-    if not validators:
-        return accepts
+def _scalar_check(kind: type, validators: list[Callable[[Any], Any]]) -> Check:
+    """A check that the value is of exactly this JSON type and passes every validator.
 
-    def check(value: Any) -> bool:
-        if not accepts(value):
+    The validators marshmallow itself provides become plain tests here, which give the same answer
+    as the validator on a value of this type; any other validator is called as it is.
+    """
+    shortest, longest = 0, sys.maxsize
+    tests: list[Check] = []
+    for validator in validators:
+        if kind is str and type(validator) is validate.Length and validator.equal is None:
+            shortest = max(shortest, validator.min or 0)
+            longest = min(longest, sys.maxsize if validator.max is None else validator.max)
+        else:
+            tests.append(_test(kind, validator))
+    if (shortest, longest) != (0, sys.maxsize):  # only a text has a length bound here
+        if not tests:
+            return lambda value: type(value) is str and shortest <= len(value) <= longest
+        if len(tests) == 1:
+            test = tests[0]
+            return lambda value: type(value) is str and shortest <= len(value) <= longest and test(value)
+        return lambda value: (
+            type(value) is str and shortest <= len(value) <= longest and all(test(value) for test in tests)
+        )
+    if not tests:
+        return lambda value: type(value) is kind
+    if len(tests) == 1:
+        test = tests[0]
+        return lambda value: type(value) is kind and test(value)
+    return lambda value: type(value) is kind and all(test(value) for test in tests)
+
+
+def _test(kind: type, validator: Callable[[Any], Any]) -> Check:
+    """Whether a value of type `kind` passes `validator`, as a test that raises nothing new."""
+    if type(validator) is validate.Range and kind is int:
+        return _in_range(validator)
+    if type(validator) is validate.OneOf and all(type(choice) is str for choice in validator.choices):
+        # For a text, a number or a bool, membership in a set of texts is membership in the list.
+        return frozenset(validator.choices).__contains__
+    if type(validator) is validate.Regexp and kind is str:
+        match = validator.regex.match
+        return lambda value: match(value) is not None
+    if type(validator) is validate.Equal:
+        comparable = validator.comparable
+        return lambda value: value == comparable
+    return _passes(validator)
+
+
+def _in_range(validator: validate.Range) -> Check:
+    low, high = validator.min, validator.max
+    low_inclusive, high_inclusive = validator.min_inclusive, validator.max_inclusive
+
+    def test(value: Any) -> bool:
+        if low is not None and (value < low if low_inclusive else value <= low):
             return False
-        try:
-            for validator in validators:  # as in marshmallow 4, only what a validator raises counts
-                validator(value)
+        return high is None or not (value > high if high_inclusive else value >= high)
+
+    return test
+
+
+def _passes(validator: Callable[[Any], Any]) -> Check:
+    def test(value: Any) -> bool:
+        try:  # as in marshmallow 4, only what a validator raises counts
+            validator(value)
         except ValidationError:
             return False
         return True
 
-    return check
+    return test
 
 
-def _is_text(value: Any) -> bool:
-    return type(value) is str
+def _with_validators(accepts: Check, tests: list[Check]) -> Check:
+    if not tests:
+        return accepts
+    return lambda value: accepts(value) and all(test(value) for test in tests)
 
 
-def _is_integer(value: Any) -> bool:
-    return type(value) is int
-
-
-def _is_boolean(value: Any) -> bool:
-    return type(value) is bool
-
-
-def _compile_nested(field: fields.Nested) -> Check | None:
+def _compile_nested(field: fields.Nested, compiling: frozenset[type]) -> Check | None:
     if field.many or field.unknown is not None:
         return None
     schema = field.schema
     if not isinstance(schema, RequestSchema):
         return None
-    return lambda value: schema.fast_check()(value)
+    if type(schema) in compiling:  # a schema nested in itself: compiled when first needed
+        return lambda value: schema.fast_check()(value)
+    return schema._compiled(compiling)
 
 
-def _compile_list(field: fields.List[Any]) -> Check | None:
-    inner = _compile_field(field.inner)
+def _compile_list(field: fields.List[Any], compiling: frozenset[type]) -> Check | None:
+    inner = _compile_field(field.inner, compiling)
     if inner is None:
         return None
-    allow_none = field.inner.allow_none
+    if field.inner.allow_none:
+        inner = _or_none(inner)
 
-    def check(value: Any) -> bool:
-        if type(value) is not list:
-            return False
-        for item in value:
-            if item is None:
-                if not allow_none:
-                    return False
-            elif not inner(item):
-                return False
-        return True
-
-    return check
+    return lambda value: type(value) is list and all(map(inner, value))
 
 
-def _compile_dict(field: fields.Dict) -> Check | None:
+def _compile_dict(field: fields.Dict, compiling: frozenset[type]) -> Check | None:
     if field.value_field is not None:
         return None
-    keys = _compile_field(field.key_field) if field.key_field is not None else _anything
+    keys = _compile_field(field.key_field, compiling) if field.key_field is not None else _anything
     if keys is None:
         return None
     return lambda value: type(value) is dict and all(keys(key) for key in value)
@@ -216,15 +306,10 @@ def _anything(value: Any) -> bool:
 
 
 # Each type here is matched exactly: a subclass may load differently, and is left to marshmallow.
-_VALUE_CHECKS: dict[type, Check] = {
-    fields.String: _is_text,
-    fields.Email: _is_text,  # the Email and Url checks are among the field's validators
-    fields.Url: _is_text,
-    StrictInteger: _is_integer,
-    StrictBoolean: _is_boolean,
-}
-_COMPILERS: dict[type, Callable[[Any], Check | None]] = {
-    fields.Nested: _compile_nested,
-    fields.List: _compile_list,
-    fields.Dict: _compile_dict,
+_SCALARS: dict[type, type] = {
+    fields.String: str,
+    fields.Email: str,  # the Email and Url checks are among the field's validators
+    fields.Url: str,
+    StrictInteger: int,
+    StrictBoolean: bool,
 }

@@ -31,15 +31,17 @@ def _digits(text: str) -> bool:
     return text.isascii() and text.isdigit()
 
 
+# Each digit's value, and its value doubled with the digits of the result added (as Luhn doubles
+# every second digit from the right), as byte translations: the sum then takes one pass in C.
+_VALUE = bytes.maketrans(b"0123456789", bytes([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]))
+_DOUBLED = bytes.maketrans(b"0123456789", bytes([0, 2, 4, 6, 8, 1, 3, 5, 7, 9]))
+
+
 def luhn_valid(number: str) -> bool:
     if not _digits(number) or not 12 <= len(number) <= 19:
         return False
-    total = 0
-    for index, char in enumerate(reversed(number)):
-        digit = int(char)
-        if index % 2:
-            digit = digit * 2 - 9 if digit > 4 else digit * 2
-        total += digit
+    digits = number.encode()[::-1]
+    total = sum(digits[::2].translate(_VALUE)) + sum(digits[1::2].translate(_DOUBLED))
     return total % 10 == 0
 
 

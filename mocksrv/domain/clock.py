@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -25,9 +26,16 @@ def to_millis(moment: datetime) -> datetime:
     return moment.replace(microsecond=moment.microsecond // 1000 * 1000)
 
 
+@functools.lru_cache(maxsize=4096)
 def format_timestamp(moment: datetime) -> str:
-    """Format as ISO 8601 UTC with milliseconds, e.g. 2026-01-22T18:43:56.112Z."""
-    return moment.astimezone(UTC).isoformat(timespec="milliseconds")[:-6] + "Z"
+    """Format as ISO 8601 UTC with milliseconds, e.g. 2026-01-22T18:43:56.112Z.
+
+    The recent answers are kept: a record's times are written in every answer and webhook about it,
+    and equal moments (the same instant, whatever the offset) always read the same.
+    """
+    if moment.tzinfo is not UTC:
+        moment = moment.astimezone(UTC)
+    return moment.isoformat("T", "milliseconds")[:-6] + "Z"
 
 
 def parse_timestamp(text: str) -> datetime:

@@ -215,6 +215,8 @@ class DisputeService:
 
     def of_payment(self, merchant_id: str, payment_id: str) -> list[Dispute]:
         """The disputes of one payment, newest first."""
+        if not self._store.count(DISPUTES, merchant_id):  # as for most merchants: every answer asks
+            return []
         query = Query(where={"payment_id": payment_id}, limit=100)
         return list(self._store.query(DISPUTES, merchant_id, query).items)
 

@@ -129,6 +129,7 @@ class RateLimited(DomainError):
     kind = ErrorKind.RATE
     code = "RL_01"
 
-    def __init__(self, reset_at: int) -> None:
+    def __init__(self, reset_at: int, limit: int = 0) -> None:
         super().__init__(f"Rate limit exceeded; the window resets at {reset_at} (Unix time)")
         self.reset_at = reset_at
+        self.limit = limit  # requests a window allows

@@ -19,29 +19,43 @@ Record = TypeVar("Record")
 
 
 def evolve(record: Record, **changes: Any) -> Record:
-    """A copy of a record with `changes`: what `dataclasses.replace` does, in half the time.
+    """A copy of a record with `changes`: what `dataclasses.replace` does, in a third of the time.
 
-    Every transition makes one, of records of up to 38 fields; one `attrgetter` call reads them
-    all, and the copy is built from their values in order.
+    Every transition makes one, of records of up to 38 fields. A frozen record's `__init__` sets
+    each field through `object.__setattr__`, a call apiece: 50,000 instructions for a payment, 5%
+    of a create. So a record is copied as a draft, an instance of a plain (not frozen) class with
+    the same slots, whose `__init__` sets them directly; the draft then becomes an instance of the
+    record's class, which lays its slots out alike (15,000 instructions in all).
     """
     kind: type = type(record)
-    read, positions = _layout(kind)
+    read, positions, draft = _layout(kind)
     values = list(read(record))
     for name, value in changes.items():
         if name not in positions:
             raise TypeError(f"{kind.__name__} has no field {name!r}")
         values[positions[name]] = value
-    copy: Record = kind(*values)
+    if draft is None:
+        copy: Record = kind(*values)
+        return copy
+    copy = draft(*values)
+    object.__setattr__(copy, "__class__", kind)
     return copy
 
 
 @functools.cache
-def _layout(cls: type) -> tuple[Callable[[Any], tuple[Any, ...]], dict[str, int]]:
+def _layout(cls: type) -> tuple[Callable[[Any], tuple[Any, ...]], dict[str, int], type | None]:
+    """How to read a record's fields, where each is, and its draft class (None: copy by `__init__`)."""
     fields = dataclasses.fields(cls)
     if len(fields) < 2 or not all(f.init for f in fields):
         raise TypeError(f"{cls.__name__} is not a record of two or more fields, all set on creation")
     names = [f.name for f in fields]
-    return operator.attrgetter(*names), {name: index for index, name in enumerate(names)}
+    # A draft holds what `__init__` would set, unless it does more than set the fields; it can
+    # become the record only if both have the same slots and nothing else (no base, no __dict__).
+    plain = cls.__bases__ == (object,) and cls.__dict__.get("__slots__") == tuple(names)
+    draft = None
+    if plain and not hasattr(cls, "__post_init__"):
+        draft = dataclasses.make_dataclass(f"{cls.__name__}Draft", names, slots=True, eq=False)
+    return operator.attrgetter(*names), {name: index for index, name in enumerate(names)}, draft
 
 
 class CaptureMethod(StrEnum):

@@ -37,5 +37,5 @@ class RateLimiter:
             reset=(window + 1) * WINDOW_SECONDS,
         )
         if count > principal.rate_limit:
-            raise RateLimited(status.reset)
+            raise RateLimited(status.reset, status.limit)
         return status

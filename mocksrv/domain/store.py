@@ -43,6 +43,14 @@ def _millis_up(moment: datetime) -> int:
     return -((_EPOCH - moment) // _MILLISECOND)
 
 
+def _listed(lists: dict[Any, SortedList], name: Any) -> SortedList:
+    """The sorted list kept under `name`, empty at first (made only then: making one costs)."""
+    listed = lists.get(name)
+    if listed is None:
+        listed = lists[name] = SortedList()
+    return listed
+
+
 @dataclass(frozen=True, slots=True)
 class Collection:
     """How the store keeps one kind of record: its id and creation fields, and indexed fields."""
@@ -250,7 +258,7 @@ class MemoryStore(ClockStates):
                 return
             key = sort_key(getattr(record, spec.created_field), record_id)
             if old is None:
-                space.order.setdefault(kind, SortedList()).add(key)
+                _listed(space.order, kind).add(key)
             for name in spec.indexed:
                 value = getattr(record, name)
                 old_value = getattr(old, name) if old is not None else None
@@ -260,7 +268,7 @@ class MemoryStore(ClockStates):
                 if old is not None and old_value is not None:
                     index[old_value].remove(key)
                 if value is not None:
-                    index.setdefault(value, SortedList()).add(key)
+                    _listed(index, value).add(key)
 
     def delete(self, kind: str, merchant_id: str, record_id: str) -> None:
         spec = self._collections[kind]
@@ -287,7 +295,9 @@ class MemoryStore(ClockStates):
         space = self._space(merchant_id)
         with space.lock:
             records = space.records.get(kind, {})
-            candidates: SortedList = space.order.get(kind) or SortedList()
+            candidates: SortedList | None = space.order.get(kind)
+            if not candidates:  # no record of this kind (as for the disputes of most payments)
+                return Page([], 0)
             rest = {name: value for name, value in query.where.items() if name not in spec.indexed}
             indexed = [(name, value) for name, value in query.where.items() if name in spec.indexed]
             narrowest: tuple[str, object] | None = None

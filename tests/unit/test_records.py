@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import pickle
 from datetime import UTC, datetime
 
 import pytest
@@ -57,3 +58,65 @@ class Derived:
 def test_evolve_refuses_a_class_with_fields_not_set_on_creation() -> None:
     with pytest.raises(TypeError, match="Derived is not a record"):
         evolve(Derived("a"), name="b")
+
+
+def test_a_copy_is_a_record_of_its_class_as_frozen_as_one_built_by_its_constructor() -> None:
+    copied = evolve(PAYMENT, amount=5)
+    built = dataclasses.replace(PAYMENT, amount=5)
+    assert type(copied) is Payment
+    assert (copied, repr(copied), dataclasses.asdict(copied)) == (
+        built,
+        repr(built),
+        dataclasses.asdict(built),
+    )
+    assert not hasattr(copied, "__dict__")
+    assert pickle.loads(pickle.dumps(copied)) == built
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        copied.amount = 6  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        del copied.amount  # type: ignore[misc]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Base:
+    name: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Extended(Base):
+    size: int = 0
+
+
+@dataclasses.dataclass(frozen=True)
+class Unslotted:
+    name: str
+    size: int = 0
+
+
+@dataclasses.dataclass(frozen=True, slots=True, weakref_slot=True)
+class Referable:
+    name: str
+    size: int = 0
+
+
+@pytest.mark.parametrize("record", [Extended("a", 1), Unslotted("a", 1), Referable("a", 1)])
+def test_a_record_laid_out_otherwise_is_copied_through_its_constructor(record: object) -> None:
+    copied = evolve(record, size=2)
+    assert type(copied) is type(record)
+    assert copied == dataclasses.replace(record, size=2)  # type: ignore[type-var]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Checked:
+    name: str
+    size: int
+
+    def __post_init__(self) -> None:
+        if self.size < 0:
+            raise ValueError("negative size")
+
+
+def test_a_record_that_checks_itself_on_creation_is_copied_through_its_constructor() -> None:
+    with pytest.raises(ValueError, match="negative size"):
+        evolve(Checked("a", 1), size=-1)
+    assert evolve(Checked("a", 1), size=2) == Checked("a", 2)
