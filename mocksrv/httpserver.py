@@ -94,7 +94,7 @@ class Channel(HTTPChannel):
 
     def received(self, data: bytes) -> bool:
         if self.request is None:
-            self.receiving_since = time.time()
+            self.receiving_since = self.last_activity  # set by handle_read() as the bytes came
         return bool(super().received(data))
 
     def handle_close(self) -> None:
@@ -104,7 +104,7 @@ class Channel(HTTPChannel):
             except OSError:
                 super().handle_close()
                 return
-            self.draining_since = time.time()
+            self.draining_since = self.last_activity  # when the answer was last sent on
             self.will_close = self.close_when_flushed = False
             return
         super().handle_close()
