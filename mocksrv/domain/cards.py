@@ -59,13 +59,14 @@ def card_summary(card: dict[str, Any], now: datetime) -> dict[str, Any]:
     if not luhn_valid(number):
         raise InvalidField(f"{_CARD}.card_number", "the card number is not valid")
     month_text = card["card_exp_month"]
-    if not _digits(month_text) or not 1 <= int(month_text) <= 12:
+    month = int(month_text) if _digits(month_text) else 0
+    if not 1 <= month <= 12:
         raise InvalidField(f"{_CARD}.card_exp_month", "a month from 01 to 12")
     year_text = card["card_exp_year"]
     if not _digits(year_text) or len(year_text) not in (2, 4):
         raise InvalidField(f"{_CARD}.card_exp_year", "a year of two or four digits")
     year = int(year_text) + (2000 if len(year_text) == 2 else 0)
-    if (year, int(month_text)) < (now.year, now.month):
+    if (year, month) < (now.year, now.month):
         raise InvalidField(f"{_CARD}.card_exp_year", "the card has expired")
     cvc = card["card_cvc"]
     if not _digits(cvc) or len(cvc) not in (3, 4):
@@ -73,7 +74,7 @@ def card_summary(card: dict[str, Any], now: datetime) -> dict[str, Any]:
     return {
         "last4": number[-4:],
         "brand": brand_of(number),
-        "exp_month": f"{int(month_text):02d}",
+        "exp_month": f"{month:02d}",
         "exp_year": str(year),
         "card_holder_name": card.get("card_holder_name"),
     }

@@ -83,7 +83,7 @@ class Clock:
         return self._states.clock_state(merchant_id)
 
     def now(self, merchant_id: str) -> datetime:
-        return to_millis(self.state(merchant_id).now(self._system_time()))
+        return to_millis(self._states.clock_state(merchant_id).now(self._system_time()))
 
     def freeze(self, merchant_id: str) -> ClockState:
         real = self._system_time()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -57,7 +58,9 @@ def new_signing_key() -> str:
     return f"whsec_{new_secret(32)}"
 
 
+@functools.lru_cache(maxsize=1024)
 def key_hash(key: str) -> str:
+    """The SHA-256 of a key, as keys are stored; the recent answers are kept (every request asks)."""
     return hashlib.sha256(key.encode()).hexdigest()
 
 
@@ -75,6 +78,8 @@ class MerchantService:
         self._environment = environment
         self._default_outcomes = default_outcomes
         self._rate_limit = rate_limit
+        other = Environment.PRODUCTION if environment is Environment.SANDBOX else Environment.SANDBOX
+        self._foreign_prefixes = (other.secret_prefix, other.publishable_prefix)
 
     def create(self, seed: MerchantSeed) -> MerchantCredentials:
         merchant_id = seed.merchant_id or new_id("merchant", 16)
@@ -130,8 +135,7 @@ class MerchantService:
         """Return who a key acts as; any problem with it is IR_01."""
         if not key:
             raise Unauthorized()
-        other = Environment.PRODUCTION if self._environment is Environment.SANDBOX else Environment.SANDBOX
-        if key.startswith((other.secret_prefix, other.publishable_prefix)):
+        if key.startswith(self._foreign_prefixes):
             raise Unauthorized(_OTHER_ENVIRONMENT_KEY[self._environment])
         record: ApiKey | None = self._store.get(API_KEYS, GLOBAL, key_hash(key))
         if record is None or record.revoked:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hmac
 from collections.abc import Mapping
 from datetime import datetime, timedelta
+from types import MappingProxyType
 from typing import Any
 
 from mocksrv.domain.bank import kept_account
@@ -22,7 +23,7 @@ from mocksrv.domain.events import ContentType
 from mocksrv.domain.ids import new_id, new_secret
 from mocksrv.domain.lifecycle import Lifecycle
 from mocksrv.domain.merchants import MerchantService
-from mocksrv.domain.models import CaptureMethod, Page, Payment, evolve
+from mocksrv.domain.models import CaptureMethod, Page, Payment, build
 from mocksrv.domain.outbox import Outbox
 from mocksrv.domain.outcomes import SUCCESS, Outcome, OutcomeResult
 from mocksrv.domain.payment_states import (
@@ -63,6 +64,10 @@ _STEPS = {
     OutcomeResult.REVIEW: "review",
     OutcomeResult.PROCESSING: "defer",
 }
+
+# Each event by its name ("confirm.charge"), as `PaymentEvent(name)` finds it, without the enum's lookup.
+_EVENTS: dict[str, PaymentEvent] = {event.value: event for event in PaymentEvent}
+_NONE: Mapping[str, Any] = MappingProxyType({})  # no changes sent along with an action
 
 REJECTED_CODE = "manual_review_rejected"
 REJECTED_MESSAGE = "The payment was rejected after manual review"
@@ -128,7 +133,8 @@ class PaymentService:
         described = {name: fields[name] for name in _DESCRIPTIVE if name in fields}
         if "return_url" not in described and profile.return_url is not None:
             described["return_url"] = profile.return_url
-        payment = Payment(
+        payment = build(
+            Payment,
             payment_id=payment_id,
             merchant_id=merchant.merchant_id,
             profile_id=profile.profile_id,
@@ -195,10 +201,10 @@ class PaymentService:
             }
             if _sends_method(fields):
                 changes.update(self._method(merchant_id, fields, now))
-            payment = evolve(payment, **changes)
-            if payment.outcome is None:
+            outcome = changes.get("outcome", payment.outcome)
+            if outcome is None:
                 raise InvalidField("payment_method_data", missing=True)
-            return self._apply(payment, payment.outcome, "confirm", now)
+            return self._apply(payment, outcome, "confirm", now, changes)
 
     def capture(
         self,
@@ -303,8 +309,11 @@ class PaymentService:
 
     # -- the path of every change -------------------------------------------------------------
 
-    def _apply(self, payment: Payment, outcome: Outcome, action: str, now: datetime) -> Payment:
-        """Move the payment as `outcome` says, as part of `action`; schedule what follows."""
+    def _apply(
+        self, payment: Payment, outcome: Outcome, action: str, now: datetime, sent: Mapping[str, Any] = _NONE
+    ) -> Payment:
+        """Move the payment as `outcome` says, as part of `action`, with the changes `sent` along
+        (a confirm's method and billing) in the same copy; schedule what follows."""
         changes: dict[str, Any] = {"next_outcome": None}
         if outcome.result is OutcomeResult.SUCCESS:
             if payment.capture_method is CaptureMethod.AUTOMATIC:
@@ -321,9 +330,9 @@ class PaymentService:
             )
         elif outcome.result in (OutcomeResult.CHALLENGE, OutcomeResult.PROCESSING):
             changes["next_outcome"] = outcome.then
-        if outcome.result is OutcomeResult.CHALLENGE and not payment.return_url:
+        if outcome.result is OutcomeResult.CHALLENGE and not sent.get("return_url", payment.return_url):
             raise InvalidField("return_url", missing=True)
-        updated = self._lifecycle.move(payment, PaymentEvent(f"{action}.{step}"), now, **changes)
+        updated = self._lifecycle.move(payment, _EVENTS[f"{action}.{step}"], now, **sent, **changes)
         merchant_id = payment.merchant_id
         if step == "authorize":
             self._scheduler.schedule(

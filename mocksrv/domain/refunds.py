@@ -13,7 +13,7 @@ from mocksrv.domain.errors import DomainError, DuplicateResource, PaymentNotFoun
 from mocksrv.domain.events import ContentType, EventType
 from mocksrv.domain.ids import new_id
 from mocksrv.domain.lifecycle import Lifecycle
-from mocksrv.domain.models import JsonObject, Page, Payment, evolve
+from mocksrv.domain.models import JsonObject, Page, Payment, build, evolve
 from mocksrv.domain.outbox import Outbox
 from mocksrv.domain.payment_states import PAYMENT_TRANSITIONS, PaymentStatus
 from mocksrv.domain.payments import PAYMENTS
@@ -134,7 +134,8 @@ class RefundService:
                 raise RefundTooLarge(refundable)
             now = self._clock.now(merchant_id)
             fails = payment.outcome is not None and payment.outcome.refund_result == "failed"
-            refund = Refund(
+            refund = build(
+                Refund,
                 refund_id=refund_id,
                 payment_id=payment.payment_id,
                 merchant_id=payment.merchant_id,

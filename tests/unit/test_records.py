@@ -1,14 +1,17 @@
-"""`evolve`, the copy-with-changes every transition makes: the same result as dataclasses.replace."""
+"""`evolve`, the copy with changes every transition makes, and `build`: the same records as
+`dataclasses.replace` and the constructor make."""
 
 from __future__ import annotations
 
 import dataclasses
 import pickle
+import re
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
-from mocksrv.domain.models import CaptureMethod, Payment, evolve
+from mocksrv.domain.models import CaptureMethod, Payment, build, evolve
 from mocksrv.domain.payment_states import PaymentStatus
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -120,3 +123,55 @@ def test_a_record_that_checks_itself_on_creation_is_copied_through_its_construct
     with pytest.raises(ValueError, match="negative size"):
         evolve(Checked("a", 1), size=-1)
     assert evolve(Checked("a", 1), size=2) == Checked("a", 2)
+
+
+PAYMENT_FIELDS: dict[str, Any] = {
+    field.name: getattr(PAYMENT, field.name)
+    for field in dataclasses.fields(Payment)
+    if field.name != "metadata"
+}
+REQUIRED = [field.name for field in dataclasses.fields(Payment) if field.default is dataclasses.MISSING]
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {name: PAYMENT_FIELDS[name] for name in REQUIRED},
+        PAYMENT_FIELDS | {"metadata": {"order": "42"}, "amount_received": 5},
+    ],
+    ids=["required fields only", "every field"],
+)
+def test_build_makes_the_record_its_constructor_makes(fields: dict[str, Any]) -> None:
+    built = build(Payment, **fields)
+    made = Payment(**fields)
+    assert type(built) is Payment
+    assert (built, repr(built)) == (made, repr(made))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        built.amount = 6  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        PAYMENT_FIELDS | {"amount_paid": 5},
+        {name: value for name, value in PAYMENT_FIELDS.items() if name != "currency"},
+    ],
+    ids=["unknown field", "missing field"],
+)
+def test_build_refuses_fields_as_the_constructor_does(fields: dict[str, Any]) -> None:
+    with pytest.raises(TypeError) as refused:
+        Payment(**fields)
+    with pytest.raises(TypeError, match=re.escape(str(refused.value))):
+        build(Payment, **fields)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Listed:
+    name: str
+    items: list[str] = dataclasses.field(default_factory=list)
+
+
+def test_build_makes_a_record_with_a_default_factory_through_its_constructor() -> None:
+    first, second = build(Listed, name="a"), build(Listed, name="b")
+    assert (first, second) == (Listed("a"), Listed("b"))
+    assert first.items is not second.items
