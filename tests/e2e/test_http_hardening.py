@@ -7,7 +7,6 @@ Every wait here is on a condition with a deadline; no test sleeps.
 from __future__ import annotations
 
 import socket
-import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -19,10 +18,16 @@ import pytest
 import requests
 
 from mocksrv import MockServer
-from mocksrv.control.routes import WAIT_SLOTS
-from mocksrv.domain.waits import WaitSlots
 from mocksrv.settings import Settings
-from tests.e2e.harness import LOCALHOST, REQUEST_TIMEOUT, Merchant, ServerProcess, create_merchant
+from tests.e2e.harness import (
+    LOCALHOST,
+    REQUEST_TIMEOUT,
+    DeadReceiver,
+    Merchant,
+    ServerProcess,
+    create_merchant,
+    poll,
+)
 from tests.payloads import ADMIN_KEY, SECRET_KEY, payment
 
 DEADLINE = 10.0  # seconds any awaited condition may take on a loaded machine
@@ -87,29 +92,9 @@ def start() -> Iterator[Callable[..., MockServer]]:
 @pytest.fixture
 def dead_receiver() -> Iterator[str]:
     """A webhook URL whose server accepts connections and never answers."""
-    with socket.socket() as listener:
-        listener.bind((LOCALHOST, 0))
-        listener.listen(64)
-        held: list[socket.socket] = []
-        stopped = threading.Event()
-
-        def accept() -> None:
-            listener.settimeout(0.1)
-            while not stopped.is_set() and len(held) < 1000:
-                try:
-                    held.append(listener.accept()[0])
-                except TimeoutError:
-                    continue
-                except OSError:
-                    return
-
-        thread = threading.Thread(target=accept, daemon=True)
-        thread.start()
-        yield f"http://{LOCALHOST}:{listener.getsockname()[1]}/hooks"
-        stopped.set()
-        thread.join(DEADLINE)
-        for sock in held:
-            sock.close()
+    receiver = DeadReceiver()
+    yield receiver.url
+    receiver.close()
 
 
 # -- refusals before the app, in the spec's shape -----------------------------------------------
@@ -240,18 +225,13 @@ def test_a_keep_alive_connection_between_requests_is_not_cut_short(start: Callab
 # -- long-polls -----------------------------------------------------------------------------------
 
 
-def open_waits(server: MockServer) -> WaitSlots:
-    slots: WaitSlots = server.app.extensions[WAIT_SLOTS]
-    return slots
-
-
-def wait_until(condition: Callable[[], bool]) -> bool:
-    deadline = time.monotonic() + DEADLINE
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.01)  # between looks at a condition, under a deadline
-    return condition()
+def until_refused(merchant: Merchant) -> bool:
+    """Whether the merchant's long-polls fill its allowance within the deadline: a further wait,
+    asked for with no timeout, is then refused at once. Each look is a request, so none sleeps."""
+    return (
+        poll(lambda: probe_wait(merchant), lambda status: status == 429, timeout=DEADLINE, max_attempts=1000)
+        == 429
+    )
 
 
 def busy_merchant(base_url: str, webhook_url: str) -> Merchant:
@@ -270,7 +250,7 @@ def test_a_merchant_past_its_open_long_polls_gets_a_429(
     other = busy_merchant(server.url, dead_receiver)
     with ThreadPoolExecutor(2) as pool:
         held = [pool.submit(merchant.wait_webhooks, 2) for _ in range(2)]
-        assert wait_until(lambda: open_waits(server).open(merchant.merchant_id) == 2)
+        assert until_refused(merchant)
 
         refused = merchant.session.post(f"{server.url}/__mock/webhooks/wait", json={"timeout": 1})
         others = other.session.post(f"{server.url}/__mock/webhooks/wait", json={"timeout": 0})
@@ -292,7 +272,7 @@ def test_long_polls_past_the_servers_total_get_a_429(
     merchants = [busy_merchant(server.url, dead_receiver) for _ in range(3)]
     with ThreadPoolExecutor(2) as pool:
         held = [pool.submit(merchant.wait_webhooks, 2) for merchant in merchants[:2]]
-        assert wait_until(lambda: sum(open_waits(server).open(m.merchant_id) for m in merchants) == 2)
+        assert until_refused(merchants[2])
 
         refused = merchants[2].session.post(f"{server.url}/__mock/webhooks/wait", json={"timeout": 1})
 
@@ -308,7 +288,7 @@ def test_sixty_four_open_long_polls_leave_other_merchants_served(
     other = create_merchant(server.url, ADMIN_KEY)
     with ThreadPoolExecutor(64) as pool:
         held = [pool.submit(waiter.wait_webhooks, 30) for waiter in waiters for _ in range(16)]
-        assert wait_until(lambda: sum(open_waits(server).open(w.merchant_id) for w in waiters) == 64)
+        assert all(until_refused(waiter) for waiter in waiters)
 
         answers = [other.get("/customers/list").status_code for _ in range(20)]
 
@@ -323,11 +303,11 @@ def test_sixty_four_open_long_polls_leave_other_merchants_served(
 def test_stop_answers_open_long_polls_and_returns_promptly(
     start: Callable[..., MockServer], dead_receiver: str
 ) -> None:
-    server = start()
+    server = start(max_waits_per_merchant=4)
     merchant = busy_merchant(server.url, dead_receiver)
     with ThreadPoolExecutor(4) as pool:
         held: list[Future[bool]] = [pool.submit(merchant.wait_webhooks, 60) for _ in range(4)]
-        assert wait_until(lambda: open_waits(server).open(merchant.merchant_id) == 4)
+        assert until_refused(merchant)
         began = time.monotonic()
 
         server.stop()
@@ -371,7 +351,7 @@ def test_sigterm_with_a_long_poll_open_answers_it_and_exits_promptly(
         with ThreadPoolExecutor(1) as pool:
             answer = pool.submit(exchange, port, request)
             # The merchant may hold one long-poll: a second one refused shows the first is open.
-            assert wait_until(lambda: probe_wait(merchant) == 429)
+            assert until_refused(merchant)
             began = time.monotonic()
 
             code = server.stop()
