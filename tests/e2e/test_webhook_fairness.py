@@ -26,7 +26,6 @@ from tests import payloads
 from tests.e2e.harness import DeadReceiver
 from tests.payloads import ADMIN_KEY
 
-LOCALHOST = "127.0.0.1"
 HUNG_MERCHANTS = 50
 ARRIVAL_DEADLINE = 3.0  # seconds a healthy merchant's webhook may take to arrive, on a loaded machine
 CONNECT_DEADLINE = 5.0  # seconds for every hung merchant's delivery to reach the dead receiver
