@@ -14,6 +14,7 @@ from mocksrv.domain.outcomes import OutcomeTable
 from mocksrv.domain.sandbox import TRANSITION_TABLES
 from mocksrv.domain.waits import WaitSlots
 from mocksrv.fieldtypes import RESOURCE_ID, StrictInteger, StrictNumber, Timestamp, WebhookUrl
+from mocksrv.memory import release_memory
 from mocksrv.representations import (
     attempt_json,
     clock_json,
@@ -143,12 +144,12 @@ def resume_clock() -> Json:
 @control.post("/reset")
 def reset() -> Json:
     body = load(_merchant_only, json_body())
-    if is_admin() and not (request.args.get("merchant_id") or body.get("merchant_id")):
-        merchant_ids = sandbox().merchants.merchant_ids()
-    else:
-        merchant_ids = [_merchant(body)]
+    everything = is_admin() and not (request.args.get("merchant_id") or body.get("merchant_id"))
+    merchant_ids = sandbox().merchants.merchant_ids() if everything else [_merchant(body)]
     for merchant_id in merchant_ids:
         sandbox().reset(merchant_id)
+    if everything:
+        release_memory()
     return {"reset": sorted(merchant_ids)}
 
 

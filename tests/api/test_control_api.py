@@ -9,6 +9,7 @@ import pytest
 import yaml
 from flask.testing import FlaskClient
 
+from mocksrv.domain.clock import format_timestamp
 from mocksrv.settings import DEFAULT_FIXTURES
 from tests import payloads
 from tests.api.conftest import OtherMerchant
@@ -380,6 +381,8 @@ def test_reset_with_a_merchant_key_deletes_only_that_merchants_data(
     assert response.json == {"reset": [MERCHANT_ID]}
     assert (payment_count(api), _customers(api)) == (0, 0)
     assert (payment_count(other_merchant.api), _customers(other_merchant.api)) == (2, 1)
+    # The process-wide caches stay: another merchant's timestamps are still in use.
+    assert format_timestamp.cache_info().currsize > 0
 
 
 @pytest.mark.usefixtures("both_merchants_have_data")
@@ -392,6 +395,8 @@ def test_reset_with_the_admin_key_and_no_merchant_id_resets_every_merchant(
     assert response.json == {"reset": sorted([MERCHANT_ID, "merchant_other"])}
     assert (payment_count(api), _customers(api)) == (0, 0)
     assert (payment_count(other_merchant.api), _customers(other_merchant.api)) == (0, 0)
+    # With every record gone, the caches that would keep the load's memory are emptied too.
+    assert format_timestamp.cache_info().currsize == 0
 
 
 @pytest.mark.usefixtures("both_merchants_have_data")
