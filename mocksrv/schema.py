@@ -36,10 +36,13 @@ class RequestSchema(Schema):
     """A marshmallow schema whose `load` returns a body valid as sent without converting it.
 
     Every text field without a bound of its own takes at most MAX_TEXT_LENGTH characters
-    (MAX_URL_LENGTH for a URL).
+    (MAX_URL_LENGTH for a URL). A `null` sent for an optional field is as if the field were not
+    sent, as client libraries write every unset field as null; a field that gives null a meaning of
+    its own says so with `allow_none`, and a required field still refuses it.
     """
 
     _check: Check | None = None
+    _null_is_absent: frozenset[str] | None = None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -54,9 +57,25 @@ class RequestSchema(Schema):
         partial: bool | types.StrSequenceOrSet | None = None,
         unknown: types.UnknownOption | None = None,
     ) -> Any:
-        if many is None and partial is None and unknown is None and (self._check or self.fast_check())(data):
+        if type(data) is dict and None in data.values():
+            data = self._without_absent_nulls(data)
+        if many is None and partial is None and unknown is None and self._settled(data):
             return data
         return super().load(data, many=many, partial=partial, unknown=unknown)
+
+    def _settled(self, data: Any) -> bool:
+        """Whether `data` loads as itself, by the compiled check: the fast path."""
+        return (self._check or self.fast_check())(data)
+
+    def _without_absent_nulls(self, data: dict[str, Any]) -> dict[str, Any]:
+        absent = self._null_is_absent
+        if absent is None:
+            absent = self._null_is_absent = frozenset(
+                field.data_key or name
+                for name, field in self.load_fields.items()
+                if not field.required and not field.allow_none
+            )
+        return {key: value for key, value in data.items() if value is not None or key not in absent}
 
     def fast_check(self) -> Check:
         """The compiled check of this schema; one that settles nothing if it cannot be compiled."""

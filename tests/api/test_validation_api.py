@@ -217,7 +217,6 @@ INVALID_CREATE_FIELDS = [
     ("browser_info.java_enabled", "yes", "not a valid boolean"),
     ("browser_info.language", 5, "not a valid string"),
     # billing
-    ("billing", None, "field may not be null"),
     ("billing", "1 Market Street", "invalid input type"),
     ("billing.address.country", "XX", "not an ISO 3166 alpha-2 country code"),
     ("billing.address.country", "us", "not an ISO 3166 alpha-2 country code"),
@@ -228,7 +227,6 @@ INVALID_CREATE_FIELDS = [
     ("billing.phone.country_code", "1", "a plus sign and 1-4 digits"),
     ("billing.email", "nope", "not a valid email address"),
     # payment_method_data
-    ("payment_method_data", None, "field may not be null"),
     ("payment_method_data", {}, "exactly one of card, wallet, bank_transfer, crypto"),
     (
         "payment_method_data",
@@ -236,7 +234,6 @@ INVALID_CREATE_FIELDS = [
         "exactly one of card, wallet, bank_transfer, crypto",
     ),
     ("payment_method_data", CRYPTO, "holds crypto data for payment_method card"),
-    ("payment_method_data.card", None, "field may not be null"),
     ("payment_method_data.card.card_number", 4242424242424242, "not a valid string"),
     ("payment_method_data.card.card_number", "4242424242424241", "the card number is not valid"),
     ("payment_method_data.card.card_number", "4242-4242-4242-4242", "the card number is not valid"),
@@ -284,6 +281,65 @@ def test_create_with_an_invalid_field_names_it(api: Api, path: str, value: Any, 
     assert response.status_code == 400
     assert response.json == invalid(path, reason)
     assert_no_payments(api)
+
+
+# A null sent for an optional field is as if the field were not sent; a required field refuses it.
+NULL_CREATE_FIELDS = [
+    ("billing", None, missing("billing")),  # billing goes with payment_method_data
+    ("payment_method_data", None, missing("payment_method_data")),  # confirm: true needs it
+    (
+        "payment_method_data.card",
+        None,
+        invalid("payment_method_data", "exactly one of card, wallet, bank_transfer, crypto"),
+    ),
+    ("amount", None, invalid("amount", "field may not be null")),
+    ("profile_id", None, invalid("profile_id", "field may not be null")),
+]
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "expected"), NULL_CREATE_FIELDS, ids=[p for p, _, _ in NULL_CREATE_FIELDS]
+)
+def test_create_takes_a_null_optional_field_as_absent(api: Api, path: str, value: Any, expected: Any) -> None:
+    response = api.post("/payments", replaced(full_create_body(), path, value))
+
+    assert (response.status_code, response.json) == (400, expected)
+    assert_no_payments(api)
+
+
+def test_create_with_every_optional_field_null_is_the_create_without_them(api: Api) -> None:
+    optional = [
+        "payment_id",
+        "customer_id",
+        "capture_method",
+        "authentication_type",
+        "description",
+        "email",
+        "name",
+        "phone",
+        "phone_country_code",
+        "payment_method",
+        "payment_method_type",
+        "payment_method_data",
+        "billing",
+        "return_url",
+        "order_details",
+        "browser_info",
+        "metadata",
+        "statement_descriptor",
+        "confirm",
+    ]
+    body = {"amount": 1000, "currency": "USD", "profile_id": payloads.PROFILE_ID}
+
+    with_nulls = api.post("/payments", {**body, **dict.fromkeys(optional)})
+    without = api.post("/payments", body)
+
+    assert (with_nulls.status_code, without.status_code) == (200, 200)
+    ids = ("payment_id", "client_secret")
+    assert {k: v for k, v in with_nulls.json.items() if k not in ids} == {
+        k: v for k, v in without.json.items() if k not in ids
+    }
+    assert with_nulls.json["status"] == "requires_payment_method"
 
 
 @pytest.mark.parametrize("amount", [1, 99_999_999_999])
@@ -500,7 +556,6 @@ def test_update_with_an_invalid_field_leaves_the_payment_unchanged(
             invalid("payment_method_data.card.card_number", "the card number is not valid"),
         ),
         (payloads.confirmation(return_url="nope"), invalid("return_url", "not a valid URL")),
-        (payloads.confirmation(client_secret=None), invalid("client_secret", "field may not be null")),
         (
             payloads.confirmation(browser_info={"time_zone": "UTC"}),
             invalid("browser_info.time_zone", "not a valid integer"),
