@@ -60,6 +60,27 @@ class Timestamp(fields.Field[Any]):
         raise ValidationError("Not a valid ISO 8601 timestamp.")
 
 
+def TimestampText(**kwargs: Any) -> fields.String:  # noqa: N802 - reads as a field type
+    """An ISO 8601 time, kept as the text sent."""
+    return fields.String(validate=_iso_8601, **kwargs)
+
+
+def _iso_8601(value: str) -> None:
+    try:
+        parse_timestamp(value)
+    except ValueError:
+        raise ValidationError("Not a valid ISO 8601 timestamp.") from None
+
+
+class Number(fields.Field[Any]):
+    """A JSON number, integer or not, kept as sent; never a string or a bool."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        if type(value) not in (int, float):
+            raise ValidationError("Not a valid number.")
+        return value
+
+
 class StrictNumber(fields.Float):
     """A JSON number, never a string or a bool."""
 

@@ -76,6 +76,7 @@ def payment_json(payment: Payment, base_url: str, disputes: Sequence[Dispute] = 
         "error_code": payment.error_code,
         "error_message": payment.error_message,
         "disputes": [dispute_json(dispute) for dispute in disputes],
+        **(payment.echoed or {}),
     }
 
 
@@ -105,6 +106,7 @@ def customer_json(customer: Customer) -> JsonObject:
         "description": customer.description,
         "address": customer.address,
         "metadata": customer.metadata,
+        "tax_registration_id": customer.tax_registration_id,
         "created_at": timestamp(customer.created),
     }
 
@@ -208,6 +210,8 @@ def refund_json(refund: Refund) -> JsonObject:
         "reason": refund.reason,
         "refund_type": refund.refund_type,
         "metadata": refund.metadata,
+        "split_refunds": refund.split_refunds,
+        "connector": refund.connector,
         "error_code": refund.error_code,
         "error_message": refund.error_message,
         "created_at": format_timestamp(refund.created),
@@ -238,6 +242,22 @@ def payout_json(payout: Payout) -> JsonObject:
         "error_message": payout.error_message,
         "created": format_timestamp(payout.created),
         "updated_at": format_timestamp(payout.updated_at),
+        "client_secret": payout.client_secret,
+        "connector": payout.connector,
+        "merchant_order_reference_id": payout.merchant_order_reference_id,
+        "billing": payout.billing,
+        "customer": payout.customer,
+        "return_url": payout.return_url,
+        "business_country": payout.business_country,
+        "business_label": payout.business_label,
+        "entity_type": payout.entity_type,
+        "recurring": payout.recurring,
+        "priority": payout.priority,
+        "email": payout.email,
+        "name": payout.name,
+        "phone": payout.phone,
+        "phone_country_code": payout.phone_country_code,
+        "payout_method_id": payout.payout_method_id,
     }
 
 

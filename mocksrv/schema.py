@@ -19,7 +19,7 @@ from typing import Any
 from marshmallow import RAISE, Schema, ValidationError, fields, missing, types, validate
 from marshmallow.decorators import VALIDATES_SCHEMA
 
-from mocksrv.fieldtypes import StrictBoolean, StrictInteger
+from mocksrv.fieldtypes import Number, StrictBoolean, StrictInteger
 
 Check = Callable[[Any], bool]
 
@@ -201,6 +201,8 @@ def _compile_field(field: fields.Field[Any], compiling: frozenset[type]) -> Chec
         return None
     if type(field) in _SCALARS:
         return _scalar_check(_SCALARS[type(field)], field.validators)
+    if type(field) is Number:
+        return _with_validators(_is_number, [_passes(validator) for validator in field.validators])
     if type(field) is fields.Nested:
         accepts = _compile_nested(field, compiling)
     elif type(field) is fields.List:
@@ -322,6 +324,10 @@ def _compile_dict(field: fields.Dict, compiling: frozenset[type]) -> Check | Non
 
 def _anything(value: Any) -> bool:
     return True
+
+
+def _is_number(value: Any) -> bool:
+    return type(value) in (int, float)
 
 
 # Each type here is matched exactly: a subclass may load differently, and is left to marshmallow.

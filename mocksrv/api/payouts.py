@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Blueprint
-from marshmallow import fields, post_load, validate
+from marshmallow import ValidationError, fields, post_load, validate, validates_schema
 
+from mocksrv.api.schemas import BrowserInfoSchema, ContactSchema, Country, CustomerDetailsSchema, Limited
+from mocksrv.domain.errors import InvalidField
 from mocksrv.domain.money import MAX_AMOUNT, MIN_AMOUNT
-from mocksrv.domain.payouts import PayoutStatus
+from mocksrv.domain.payouts import PAYOUT_TYPES, PayoutStatus
 from mocksrv.domain.store import Query
 from mocksrv.fieldtypes import RESOURCE_ID, FreeForm, StrictBoolean, StrictInteger, Timestamp, currency_code
 from mocksrv.representations import list_json, payout_json
@@ -18,40 +20,159 @@ from mocksrv.schema import RequestSchema
 payouts = Blueprint("payouts", __name__)
 
 Json = dict[str, Any]
-PAYOUT_TYPES = ("bank",)
+MISSING = "Missing data for required field."
+# The enumerations of the real API's payout fields.
+PAYOUT_CONNECTORS = (
+    "adyen",
+    "adyenplatform",
+    "cybersource",
+    "ebanx",
+    "gigadat",
+    "loonio",
+    "nomupay",
+    "nuvei",
+    "payone",
+    "paypal",
+    "stripe",
+    "wise",
+    "worldpay",
+    "worldpayxml",
+)
+ENTITY_TYPES = (
+    "Individual",
+    "Company",
+    "NonProfit",
+    "PublicSector",
+    "NaturalPerson",
+    "lowercase",
+    "Personal",
+)
+PRIORITIES = ("instant", "fast", "regular", "wire", "cross_border", "internal")
+CARD_NETWORKS = (
+    "Visa",
+    "Mastercard",
+    "AmericanExpress",
+    "JCB",
+    "DinersClub",
+    "Discover",
+    "CartesBancaires",
+    "UnionPay",
+    "Interac",
+    "RuPay",
+    "Maestro",
+    "Star",
+    "Pulse",
+    "Accel",
+    "Nyce",
+)
+INT32_MAX = 2**31 - 1
+
+
+# The bank transfers a bank payout takes, each told by a field of its own; an ACH transfer otherwise.
+_BANK_TRANSFERS = (
+    ("iban", ("iban", "bic")),
+    ("bic", ("iban", "bic")),
+    ("pix_key", ("bank_account_number", "pix_key")),
+    ("bank_sort_code", ("bank_account_number", "bank_sort_code")),
+)
+_ACH = ("bank_account_number", "bank_routing_number")
 
 
 class BankAccountSchema(RequestSchema):
-    bank_account_number = fields.String(required=True, validate=validate.Regexp(r"^[0-9]{4,17}\Z"))
-    bank_routing_number = fields.String(required=True, validate=validate.Regexp(r"^[0-9]{9}\Z"))
+    """An ACH, BACS, SEPA or PIX transfer; the fields the transfer needs are required."""
+
+    bank_account_number = fields.String(validate=validate.Regexp(r"^[0-9]{4,17}\Z"))
+    bank_routing_number = fields.String(validate=validate.Regexp(r"^[0-9]{9}\Z"))
+    bank_sort_code = fields.String(validate=validate.Regexp(r"^[0-9]{2}-?[0-9]{2}-?[0-9]{2}\Z"))
+    iban = fields.String(validate=validate.Regexp(r"^[A-Z]{2}[0-9]{2}[A-Z0-9]{11,30}\Z"))
+    bic = fields.String(validate=validate.Regexp(r"^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?\Z"))
+    pix_key = fields.String()
+    tax_id = fields.String()
     bank_name = fields.String()
-    bank_country_code = fields.String(validate=validate.Length(equal=2))
+    bank_country_code = Country()
     bank_city = fields.String()
+    bank_branch = fields.String()
+
+    @validates_schema
+    def transfer_is_complete(self, data: dict[str, Any], **kwargs: Any) -> None:
+        needed = next((names for key, names in _BANK_TRANSFERS if key in data), _ACH)
+        for name in needed:
+            if name not in data:
+                raise ValidationError(MISSING, name)
+
+
+class CardPayoutSchema(RequestSchema):
+    card_number = fields.String(required=True, validate=validate.Regexp(r"^[0-9]{12,19}\Z"))
+    expiry_month = fields.String(required=True, validate=validate.Regexp(r"^(0?[1-9]|1[0-2])\Z"))
+    expiry_year = fields.String(required=True, validate=validate.Regexp(r"^([0-9]{2}|[0-9]{4})\Z"))
+    card_holder_name = fields.String(required=True)
+    card_network = fields.String(validate=validate.OneOf(CARD_NETWORKS))
 
 
 class PayoutMethodDataSchema(RequestSchema):
+    """One payout method: a card, a bank transfer, a wallet, a bank redirect or a passthrough token."""
+
+    card = fields.Nested(CardPayoutSchema)
     bank = fields.Nested(BankAccountSchema)
+    wallet = FreeForm()
+    bank_redirect = FreeForm()
+    passthrough = FreeForm()
+
+    @validates_schema
+    def one_method(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if len(data) > 1:
+            raise ValidationError("Takes one payout method, not several.")
 
 
 class PayoutFieldsSchema(RequestSchema):
+    """The fields of the real API's payout create, update and confirm bodies."""
+
+    merchant_order_reference_id = Limited()
+    amount = StrictInteger(validate=validate.Range(MIN_AMOUNT, MAX_AMOUNT))
+    currency = fields.String(validate=currency_code)
+    routing = FreeForm()  # accepted, not used: every payout goes through the one connector
+    connector = fields.List(fields.String(validate=validate.OneOf(PAYOUT_CONNECTORS)))
+    payout_type = fields.String(validate=validate.OneOf(PAYOUT_TYPES))
+    payout_method_data = fields.Nested(PayoutMethodDataSchema)
+    billing = fields.Nested(ContactSchema)
+    auto_fulfill = StrictBoolean()
     customer_id = fields.String(validate=RESOURCE_ID)
+    customer = fields.Nested(CustomerDetailsSchema)
+    client_secret = fields.String()
+    return_url = fields.Url(require_tld=False)
+    business_country = Country()
+    business_label = fields.String()
+    entity_type = fields.String(validate=validate.OneOf(ENTITY_TYPES))
+    recurring = StrictBoolean()
     description = fields.String(validate=validate.Length(max=1000))
     metadata = FreeForm()
-    payout_method_data = fields.Nested(PayoutMethodDataSchema)
+    payout_token = fields.String()
+    profile_id = fields.String()
+    priority = fields.String(validate=validate.OneOf(PRIORITIES))
+    payout_link = StrictBoolean()
+    payout_link_config = FreeForm()
+    session_expiry = StrictInteger(validate=validate.Range(0, INT32_MAX))
+    email = fields.Email(validate=validate.Length(max=255))
+    name = Limited()
+    phone = Limited()
+    phone_country_code = Limited()
+    payout_method_id = fields.String()
+    browser_info = fields.Nested(BrowserInfoSchema)
 
 
 class PayoutCreateSchema(PayoutFieldsSchema):
     payout_id = fields.String(validate=RESOURCE_ID)
     amount = StrictInteger(required=True, validate=validate.Range(MIN_AMOUNT, MAX_AMOUNT))
     currency = fields.String(required=True, validate=currency_code)
-    payout_type = fields.String(required=True, validate=validate.OneOf(PAYOUT_TYPES))
-    payout_method_data = fields.Nested(PayoutMethodDataSchema, required=True)
-    auto_fulfill = StrictBoolean()
+    confirm = StrictBoolean()
 
 
 class PayoutUpdateSchema(PayoutFieldsSchema):
-    amount = StrictInteger(validate=validate.Range(MIN_AMOUNT, MAX_AMOUNT))
-    currency = fields.String(validate=currency_code)
+    confirm = StrictBoolean()
+
+
+class PayoutConfirmSchema(PayoutFieldsSchema):
+    client_secret = fields.String(required=True)
 
 
 class PayoutListSchema(RequestSchema):
@@ -68,12 +189,26 @@ class PayoutListSchema(RequestSchema):
         return Query.of(**data)
 
 
-class EmptySchema(RequestSchema):
-    """Cancel and fulfil take no fields."""
+class PayoutIdSchema(RequestSchema):
+    """Cancel and fulfil: the payout's id may be repeated in the body."""
+
+    payout_id = fields.String()
 
 
-_create, _update, _list = PayoutCreateSchema(), PayoutUpdateSchema(), PayoutListSchema()
-_empty = EmptySchema()
+_create, _update, _confirm, _list = (
+    PayoutCreateSchema(),
+    PayoutUpdateSchema(),
+    PayoutConfirmSchema(),
+    PayoutListSchema(),
+)
+_payout_id = PayoutIdSchema()
+
+
+def _same_payout(payout_id: str) -> None:
+    """Load the body of cancel or fulfil; a payout_id in it must be the one in the path."""
+    sent = load(_payout_id, json_body()).get("payout_id")
+    if sent is not None and sent != payout_id:
+        raise InvalidField("payout_id", "does not match the payout in the path")
 
 
 @payouts.post("/payouts/create")
@@ -95,6 +230,7 @@ def retrieve_payout(payout_id: str) -> Json:
     return payout_json(sandbox().payouts.retrieve(principal.merchant_id, payout_id))
 
 
+@payouts.post("/payouts/<id:payout_id>")
 @payouts.put("/payouts/<id:payout_id>")
 def update_payout(payout_id: str) -> Json:
     principal = authenticate()
@@ -102,15 +238,22 @@ def update_payout(payout_id: str) -> Json:
     return payout_json(sandbox().payouts.update(principal.merchant_id, payout_id, fields_))
 
 
+@payouts.post("/payouts/<id:payout_id>/confirm")
+def confirm_payout(payout_id: str) -> Json:
+    principal = authenticate()
+    fields_ = load(_confirm, json_body())
+    return payout_json(sandbox().payouts.confirm(principal.merchant_id, payout_id, fields_))
+
+
 @payouts.post("/payouts/<id:payout_id>/cancel")
 def cancel_payout(payout_id: str) -> Json:
     principal = authenticate()
-    load(_empty, json_body())
+    _same_payout(payout_id)
     return payout_json(sandbox().payouts.cancel(principal.merchant_id, payout_id))
 
 
 @payouts.post("/payouts/<id:payout_id>/fulfill")
 def fulfill_payout(payout_id: str) -> Json:
     principal = authenticate()
-    load(_empty, json_body())
+    _same_payout(payout_id)
     return payout_json(sandbox().payouts.fulfill(principal.merchant_id, payout_id))

@@ -1,16 +1,25 @@
-"""Routes of /refunds."""
+"""Routes of /refunds.
+
+A create takes every field of the real service's refund request. `payment_id`, `refund_id`,
+`amount`, `reason`, `refund_type` and `metadata` act as the spec says; `merchant_id` may only name
+the merchant of the API key; `split_refunds` is checked, kept and shown on the refund;
+`merchant_connector_details` and `all_keys_required` are checked and then ignored (every answer
+carries every key anyway). `refund_type` takes either spelling of REFUND_TYPES and is shown as sent.
+Ids and amounts keep the sandbox's bounds (ids of 1-64 letters, digits, _ or -; amounts from 1),
+which take the real service's 30-character ids and its amounts from 100.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from flask import Blueprint
-from marshmallow import fields, post_load, validate
+from marshmallow import ValidationError, fields, post_load, validate, validates_schema
 
 from mocksrv.domain.money import MAX_AMOUNT
-from mocksrv.domain.refunds import RefundStatus
+from mocksrv.domain.refunds import REFUND_TYPES, RefundStatus
 from mocksrv.domain.store import Query
-from mocksrv.fieldtypes import RESOURCE_ID, FreeForm, StrictInteger, Timestamp
+from mocksrv.fieldtypes import RESOURCE_ID, FreeForm, StrictBoolean, StrictInteger, Timestamp
 from mocksrv.representations import list_json, refund_json
 from mocksrv.rest import authenticate, json_body, load, sandbox
 from mocksrv.schema import RequestSchema
@@ -19,14 +28,77 @@ refunds = Blueprint("refunds", __name__)
 
 Json = dict[str, Any]
 
+ADYEN_SPLIT_TYPES = (
+    "BalanceAccount",
+    "AcquiringFees",
+    "PaymentFee",
+    "AdyenFees",
+    "AdyenCommission",
+    "AdyenMarkup",
+    "Interchange",
+    "SchemeFee",
+    "Commission",
+    "TopUp",
+    "Vat",
+)
+SPLIT_KINDS = ("stripe_split_refund", "adyen_split_refund", "xendit_split_refund")
+
+
+class EncodedConnectorDetailsSchema(RequestSchema):
+    connector_account_details = FreeForm()
+    metadata = FreeForm()
+
+
+class MerchantConnectorDetailsSchema(RequestSchema):
+    creds_identifier = fields.String(required=True)
+    encoded_data = fields.Nested(EncodedConnectorDetailsSchema)
+
+
+class StripeSplitRefundSchema(RequestSchema):
+    revert_platform_fee = StrictBoolean()
+    revert_transfer = StrictBoolean()
+
+
+class AdyenSplitItemSchema(RequestSchema):
+    amount = StrictInteger(required=True, validate=validate.Range(0, MAX_AMOUNT))
+    split_type = fields.String(required=True, validate=validate.OneOf(ADYEN_SPLIT_TYPES))
+    account = fields.String()
+    reference = fields.String(required=True)
+
+
+class AdyenSplitRefundSchema(RequestSchema):
+    store = fields.String()
+    split_items = fields.List(fields.Nested(AdyenSplitItemSchema), required=True)
+
+
+class XenditSplitRefundSchema(RequestSchema):
+    for_user_id = fields.String(required=True)
+
+
+class SplitRefundSchema(RequestSchema):
+    """One processor's split of the refund: exactly one of SPLIT_KINDS."""
+
+    stripe_split_refund = fields.Nested(StripeSplitRefundSchema)
+    adyen_split_refund = fields.Nested(AdyenSplitRefundSchema)
+    xendit_split_refund = fields.Nested(XenditSplitRefundSchema)
+
+    @validates_schema
+    def one_kind(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if len(data) != 1:
+            raise ValidationError(f"Must hold exactly one of: {', '.join(SPLIT_KINDS)}.")
+
 
 class RefundCreateSchema(RequestSchema):
     payment_id = fields.String(required=True)
     refund_id = fields.String(validate=RESOURCE_ID)
+    merchant_id = fields.String()
     amount = StrictInteger(validate=validate.Range(1, MAX_AMOUNT))
     reason = fields.String(validate=validate.Length(max=255))
-    refund_type = fields.String(validate=validate.OneOf(["Instant", "Regular"]))
+    refund_type = fields.String(validate=validate.OneOf(list(REFUND_TYPES)))
     metadata = FreeForm()
+    merchant_connector_details = fields.Nested(MerchantConnectorDetailsSchema)
+    split_refunds = fields.Nested(SplitRefundSchema)
+    all_keys_required = StrictBoolean()
 
 
 class RefundUpdateSchema(RequestSchema):

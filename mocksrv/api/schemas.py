@@ -6,6 +6,8 @@ from typing import Any
 
 from marshmallow import EXCLUDE, ValidationError, fields, post_load, validate, validates_schema
 
+from mocksrv.api import real_values
+from mocksrv.domain.merchants import MAX_SESSION_EXPIRY
 from mocksrv.domain.money import MAX_AMOUNT, MIN_AMOUNT, is_country
 from mocksrv.domain.payment_states import PaymentStatus
 from mocksrv.domain.store import Query
@@ -14,15 +16,17 @@ from mocksrv.fieldtypes import (
     PHONE_NUMBER,
     RESOURCE_ID,
     FreeForm,
+    Number,
     StrictBoolean,
     StrictInteger,
     Timestamp,
+    TimestampText,
     currency_code,
 )
 from mocksrv.schema import RequestSchema
 
 DESCRIPTOR_LIMIT = 22
-PAYMENT_METHODS = ("card", "wallet", "bank_transfer", "crypto")
+PAYMENT_METHODS = real_values.PAYMENT_METHODS
 
 
 def _country(value: str) -> None:
@@ -52,6 +56,56 @@ class AddressSchema(RequestSchema):
     country = fields.String(required=True, validate=_country)
     first_name = fields.String(required=True)
     last_name = fields.String(required=True)
+    origin_zip = fields.String()
+
+
+def Country(**kwargs: Any) -> fields.String:  # noqa: N802 - reads as a field type
+    return fields.String(validate=_country, **kwargs)
+
+
+def Limited(longest: int = 255, **kwargs: Any) -> fields.String:  # noqa: N802
+    return fields.String(validate=validate.Length(max=longest), **kwargs)
+
+
+class AddressDetailsSchema(RequestSchema):
+    """An address as the real service takes it where the spec asks for none: every part optional,
+    with the real service's lengths."""
+
+    city = Limited(50)
+    country = Country()
+    line1 = Limited(200)
+    line2 = Limited(50)
+    line3 = Limited(50)
+    zip = Limited(50)
+    state = Limited()
+    first_name = Limited()
+    last_name = Limited()
+    origin_zip = Limited(50)
+
+
+class PhoneDetailsSchema(RequestSchema):
+    number = Limited()
+    country_code = Limited()
+
+
+class ContactSchema(RequestSchema):
+    """The real service's address object (an address, a phone, an e-mail), every part optional:
+    a shipping address, and a billing address where the spec asks for none."""
+
+    address = fields.Nested(AddressDetailsSchema)
+    phone = fields.Nested(PhoneDetailsSchema)
+    email = fields.Email()
+
+
+class CustomerDetailsSchema(RequestSchema):
+    """The customer a payment or payout names by `id`, with the details sent along."""
+
+    id = fields.String(required=True, validate=RESOURCE_ID)
+    name = Limited()
+    email = fields.Email()
+    phone = Limited(10)
+    phone_country_code = Limited(2)
+    tax_registration_id = Limited()
 
 
 class PhoneSchema(RequestSchema):
@@ -83,10 +137,26 @@ class CryptoSchema(RequestSchema):
 
 
 class PaymentMethodDataSchema(RequestSchema):
+    """One kind of method data; the billing sent along is the payment's billing (spec 2.2)."""
+
     card = fields.Nested(CardSchema)
     crypto = fields.Nested(CryptoSchema)
     wallet = FreeForm()
     bank_transfer = FreeForm()
+    # The real service's other kinds, accepted as objects; mocksrv does not model them yet.
+    card_redirect = FreeForm()
+    pay_later = FreeForm()
+    bank_redirect = FreeForm()
+    bank_debit = FreeForm()
+    real_time_payment = FreeForm()
+    upi = FreeForm()
+    voucher = FreeForm()
+    gift_card = FreeForm()
+    card_token = FreeForm()
+    open_banking = FreeForm()
+    mobile_payment = FreeForm()
+    network_token = FreeForm()
+    billing = fields.Nested(lambda: BillingSchema())
 
 
 class BrowserInfoSchema(RequestSchema):
@@ -108,24 +178,78 @@ class BrowserInfoSchema(RequestSchema):
 
 
 class OrderLineSchema(RequestSchema):
-    name = fields.String(required=True)
+    """A line of `order_details`: named by the spec's `name` or the real service's `product_name`."""
+
+    name = fields.String()
+    product_name = fields.String()
     quantity = StrictInteger(required=True, validate=validate.Range(min=1))
     amount = StrictInteger(required=True, validate=validate.Range(min=0, max=MAX_AMOUNT))
-    currency = Currency(required=True)
+    currency = Currency()
+    tax_rate = Number()
+    total_tax_amount = StrictInteger(validate=validate.Range(min=0, max=MAX_AMOUNT))
+    requires_shipping = StrictBoolean()
+    product_img_link = fields.String()
+    product_id = fields.String()
+    category = fields.String()
+    sub_category = fields.String()
+    brand = fields.String()
+    product_type = fields.String()
+    product_tax_code = fields.String()
+    description = fields.String()
+
+    @validates_schema
+    def named(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if "name" not in data and "product_name" not in data:
+            raise ValidationError("Missing data for required field.", "name")
+
+
+class CustomerAcceptanceSchema(RequestSchema):
+    acceptance_type = fields.String(required=True, validate=validate.OneOf(real_values.ACCEPTANCE_TYPES))
+    accepted_at = TimestampText()
+    online = FreeForm()
+
+
+class MandateDataSchema(RequestSchema):
+    update_mandate_id = fields.String()
+    customer_acceptance = fields.Nested(CustomerAcceptanceSchema)
+    mandate_type = FreeForm()
+
+
+class SurchargeSchema(RequestSchema):
+    surcharge_amount = StrictInteger(required=True, validate=validate.Range(min=0, max=MAX_AMOUNT))
+    tax_amount = StrictInteger(validate=validate.Range(min=0, max=MAX_AMOUNT))
+
+
+class BillingDescriptorSchema(RequestSchema):
+    name = fields.String()
+    city = fields.String()
+    phone = fields.String()
+    statement_descriptor = fields.String()
+    statement_descriptor_suffix = fields.String()
+    reference = fields.String()
 
 
 class BillingRule(RequestSchema):
     @validates_schema
     def billing_goes_with_method(self, data: dict[str, Any], **kwargs: Any) -> None:
-        if "payment_method_data" in data and "billing" not in data:
+        method_data = data.get("payment_method_data")
+        if method_data is not None and "billing" not in data and "billing" not in method_data:
             raise ValidationError("Missing data for required field.", "billing")
+
+
+def OneOf(values: tuple[str, ...], **kwargs: Any) -> fields.String:  # noqa: N802
+    return fields.String(validate=validate.OneOf(values), **kwargs)
+
+
+def Minor(**kwargs: Any) -> StrictInteger:  # noqa: N802 - an amount that may be 0
+    return StrictInteger(validate=validate.Range(0, MAX_AMOUNT), **kwargs)
 
 
 class PaymentFieldsSchema(BillingRule):
     """Fields a payment takes on create and update."""
 
     customer_id = fields.String(validate=RESOURCE_ID)
-    capture_method = fields.String(validate=validate.OneOf(["automatic", "manual", "manual_multiple"]))
+    capture_method = OneOf(real_values.CAPTURE_METHODS)
     authentication_type = fields.String(validate=validate.OneOf(["three_ds", "no_three_ds"]))
     description = Text()
     email = fields.Email()
@@ -141,6 +265,69 @@ class PaymentFieldsSchema(BillingRule):
     browser_info = fields.Nested(BrowserInfoSchema)
     metadata = FreeForm()
     statement_descriptor = fields.String(validate=validate.Length(max=DESCRIPTOR_LIMIT))
+    # The real service's fields, kept and shown back (ECHOED in domain/payments.py) ...
+    shipping = fields.Nested(ContactSchema)
+    customer = fields.Nested(CustomerDetailsSchema)
+    setup_future_usage = OneOf(real_values.FUTURE_USAGES)
+    off_session = StrictBoolean()
+    mandate_data = fields.Nested(MandateDataSchema)
+    mandate_id = fields.String(validate=validate.Length(max=64))
+    statement_descriptor_name = fields.String()
+    statement_descriptor_suffix = fields.String()
+    payment_experience = OneOf(real_values.PAYMENT_EXPERIENCES)
+    business_country = Country()
+    business_label = fields.String()
+    allowed_payment_method_types = fields.List(OneOf(real_values.PAYMENT_METHOD_TYPES))
+    connector_metadata = FreeForm()
+    surcharge_details = fields.Nested(SurchargeSchema)
+    frm_metadata = FreeForm()
+    request_extended_authorization = StrictBoolean()
+    merchant_order_reference_id = fields.String()
+    order_tax_amount = Minor()
+    shipping_cost = Minor()
+    force_3ds_challenge = StrictBoolean()
+    is_iframe_redirection_enabled = StrictBoolean()
+    payment_channel = fields.String()
+    enable_partial_authorization = StrictBoolean()
+    enable_overcapture = StrictBoolean()
+    is_stored_credential = StrictBoolean()
+    mit_category = OneOf(real_values.MIT_CATEGORIES)
+    billing_descriptor = fields.Nested(BillingDescriptorSchema)
+    tokenization = OneOf(real_values.TOKENIZATIONS)
+    partner_merchant_identifier_details = FreeForm()
+    payment_token = fields.String()
+    # ... and those it checks and otherwise ignores.
+    amount_to_capture = Minor()
+    routing = FreeForm()
+    connector = fields.List(OneOf(real_values.CONNECTORS))
+    customer_acceptance = fields.Nested(CustomerAcceptanceSchema)
+    merchant_connector_details = FreeForm()
+    payment_link = StrictBoolean()
+    payment_link_config = FreeForm()
+    payment_link_config_id = fields.String()
+    payment_type = OneOf(real_values.PAYMENT_TYPES)
+    request_incremental_authorization = StrictBoolean()
+    request_external_three_ds_authentication = StrictBoolean()
+    three_ds_data = FreeForm()
+    recurring_details = FreeForm()
+    split_payments = FreeForm()
+    skip_external_tax_calculation = StrictBoolean()
+    psd2_sca_exemption_type = OneOf(real_values.SCA_EXEMPTIONS)
+    ctp_service_details = FreeForm()
+    threeds_method_comp_ind = OneOf(real_values.THREE_DS_COMPLETION)
+    all_keys_required = StrictBoolean()
+    tax_status = OneOf(real_values.TAX_STATUSES)
+    discount_amount = Minor()
+    shipping_amount_tax = Minor()
+    duty_amount = Minor()
+    order_date = TimestampText()
+    frm_id = fields.String()
+
+    @validates_schema
+    def one_customer(self, data: dict[str, Any], **kwargs: Any) -> None:
+        customer, customer_id = data.get("customer"), data.get("customer_id")
+        if customer is not None and customer_id is not None and customer.get("id") != customer_id:
+            raise ValidationError("Names another customer than customer_id.", "customer.id")
 
 
 class PaymentCreateSchema(PaymentFieldsSchema):
@@ -149,6 +336,7 @@ class PaymentCreateSchema(PaymentFieldsSchema):
     profile_id = fields.String(required=True)
     payment_id = fields.String(validate=RESOURCE_ID)
     confirm = StrictBoolean()
+    session_expiry = StrictInteger(validate=validate.Range(1, MAX_SESSION_EXPIRY))
 
 
 class PaymentUpdateSchema(PaymentFieldsSchema):
@@ -217,6 +405,7 @@ class CustomerFieldsSchema(RequestSchema):
     description = Text()
     address = fields.Nested(AddressSchema(partial=True))
     metadata = FreeForm()
+    tax_registration_id = fields.String()
 
 
 class CustomerCreateSchema(CustomerFieldsSchema):

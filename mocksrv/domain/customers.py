@@ -12,7 +12,16 @@ from mocksrv.domain.models import Customer, Page, evolve
 from mocksrv.domain.payments import CUSTOMERS
 from mocksrv.domain.store import MemoryStore, Query
 
-CUSTOMER_FIELDS = ("name", "email", "phone", "phone_country_code", "description", "address", "metadata")
+CUSTOMER_FIELDS = (
+    "name",
+    "email",
+    "phone",
+    "phone_country_code",
+    "description",
+    "address",
+    "metadata",
+    "tax_registration_id",
+)
 
 
 class CustomerService:

@@ -99,9 +99,9 @@ class ClientSecretExpired(DomainError):
 class ClientSecretInvalid(DomainError):
     code = "IR_09"
 
-    def __init__(self) -> None:
+    def __init__(self, resource: str = "Payment") -> None:
         super().__init__(
-            "The client_secret provided does not match the client_secret associated with the Payment",
+            f"The client_secret provided does not match the client_secret associated with the {resource}",
             param="client_secret",
         )
 

@@ -59,6 +59,10 @@ def _made(kind: type[Record], draft: type | None, values: list[Any]) -> Record:
     return cast(Record, made)
 
 
+# The processor that answers name in `connector`: the sandbox itself, until a merchant names one.
+CONNECTOR = "mocksrv"
+
+
 class _Layout(NamedTuple):
     read: Callable[[Any], tuple[Any, ...]]  # every field's value, in order
     positions: dict[str, int]
@@ -91,6 +95,14 @@ class CaptureMethod(StrEnum):
     AUTOMATIC = "automatic"
     MANUAL = "manual"
     MANUAL_MULTIPLE = "manual_multiple"
+    # The real service's other two: captured as `automatic` is, and waiting for a capture as `manual`.
+    SEQUENTIAL_AUTOMATIC = "sequential_automatic"
+    SCHEDULED = "scheduled"
+
+    @property
+    def at_once(self) -> bool:
+        """Whether a successful authorization is captured in the same step."""
+        return self in (CaptureMethod.AUTOMATIC, CaptureMethod.SEQUENTIAL_AUTOMATIC)
 
 
 class KeyKind(StrEnum):
@@ -158,6 +170,7 @@ class Customer:
     description: str | None = None
     address: JsonObject | None = None
     metadata: JsonObject | None = None
+    tax_registration_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,6 +213,8 @@ class Payment:
     cancellation_reason: str | None = None
     error_code: str | None = None
     error_message: str | None = None
+    # Fields of the real service's request that mocksrv keeps as sent and shows back (`ECHOED`).
+    echoed: JsonObject | None = None
 
 
 @dataclass(frozen=True, slots=True)

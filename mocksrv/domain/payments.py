@@ -57,6 +57,41 @@ _DESCRIPTIVE = (
     "authentication_type",
 )
 
+# Fields of the real service's payment request that mocksrv does not act on but keeps as sent and
+# shows in every answer about the payment, as the real service's payment response does.
+ECHOED = (
+    "shipping",
+    "customer",
+    "setup_future_usage",
+    "off_session",
+    "mandate_data",
+    "mandate_id",
+    "statement_descriptor_name",
+    "statement_descriptor_suffix",
+    "payment_experience",
+    "business_country",
+    "business_label",
+    "allowed_payment_method_types",
+    "connector_metadata",
+    "surcharge_details",
+    "frm_metadata",
+    "request_extended_authorization",
+    "merchant_order_reference_id",
+    "order_tax_amount",
+    "shipping_cost",
+    "force_3ds_challenge",
+    "is_iframe_redirection_enabled",
+    "payment_channel",
+    "enable_partial_authorization",
+    "enable_overcapture",
+    "is_stored_credential",
+    "mit_category",
+    "billing_descriptor",
+    "tokenization",
+    "partner_merchant_identifier_details",
+    "payment_token",
+)
+
 # The step an outcome takes; with the operation it makes the event name ("confirm" + "charge").
 _STEPS = {
     OutcomeResult.DECLINE: "decline",
@@ -130,9 +165,10 @@ class PaymentService:
             raise InvalidField("profile_id", "no such business profile")
         payment_id = fields.get("payment_id") or new_id("pay")
         method = self._method(merchant_id, fields, now) if _sends_method(fields) else {}
-        described = {name: fields[name] for name in _DESCRIPTIVE if name in fields}
+        described = _described(fields)
         if "return_url" not in described and profile.return_url is not None:
             described["return_url"] = profile.return_url
+        expiry = fields.get("session_expiry", profile.session_expiry)
         payment = build(
             Payment,
             payment_id=payment_id,
@@ -145,7 +181,7 @@ class PaymentService:
             created=now,
             modified_at=now,
             client_secret=f"{payment_id}_secret_{new_secret(20)}",
-            client_secret_expires_at=now + timedelta(seconds=profile.session_expiry),
+            client_secret_expires_at=now + timedelta(seconds=expiry),
             **described,
             **method,
         )
@@ -169,7 +205,7 @@ class PaymentService:
             PAYMENT_TRANSITIONS.check_action(payment.status, "update")
             now = self._clock.now(merchant_id)
             check_customer(self._store, merchant_id, fields)
-            changes: dict[str, Any] = {name: fields[name] for name in _DESCRIPTIVE if name in fields}
+            changes = _described(fields, payment.echoed)
             changes.update({name: fields[name] for name in ("amount", "currency") if name in fields})
             if "capture_method" in fields:
                 changes["capture_method"] = CaptureMethod(fields["capture_method"])
@@ -316,7 +352,7 @@ class PaymentService:
         (a confirm's method and billing) in the same copy; schedule what follows."""
         changes: dict[str, Any] = {"next_outcome": None}
         if outcome.result is OutcomeResult.SUCCESS:
-            if payment.capture_method is CaptureMethod.AUTOMATIC:
+            if payment.capture_method.at_once:
                 step = "charge"
                 changes.update(amount_received=payment.amount, amount_capturable=0, captured_at=now)
             else:
@@ -354,9 +390,12 @@ class PaymentService:
     def _method(self, merchant_id: str, fields: Mapping[str, Any], now: datetime) -> dict[str, Any]:
         """Check the payment method sent and return what is kept of it, with its outcome."""
         data: dict[str, Any] = fields["payment_method_data"]
-        kinds = [kind for kind in data if data[kind] is not None]
+        kinds = [kind for kind in data if kind != "billing" and data[kind] is not None]
         if len(kinds) != 1:
-            raise InvalidField("payment_method_data", "exactly one of card, wallet, bank_transfer, crypto")
+            raise InvalidField(
+                "payment_method_data",
+                "exactly one kind of method data, such as card, wallet, bank_transfer or crypto",
+            )
         kind = kinds[0]
         method = fields.get("payment_method") or kind
         if method != kind:
@@ -380,10 +419,32 @@ class PaymentService:
 
 
 def check_customer(store: MemoryStore, merchant_id: str, fields: Mapping[str, Any]) -> None:
-    """Refuse a `customer_id` that names none of the merchant's customers (IR_04)."""
-    customer_id = fields.get("customer_id")
+    """Refuse a `customer_id` (or `customer.id`) that names none of the merchant's customers (IR_04)."""
+    customer_id, path = fields.get("customer_id"), "customer_id"
+    customer = fields.get("customer")
+    if customer_id is None and customer is not None:
+        customer_id, path = customer.get("id"), "customer.id"
     if customer_id is not None and store.get(CUSTOMERS, merchant_id, customer_id) is None:
-        raise InvalidField("customer_id", "no such customer; create it with POST /customers first")
+        raise InvalidField(path, "no such customer; create it with POST /customers first")
+
+
+def _described(fields: Mapping[str, Any], echoed: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """What a create or update body sets of the payment's descriptive and echoed fields.
+
+    `customer.id` names the customer as `customer_id` does, and the billing sent inside
+    `payment_method_data` is the payment's billing when none is sent beside it.
+    """
+    described = {name: fields[name] for name in _DESCRIPTIVE if name in fields}
+    customer = fields.get("customer")
+    if customer is not None and "customer_id" not in described and customer.get("id") is not None:
+        described["customer_id"] = customer["id"]
+    method_data = fields.get("payment_method_data")
+    if "billing" not in described and method_data is not None and "billing" in method_data:
+        described["billing"] = method_data["billing"]
+    sent = {name: fields[name] for name in ECHOED if name in fields}
+    if sent:
+        described["echoed"] = {**(echoed or {}), **sent}
+    return described
 
 
 def _sends_method(fields: Mapping[str, Any]) -> bool:

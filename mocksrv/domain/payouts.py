@@ -1,32 +1,66 @@
-"""PayoutService: payouts to a customer's bank account, their state table, timers and events."""
+"""PayoutService: payouts to a customer's bank account, their state table, timers and events.
+
+A payout is confirmed when it is created (`requires_fulfillment`), unless the create says
+`confirm: false` alongside `auto_fulfill: true`: then it waits in `requires_fulfillment` and the
+confirm operation (or an update with `confirm: true`) fulfils it. Confirm is the `confirm.details`
+row of the table: it changes the fields sent, as an update does, and fulfils the payout when its
+`auto_fulfill` is set. A payout may be created without `payout_method_data`; fulfilment needs it.
+"""
 
 from __future__ import annotations
 
+import hmac
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
-from mocksrv.domain.bank import kept_account
+from mocksrv.domain.bank import kept_account, last_four
 from mocksrv.domain.clock import Clock
-from mocksrv.domain.errors import DuplicateResource, InvalidField, ResourceNotFound
+from mocksrv.domain.errors import ClientSecretInvalid, DuplicateResource, InvalidField, ResourceNotFound
 from mocksrv.domain.events import ContentType, EventType
-from mocksrv.domain.ids import new_id
+from mocksrv.domain.ids import new_id, new_secret
 from mocksrv.domain.lifecycle import Lifecycle
 from mocksrv.domain.merchants import MerchantService
-from mocksrv.domain.models import JsonObject, Page
+from mocksrv.domain.models import CONNECTOR, JsonObject, Page, Profile
 from mocksrv.domain.outbox import Outbox
 from mocksrv.domain.outcomes import OutcomeResult
 from mocksrv.domain.payments import check_customer
 from mocksrv.domain.scheduler import Scheduler
 from mocksrv.domain.store import MemoryStore, Query
-from mocksrv.domain.transitions import TransitionTable, rows
+from mocksrv.domain.transitions import TransitionTable, action_of, rows
 
 PAYOUTS = "payout"
 SETTLE_TIMER = "payout.settle"
 SETTLE_AFTER = timedelta(hours=1)
 PAYOUT_METHOD = "payout"  # how payouts are named in the magic-value table
+DEFAULT_ENTITY_TYPE = "Individual"
+PAYOUT_TYPES = ("card", "bank", "wallet", "bank_redirect")
+# The fields of a create or update body that are stored under their own names and shown.
+_STORED_FIELDS = (
+    "amount",
+    "currency",
+    "customer_id",
+    "description",
+    "metadata",
+    "auto_fulfill",
+    "merchant_order_reference_id",
+    "billing",
+    "return_url",
+    "business_country",
+    "business_label",
+    "entity_type",
+    "recurring",
+    "priority",
+    "email",
+    "name",
+    "phone",
+    "phone_country_code",
+    "payout_method_id",
+)
+# What the answer shows of the `customer` object sent.
+_CUSTOMER_FIELDS = ("id", "name", "email", "phone", "phone_country_code")
 
 
 class PayoutStatus(StrEnum):
@@ -41,6 +75,7 @@ class PayoutStatus(StrEnum):
 
 class PayoutEvent(StrEnum):
     UPDATE = "update.details"
+    CONFIRM = "confirm.details"
     FULFILL = "fulfill.start"
     SUCCEED = "settle.success"
     FAIL = "settle.failed"
@@ -53,6 +88,7 @@ PAYOUT_TRANSITIONS: TransitionTable[PayoutStatus, PayoutEvent] = TransitionTable
     "Payout",
     [
         *rows([P.REQUIRES_FULFILLMENT], PayoutEvent.UPDATE, P.REQUIRES_FULFILLMENT),
+        *rows([P.REQUIRES_FULFILLMENT], PayoutEvent.CONFIRM, P.REQUIRES_FULFILLMENT),
         *rows([P.REQUIRES_FULFILLMENT], PayoutEvent.FULFILL, P.PENDING, EventType.PAYOUT_INITIATED),
         *rows([P.INITIATED, P.PENDING], PayoutEvent.SUCCEED, P.SUCCESS, EventType.PAYOUT_SUCCESS),
         *rows([P.INITIATED, P.PENDING], PayoutEvent.FAIL, P.FAILED, EventType.PAYOUT_FAILED),
@@ -69,7 +105,7 @@ class Payout:
     profile_id: str
     amount: int
     currency: str
-    payout_type: str
+    payout_type: str | None
     status: PayoutStatus
     created: datetime
     updated_at: datetime
@@ -82,6 +118,26 @@ class Payout:
     error_code: str | None = None
     error_message: str | None = None
     planned_error: tuple[str | None, str | None] = (None, None)  # shown once it has failed
+    client_secret: str = ""
+    merchant_order_reference_id: str | None = None
+    billing: JsonObject | None = None
+    customer: JsonObject | None = None
+    return_url: str | None = None
+    business_country: str | None = None
+    business_label: str | None = None
+    entity_type: str = DEFAULT_ENTITY_TYPE
+    recurring: bool = False
+    priority: str | None = None
+    email: str | None = None
+    name: str | None = None
+    phone: str | None = None
+    phone_country_code: str | None = None
+    payout_method_id: str | None = None
+
+    @property
+    def connector(self) -> str:
+        """The connector the payout goes through: the sandbox's own."""
+        return CONNECTOR
 
 
 class PayoutService:
@@ -112,39 +168,44 @@ class PayoutService:
             payout_id = fields.get("payout_id") or new_id("payout")
             if self._store.get(PAYOUTS, merchant_id, payout_id) is not None:
                 raise DuplicateResource("payout", "payout_id")
+            profile = self._profile(merchant_id, fields.get("profile_id"))
             check_customer(self._store, merchant_id, fields)
+            described = _described(fields)
+            data = fields.get("payout_method_data")
+            payout_type = fields.get("payout_type")
+            method = self._method(merchant_id, payout_type, data) if data is not None else {}
             now = self._clock.now(merchant_id)
-            payout = Payout(
-                payout_id=payout_id,
-                merchant_id=merchant_id,
-                profile_id=self._merchants.merchant(merchant_id).profile_id,
-                amount=fields["amount"],
-                currency=fields["currency"],
-                payout_type=fields["payout_type"],
-                status=PayoutStatus.REQUIRES_FULFILLMENT,
-                created=now,
-                updated_at=now,
-                customer_id=fields.get("customer_id"),
-                description=fields.get("description"),
-                metadata=fields.get("metadata"),
-                auto_fulfill=bool(fields.get("auto_fulfill")),
-                **self._method(merchant_id, fields),
-            )
-            if payout.auto_fulfill:
+            record: dict[str, Any] = {
+                "payout_id": payout_id,
+                "merchant_id": merchant_id,
+                "profile_id": profile.profile_id,
+                "payout_type": payout_type,
+                "status": PayoutStatus.REQUIRES_FULFILLMENT,
+                "created": now,
+                "updated_at": now,
+                "planned_result": PayoutEvent.SUCCEED,
+                "client_secret": f"{payout_id}_secret_{new_secret(20)}",
+                "return_url": profile.return_url,
+            }
+            payout = Payout(**{**record, **described, **method})
+            # `confirm: false` holds an auto-fulfilled payout back until it is confirmed.
+            if payout.auto_fulfill and fields.get("confirm", True):
                 return self._fulfill(payout, now)
             self._store.put(PAYOUTS, merchant_id, payout)
             return payout
 
     def update(self, merchant_id: str, payout_id: str, fields: Mapping[str, Any]) -> Payout:
+        """Change the fields sent; with `confirm: true`, confirm the payout as `confirm` does."""
+        event = PayoutEvent.CONFIRM if fields.get("confirm") else PayoutEvent.UPDATE
         with self._store.transaction(merchant_id):
             payout = self.retrieve(merchant_id, payout_id)
-            PAYOUT_TRANSITIONS.check_action(payout.status, "update")
-            check_customer(self._store, merchant_id, fields)
-            names = ("amount", "currency", "customer_id", "description", "metadata")
-            changes: dict[str, Any] = {name: fields[name] for name in names if name in fields}
-            if "payout_method_data" in fields:
-                changes.update(self._method(merchant_id, {"payout_type": payout.payout_type, **fields}))
-            return self._lifecycle.move(payout, PayoutEvent.UPDATE, self._clock.now(merchant_id), **changes)
+            return self._change(payout, event, fields, self._clock.now(merchant_id))
+
+    def confirm(self, merchant_id: str, payout_id: str, fields: Mapping[str, Any]) -> Payout:
+        """Confirm a payout with its client secret, changing the fields sent; fulfil it if auto_fulfill."""
+        with self._store.transaction(merchant_id):
+            payout = self.retrieve(merchant_id, payout_id)
+            return self._change(payout, PayoutEvent.CONFIRM, fields, self._clock.now(merchant_id))
 
     def fulfill(self, merchant_id: str, payout_id: str) -> Payout:
         with self._store.transaction(merchant_id):
@@ -171,7 +232,42 @@ class PayoutService:
     def list(self, merchant_id: str, query: Query) -> Page:
         return self._store.query(PAYOUTS, merchant_id, query)
 
+    def _change(self, payout: Payout, event: PayoutEvent, fields: Mapping[str, Any], now: datetime) -> Payout:
+        """Update or confirm: the fields sent, through the table; a confirmed auto_fulfill payout goes on."""
+        PAYOUT_TRANSITIONS.check_action(payout.status, action_of(event))
+        secret = fields.get("client_secret")
+        if secret is not None and not hmac.compare_digest(secret.encode(), payout.client_secret.encode()):
+            raise ClientSecretInvalid("Payout")
+        changes = _described(fields)
+        if "profile_id" in fields:
+            changes["profile_id"] = self._profile(payout.merchant_id, fields["profile_id"]).profile_id
+        check_customer(self._store, payout.merchant_id, fields)
+        shown = payout.customer
+        if (
+            "customer" not in changes
+            and shown is not None
+            and shown.get("id") != changes.get("customer_id", shown.get("id"))
+        ):
+            changes["customer"] = None  # the details sent before were of another customer
+        payout_type = fields.get("payout_type", payout.payout_type)
+        data = fields.get("payout_method_data")
+        if data is not None:
+            changes.update(self._method(payout.merchant_id, payout_type, data))
+        elif "payout_type" in fields:
+            kept = payout.payout_method_data
+            if kept is not None and payout_type not in kept:
+                raise InvalidField(f"payout_method_data.{payout_type}", missing=True)
+            changes["payout_type"] = payout_type
+        fulfilling = event is PayoutEvent.CONFIRM and changes.get("auto_fulfill", payout.auto_fulfill)
+        if fulfilling and changes.get("payout_method_data", payout.payout_method_data) is None:
+            raise InvalidField("payout_method_data", missing=True)  # before anything changes
+        moved = self._lifecycle.move(payout, event, now, **changes)
+        return self._fulfill(moved, now) if fulfilling else moved
+
     def _fulfill(self, payout: Payout, now: datetime) -> Payout:
+        PAYOUT_TRANSITIONS.check_action(payout.status, "fulfill")
+        if payout.payout_method_data is None:
+            raise InvalidField("payout_method_data", missing=True)
         moved = self._lifecycle.move(payout, PayoutEvent.FULFILL, now)
         self._scheduler.schedule(payout.merchant_id, now + SETTLE_AFTER, SETTLE_TIMER, payout.payout_id)
         return moved
@@ -191,18 +287,49 @@ class PayoutService:
             }
         return self._lifecycle.move(payout, event, now, **changes)
 
-    def _method(self, merchant_id: str, fields: Mapping[str, Any]) -> dict[str, Any]:
-        """What is kept of the payout method, and how the payout will turn out."""
-        data: JsonObject = fields["payout_method_data"]
-        payout_type = fields["payout_type"]
+    def _profile(self, merchant_id: str, profile_id: str | None) -> Profile:
+        """The business profile named, or the merchant's default one; IR_04 if none is named so."""
+        if profile_id is None:
+            return self._merchants.default_profile(merchant_id)
+        profile = self._merchants.profile(merchant_id, profile_id)
+        if profile is None:
+            raise InvalidField("profile_id", "no such business profile")
+        return profile
+
+    def _method(self, merchant_id: str, payout_type: str | None, data: JsonObject) -> dict[str, Any]:
+        """What is kept of the payout method, its type, and how the payout will turn out."""
+        if payout_type is None:  # the type is the method sent
+            payout_type = next((name for name in data if name in PAYOUT_TYPES), None)
+            if payout_type is None:
+                raise InvalidField("payout_type", missing=True)
         if payout_type not in data:
             raise InvalidField(f"payout_method_data.{payout_type}", missing=True)
         outcome = self._merchants.outcomes(merchant_id).match(PAYOUT_METHOD, payout_type, data)
         planned = PayoutEvent.FAIL if outcome.result is OutcomeResult.DECLINE else PayoutEvent.SUCCEED
-        bank = kept_account(data[payout_type])
         failing = planned is PayoutEvent.FAIL
         return {
-            "payout_method_data": {payout_type: bank},
+            "payout_type": payout_type,
+            "payout_method_data": {payout_type: _kept_method(data[payout_type])},
             "planned_result": planned,
             "planned_error": (outcome.error_code, outcome.error_message) if failing else (None, None),
         }
+
+
+def _kept_method(details: JsonObject) -> JsonObject:
+    """The method as kept: an account or card number cut to its last four, the rest as sent."""
+    kept = kept_account(details)
+    number = kept.get("card_number")
+    if isinstance(number, str):
+        kept["card_number"] = last_four(number)
+    return kept
+
+
+def _described(fields: Mapping[str, Any]) -> dict[str, Any]:
+    """The stored fields a create or update body sets; `customer.id` names the customer as `customer_id`."""
+    changes = {name: fields[name] for name in _STORED_FIELDS if name in fields}
+    customer = fields.get("customer")
+    if customer is not None:
+        if changes.setdefault("customer_id", customer["id"]) != customer["id"]:
+            raise InvalidField("customer.id", "differs from customer_id")
+        changes["customer"] = {name: customer.get(name) for name in _CUSTOMER_FIELDS}
+    return changes

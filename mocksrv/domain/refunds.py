@@ -9,11 +9,17 @@ from enum import StrEnum
 from typing import Any
 
 from mocksrv.domain.clock import Clock
-from mocksrv.domain.errors import DomainError, DuplicateResource, PaymentNotFound, ResourceNotFound
+from mocksrv.domain.errors import (
+    DomainError,
+    DuplicateResource,
+    InvalidField,
+    PaymentNotFound,
+    ResourceNotFound,
+)
 from mocksrv.domain.events import ContentType, EventType
 from mocksrv.domain.ids import new_id
 from mocksrv.domain.lifecycle import Lifecycle
-from mocksrv.domain.models import JsonObject, Page, Payment, build, evolve
+from mocksrv.domain.models import CONNECTOR, JsonObject, Page, Payment, build, evolve
 from mocksrv.domain.outbox import Outbox
 from mocksrv.domain.payment_states import PAYMENT_TRANSITIONS, PaymentStatus
 from mocksrv.domain.payments import PAYMENTS
@@ -28,6 +34,22 @@ SETTLE_AFTER = timedelta(hours=1)  # an asynchronous refund outcome, on the mock
 
 REFUND_FAILED_CODE = "refund_failed"
 REFUND_FAILED_MESSAGE = "The refund was declined by the processor"
+
+
+class RefundType(StrEnum):
+    INSTANT = "instant"
+    SCHEDULED = "scheduled"
+
+
+# `refund_type` as either side spells it: the spec's `Instant` and `Regular`, the real service's
+# `instant` and `scheduled`. `Regular` is `scheduled`. A refund keeps the spelling it was sent with;
+# both kinds settle alike, by the outcome of the payment.
+REFUND_TYPES: Mapping[str, RefundType] = {
+    "Instant": RefundType.INSTANT,
+    "Regular": RefundType.SCHEDULED,
+    "instant": RefundType.INSTANT,
+    "scheduled": RefundType.SCHEDULED,
+}
 
 
 class RefundStatus(StrEnum):
@@ -89,8 +111,10 @@ class Refund:
     updated_at: datetime
     planned_result: RefundEvent  # what the pending refund settles to
     reason: str | None = None
-    refund_type: str | None = None
+    refund_type: str | None = None  # as sent: a key of REFUND_TYPES
     metadata: JsonObject | None = None
+    split_refunds: JsonObject | None = None
+    connector: str = CONNECTOR
     error_code: str | None = None
     error_message: str | None = None
 
@@ -111,6 +135,9 @@ class RefundService:
         scheduler.register(SETTLE_TIMER, self._settle_due)
 
     def create(self, merchant_id: str, fields: Mapping[str, Any]) -> Refund:
+        # A `merchant_id` in the body may only repeat the merchant the API key belongs to.
+        if fields.get("merchant_id", merchant_id) != merchant_id:
+            raise InvalidField("merchant_id", "not the merchant of the API key")
         with self._store.transaction(merchant_id):
             payment: Payment | None = self._store.get(PAYMENTS, merchant_id, fields["payment_id"])
             if payment is None:
@@ -149,6 +176,7 @@ class RefundService:
                 reason=fields.get("reason"),
                 refund_type=fields.get("refund_type"),
                 metadata=fields.get("metadata"),
+                split_refunds=fields.get("split_refunds"),
             )
             self._store.put(REFUNDS, merchant_id, refund)
             if fails:

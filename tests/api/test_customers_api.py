@@ -25,6 +25,7 @@ FULL = {
     "description": "First customer",
     "address": copy.deepcopy(BILLING["address"]),
     "metadata": {"crm_id": "42"},
+    "tax_registration_id": "GB123456789",
 }
 
 
@@ -39,6 +40,7 @@ def customer(now: str, customer_id: Any, **fields: Any) -> dict[str, Any]:
         "description": None,
         "address": None,
         "metadata": None,
+        "tax_registration_id": None,
         "created_at": now,
     }
     body.update(fields)

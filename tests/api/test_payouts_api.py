@@ -7,6 +7,7 @@ Spec section 4.5 (the routes and the create body); decisions section 2 (error ro
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any
 
 import pytest
@@ -70,6 +71,12 @@ def refused(action: str, status: str, expected: str = "requires_fulfillment") ->
     )
 
 
+def secret_of(payout_id: Any) -> Matches:
+    """The client secret of a payout: its id, `_secret_` and 20 hex digits."""
+    prefix = re.escape(payout_id) if isinstance(payout_id, str) else r"payout_[A-Za-z0-9]{20}"
+    return Matches(rf"{prefix}_secret_[0-9a-f]{{20}}")
+
+
 def payout_body(now: str, payout_id: Any = "po_1", **changes: Any) -> dict[str, Any]:
     """A payout as the API shows it: the CREATE body, made at `now`, waiting for fulfilment."""
     body: dict[str, Any] = {
@@ -89,6 +96,22 @@ def payout_body(now: str, payout_id: Any = "po_1", **changes: Any) -> dict[str, 
         "error_message": None,
         "created": now,
         "updated_at": now,
+        "client_secret": secret_of(payout_id),
+        "connector": "mocksrv",
+        "merchant_order_reference_id": None,
+        "billing": None,
+        "customer": None,
+        "return_url": None,
+        "business_country": None,
+        "business_label": None,
+        "entity_type": "Individual",
+        "recurring": False,
+        "priority": None,
+        "email": None,
+        "name": None,
+        "phone": None,
+        "phone_country_code": None,
+        "payout_method_id": None,
     }
     body.update(changes)
     return body
@@ -234,16 +257,15 @@ ROUTING = "payout_method_data.bank.bank_routing_number"
 INVALID_CREATES: list[tuple[dict[str, Any], dict[str, Any]]] = [
     (_without("amount"), missing("amount")),
     (_without("currency"), missing("currency")),
-    (_without("payout_type"), missing("payout_type")),
-    (_without("payout_method_data"), missing("payout_method_data")),
     ({**CREATE, "payout_method_data": {}}, missing("payout_method_data.bank")),
+    ({**_without("payout_type"), "payout_method_data": {}}, missing("payout_type")),
     (_bank(bank_account_number=None), missing(ACCOUNT)),
     (_bank(bank_routing_number=None), missing(ROUTING)),
     (_bank(bank_routing_number="12"), invalid(ROUTING, NO_PATTERN)),
     (_bank(bank_account_number="123"), invalid(ACCOUNT, NO_PATTERN)),
     (
         _bank(bank_country_code="USA"),
-        invalid("payout_method_data.bank.bank_country_code", "length must be 2"),
+        invalid("payout_method_data.bank.bank_country_code", "not an ISO 3166 alpha-2 country code"),
     ),
     (_bank(bank_name=5), invalid("payout_method_data.bank.bank_name", "not a valid string")),
     (
@@ -251,7 +273,11 @@ INVALID_CREATES: list[tuple[dict[str, Any], dict[str, Any]]] = [
         missing("payout_method_data.bank"),
     ),
     ({**CREATE, "payout_method_data": "bank"}, invalid("payout_method_data", "invalid input type")),
-    ({**CREATE, "payout_type": "card"}, invalid("payout_type", "must be one of: bank")),
+    ({**CREATE, "payout_type": "card"}, missing("payout_method_data.card")),
+    (
+        {**CREATE, "payout_type": "crypto"},
+        invalid("payout_type", "must be one of: card, bank, wallet, bank_redirect"),
+    ),
     ({**CREATE, "amount": 0}, invalid("amount", AMOUNT_RANGE)),
     ({**CREATE, "amount": "1000"}, invalid("amount", "not a valid integer")),
     ({**CREATE, "amount": True}, invalid("amount", "not a valid integer")),
@@ -266,10 +292,10 @@ INVALID_CREATES: list[tuple[dict[str, Any], dict[str, Any]]] = [
 
 MALFORMED_CREATES: list[tuple[dict[str, Any], dict[str, Any]]] = [
     ({**CREATE, "payout_method": "bank"}, malformed("unknown field `payout_method`")),
-    (_bank(iban="DE89370400440532013000"), malformed("unknown field `payout_method_data.bank.iban`")),
+    (_bank(swift_code="DEUTDEFF"), malformed("unknown field `payout_method_data.bank.swift_code`")),
     (
-        {**CREATE, "payout_method_data": {"bank": BANK, "card": {}}},
-        malformed("unknown field `payout_method_data.card`"),
+        {**CREATE, "payout_method_data": {"bank": BANK, "crypto": {}}},
+        malformed("unknown field `payout_method_data.crypto`"),
     ),
 ]
 
@@ -426,9 +452,9 @@ INVALID_UPDATES: list[tuple[dict[str, Any], dict[str, Any]]] = [
         {"payout_method_data": {"bank": {"bank_routing_number": "110000000"}}},
         missing(ACCOUNT),
     ),
-    ({"payout_type": "bank"}, malformed("unknown field `payout_type`")),
+    ({"payout_type": "card"}, missing("payout_method_data.card")),
     ({"payout_id": "po_2"}, malformed("unknown field `payout_id`")),
-    ({"auto_fulfill": True}, malformed("unknown field `auto_fulfill`")),
+    ({"auto_fulfill": "yes"}, invalid("auto_fulfill", "not a valid boolean")),
 ]
 
 
@@ -1002,6 +1028,12 @@ def test_the_control_plane_lists_the_whole_payout_transition_table(api: Api) -> 
         {
             "from": "requires_fulfillment",
             "event": "update.details",
+            "to": "requires_fulfillment",
+            "emits": None,
+        },
+        {
+            "from": "requires_fulfillment",
+            "event": "confirm.details",
             "to": "requires_fulfillment",
             "emits": None,
         },

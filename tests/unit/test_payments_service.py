@@ -284,7 +284,8 @@ def test_method_data_of_two_kinds_is_rejected(sandbox: Sandbox) -> None:
     with pytest.raises(InvalidField) as raised:
         create(sandbox, payment_method_data=data)
     assert raised.value.message == (
-        "Invalid value provided: payment_method_data: exactly one of card, wallet, bank_transfer, crypto"
+        "Invalid value provided: payment_method_data: "
+        "exactly one kind of method data, such as card, wallet, bank_transfer or crypto"
     )
 
 

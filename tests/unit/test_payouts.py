@@ -60,6 +60,7 @@ MASKED_BANK = {**BANK, "bank_account_number": "****9012"}
 # Every allowed (state, event) pair, written out from decisions sections 4 and 6.
 ALLOWED: dict[tuple[PayoutStatus, PayoutEvent], tuple[PayoutStatus, str | None]] = {
     (P.REQUIRES_FULFILLMENT, E.UPDATE): (P.REQUIRES_FULFILLMENT, None),
+    (P.REQUIRES_FULFILLMENT, E.CONFIRM): (P.REQUIRES_FULFILLMENT, None),
     (P.REQUIRES_FULFILLMENT, E.FULFILL): (P.PENDING, "payout_initiated"),
     (P.INITIATED, E.SUCCEED): (P.SUCCESS, "payout_success"),
     (P.PENDING, E.SUCCEED): (P.SUCCESS, "payout_success"),
@@ -74,6 +75,7 @@ REFUSED = [pair for pair in ALL_PAIRS if pair not in ALLOWED]
 # What the IR_14 message says of each action: its past participle and the states it expects.
 PARTICIPLE = {
     "update": "updated",
+    "confirm": "confirmed",
     "fulfill": "fulfilled",
     "settle": "settled",
     "cancel": "cancelled",
@@ -81,6 +83,7 @@ PARTICIPLE = {
 }
 EXPECTED_STATES = {
     "update": "requires_fulfillment",
+    "confirm": "requires_fulfillment",
     "fulfill": "requires_fulfillment",
     "settle": "initiated, pending",
     "cancel": "requires_fulfillment",
@@ -194,6 +197,7 @@ def test_final_payout_state_allows_no_event(status: PayoutStatus) -> None:
 def test_each_payout_event_belongs_to_its_own_action() -> None:
     assert [action_of(event) for event in PayoutEvent] == [
         "update",
+        "confirm",
         "fulfill",
         "settle",
         "settle",
@@ -232,7 +236,9 @@ def test_create_gives_a_payout_requiring_fulfilment_with_every_field_given(sandb
         description="Weekly payout",
         metadata={"batch": "b1"},
         auto_fulfill=False,
+        client_secret=created.client_secret,
     )
+    assert created.client_secret == Matches(r"po_1_secret_[0-9a-f]{20}")
 
 
 def test_create_keeps_only_the_last_four_digits_of_the_account_number(sandbox: Sandbox) -> None:
@@ -991,3 +997,48 @@ def test_list_of_another_merchant_does_not_show_these_payouts(sandbox: Sandbox) 
     other = sandbox.merchants.create(MerchantSeed()).merchant.merchant_id
 
     assert listed(sandbox, other) == ([], 0)
+
+
+# -- confirm and a payout without a payout method -------------------------------------------------
+
+
+def test_confirm_moves_through_the_confirm_row_and_emits_nothing(sandbox: Sandbox) -> None:
+    created = create(sandbox, payout_id="po_1")
+
+    confirmed = sandbox.payouts.confirm(MERCHANT_ID, "po_1", {"client_secret": created.client_secret})
+
+    assert (confirmed.status, confirmed.auto_fulfill) == (P.REQUIRES_FULFILLMENT, False)
+    assert event_types_of(sandbox, "po_1") == []
+
+
+def test_confirm_of_an_auto_fulfill_payout_held_back_fulfils_it(sandbox: Sandbox) -> None:
+    created = create(sandbox, payout_id="po_1", confirm=False, auto_fulfill=True)
+    assert created.status is P.REQUIRES_FULFILLMENT
+
+    confirmed = sandbox.payouts.confirm(MERCHANT_ID, "po_1", {"client_secret": created.client_secret})
+
+    assert confirmed.status is P.PENDING
+    assert event_types_of(sandbox, "po_1") == ["payout_initiated"]
+
+
+def test_confirm_with_a_wrong_client_secret_is_IR_09(sandbox: Sandbox) -> None:
+    create(sandbox, payout_id="po_1")
+
+    error = raised_by(lambda: sandbox.payouts.confirm(MERCHANT_ID, "po_1", {"client_secret": "x"}))
+
+    assert error_of(error)[0] == "IR_09"
+
+
+def test_a_payout_without_a_method_is_created_but_not_fulfilled(sandbox: Sandbox) -> None:
+    created = sandbox.payouts.create(MERCHANT_ID, {"amount": 1000, "currency": "USD", "payout_id": "po_1"})
+    assert (created.payout_type, created.payout_method_data) == (None, None)
+
+    error = raised_by(lambda: sandbox.payouts.fulfill(MERCHANT_ID, "po_1"))
+
+    assert error_of(error) == (
+        "IR_04",
+        ErrorKind.INVALID,
+        "Missing required param: payout_method_data",
+        "payout_method_data",
+    )
+    assert stored(sandbox, "po_1") == created

@@ -1,0 +1,287 @@
+"""Payment requests as the real service's clients write them: its fields, its enum values, its names."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from mocksrv.api import real_values
+from tests import payloads
+from tests.api.expected import card_data, card_payment, invalid, later, malformed, missing
+from tests.api.scenarios import create, ok, payment_count
+from tests.conftest import Api
+
+pytestmark = pytest.mark.usefixtures("frozen")
+
+# Every field of the real create request that mocksrv keeps and shows back, with a valid value.
+ECHOED: dict[str, Any] = {
+    "shipping": {
+        "address": {"line1": "2 Dock Road", "city": "Oakland", "zip": "94607", "country": "US"},
+        "phone": {"number": "5105550100", "country_code": "+1"},
+        "email": "ship@example.com",
+    },
+    "setup_future_usage": "on_session",
+    "off_session": False,
+    "mandate_data": {
+        "customer_acceptance": {"acceptance_type": "online", "accepted_at": "2026-01-02T03:04:05Z"},
+        "mandate_type": {"single_use": {"amount": 1000, "currency": "USD"}},
+    },
+    "mandate_id": "man_1",
+    "statement_descriptor_name": "Seed Shop",
+    "statement_descriptor_suffix": "ORDER 1",
+    "payment_experience": "redirect_to_url",
+    "business_country": "US",
+    "business_label": "food",
+    "allowed_payment_method_types": ["credit", "debit", "apple_pay"],
+    "connector_metadata": {"noon": {"order_category": "pay"}},
+    "surcharge_details": {"surcharge_amount": 5, "tax_amount": 1},
+    "frm_metadata": {"score": 1},
+    "request_extended_authorization": False,
+    "merchant_order_reference_id": "order_1",
+    "order_tax_amount": 100,
+    "shipping_cost": 0,
+    "force_3ds_challenge": False,
+    "is_iframe_redirection_enabled": False,
+    "payment_channel": "ecommerce",
+    "enable_partial_authorization": False,
+    "enable_overcapture": False,
+    "is_stored_credential": False,
+    "mit_category": "unscheduled",
+    "billing_descriptor": {"name": "Seed Shop", "city": "San Francisco", "reference": "r1"},
+    "tokenization": "skip_psp",
+    "partner_merchant_identifier_details": {"partner_details": {"name": "p"}},
+    "payment_token": "token_1",
+}
+
+# The fields mocksrv checks and otherwise ignores, with a valid value.
+CHECKED: dict[str, Any] = {
+    "amount_to_capture": 1000,
+    "routing": {"type": "single", "data": {"connector": "stripe"}},
+    "connector": ["stripe", "adyen"],
+    "customer_acceptance": {"acceptance_type": "offline"},
+    "merchant_connector_details": {"creds_identifier": "c", "encoded_data": "e"},
+    "payment_link": False,
+    "payment_link_config": {"theme": "#000000"},
+    "payment_link_config_id": "plc_1",
+    "payment_type": "normal",
+    "request_incremental_authorization": False,
+    "request_external_three_ds_authentication": False,
+    "three_ds_data": {"version": "2.2.0"},
+    "recurring_details": {"type": "mandate_id", "data": "man_1"},
+    "split_payments": {"stripe_split_payment": {"charge_type": "direct"}},
+    "skip_external_tax_calculation": True,
+    "psd2_sca_exemption_type": "low_value",
+    "ctp_service_details": {"provider": "visa"},
+    "threeds_method_comp_ind": "Y",
+    "all_keys_required": False,
+    "tax_status": "taxable",
+    "discount_amount": 0,
+    "shipping_amount_tax": 10,
+    "duty_amount": 0,
+    "order_date": "2026-01-02T03:04:05Z",
+    "frm_id": "frm_1",
+    "session_expiry": 900,
+    "browser_info": {"user_agent": "Mozilla/5.0", "device_model": "Pixel", "accept_language": "en"},
+}
+
+
+def test_a_create_with_every_real_field_is_a_payment_showing_what_it_keeps(api: Api, frozen: str) -> None:
+    body = payloads.payment(payment_id="pay_1", **copy.deepcopy(ECHOED), **copy.deepcopy(CHECKED))
+
+    payment = ok(api.post("/payments", body))
+
+    assert payment == card_payment(frozen, "pay_1", browser_info=CHECKED["browser_info"], **ECHOED)
+    assert ok(api.get("/payments/pay_1")) == payment
+
+
+def test_an_update_keeps_the_fields_kept_before_beside_those_it_sends(api: Api) -> None:
+    create(api, None, payment_id="pay_1", merchant_order_reference_id="order_1", off_session=True)
+
+    updated = ok(api.post("/payments/pay_1", {"merchant_order_reference_id": "order_2", "mandate_id": "m"}))
+
+    assert (updated["merchant_order_reference_id"], updated["off_session"], updated["mandate_id"]) == (
+        "order_2",
+        True,
+        "m",
+    )
+
+
+@pytest.mark.parametrize(
+    ("capture_method", "status", "received", "capturable"),
+    [
+        ("automatic", "succeeded", 1000, 0),
+        ("sequential_automatic", "succeeded", 1000, 0),
+        ("manual", "requires_capture", 0, 1000),
+        ("manual_multiple", "requires_capture", 0, 1000),
+        ("scheduled", "requires_capture", 0, 1000),
+    ],
+)
+def test_every_real_capture_method_is_taken(
+    api: Api, capture_method: str, status: str, received: int, capturable: int
+) -> None:
+    payment = create(api, capture_method=capture_method)
+
+    assert (payment["capture_method"], payment["status"]) == (capture_method, status)
+    assert (payment["amount_received"], payment["amount_capturable"]) == (received, capturable)
+
+
+def test_a_scheduled_payment_is_captured_as_a_manual_one(api: Api) -> None:
+    create(api, payment_id="pay_1", capture_method="scheduled")
+
+    captured = ok(api.post("/payments/pay_1/capture", {"amount_to_capture": 400}))
+
+    assert (captured["status"], captured["amount_received"], captured["amount_capturable"]) == (
+        "partially_captured",
+        400,
+        0,
+    )
+
+
+MODELLED = {"card", "crypto", "wallet", "bank_transfer"}
+
+
+@pytest.mark.parametrize("kind", [k for k in real_values.PAYMENT_METHOD_DATA_KINDS if k not in MODELLED])
+def test_a_method_mocksrv_does_not_model_yet_succeeds_unless_a_magic_value_says_otherwise(
+    api: Api, kind: str
+) -> None:
+    method = kind if kind in real_values.PAYMENT_METHODS else "card"
+    body = payloads.payment(None, confirm=True, payment_method=method, payment_method_type="klarna")
+    body.update(payment_method_data={kind: {"details": "x"}}, billing=copy.deepcopy(payloads.BILLING))
+
+    response = api.post("/payments", body)
+
+    if kind not in real_values.PAYMENT_METHODS:  # card_token, mandate data and the like name no method
+        assert (response.status_code, response.json) == (
+            400,
+            invalid("payment_method_data", f"holds {kind} data for payment_method card"),
+        )
+        return
+    payment = ok(response)
+    assert (payment["status"], payment["payment_method"], payment["payment_method_data"]) == (
+        "succeeded",
+        kind,
+        {kind: {"details": "x"}},
+    )
+
+
+def test_the_billing_inside_the_method_data_is_the_billing_the_spec_asks_for(api: Api) -> None:
+    body = payloads.payment(payment_id="pay_1")
+    billing = body.pop("billing")
+    body["payment_method_data"]["billing"] = billing
+
+    payment = ok(api.post("/payments", body))
+
+    assert (payment["status"], payment["billing"]) == ("succeeded", billing)
+    assert payment["payment_method_data"] == card_data()
+
+
+def test_billing_inside_the_method_data_is_checked_as_billing(api: Api) -> None:
+    body = payloads.payment()
+    billing = body.pop("billing")
+    del billing["address"]["zip"]
+    body["payment_method_data"]["billing"] = billing
+
+    response = api.post("/payments", body)
+
+    assert response.status_code == 400
+    assert response.json["error"]["param"] == "payment_method_data.billing.address.zip"
+    assert payment_count(api) == 0
+
+
+def test_order_lines_may_be_named_as_the_real_service_names_them(api: Api) -> None:
+    lines = [
+        {"product_name": "Tea", "quantity": 2, "amount": 300, "product_id": "sku_1", "tax_rate": 0.2},
+        {"name": "Cup", "quantity": 1, "amount": 400, "currency": "USD", "requires_shipping": True},
+    ]
+
+    payment = create(api, order_details=copy.deepcopy(lines))
+
+    assert payment["order_details"] == lines
+
+
+def test_an_order_line_without_a_name_is_refused(api: Api) -> None:
+    response = api.post("/payments", payloads.payment(order_details=[{"quantity": 1, "amount": 300}]))
+
+    assert (response.status_code, response.json) == (400, missing("order_details.0.name"))
+
+
+def test_the_customer_object_names_the_customer_as_customer_id_does(api: Api) -> None:
+    ok(api.post("/customers", {"customer_id": "cus_1", "name": "Ada"}))
+
+    payment = create(api, customer={"id": "cus_1", "name": "Ada", "email": "ada@example.com"})
+
+    assert payment["customer_id"] == "cus_1"
+    assert payment["customer"] == {"id": "cus_1", "name": "Ada", "email": "ada@example.com"}
+
+
+@pytest.mark.parametrize(
+    ("fields", "expected"),
+    [
+        (
+            {"customer": {"id": "cus_nobody"}},
+            invalid("customer.id", "no such customer; create it with POST /customers first"),
+        ),
+        (
+            {"customer_id": "cus_1", "customer": {"id": "cus_2"}},
+            invalid("customer.id", "names another customer than customer_id"),
+        ),
+    ],
+)
+def test_a_customer_object_naming_no_customer_or_another_one_is_refused(
+    api: Api, fields: dict[str, Any], expected: dict[str, Any]
+) -> None:
+    ok(api.post("/customers", {"customer_id": "cus_1"}))
+
+    response = api.post("/payments", payloads.payment(**fields))
+
+    assert (response.status_code, response.json) == (400, expected)
+    assert payment_count(api) == 0
+
+
+def test_session_expiry_sets_when_the_client_secret_expires(api: Api, frozen: str) -> None:
+    payment = create(api, session_expiry=60)
+
+    assert payment["expires_on"] == later(frozen, 60)
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "reason"),
+    [
+        ("shipping.address.country", "XX", "not an ISO 3166 alpha-2 country code"),
+        ("off_session", "yes", "not a valid boolean"),
+        ("order_tax_amount", -1, "must be greater than or equal to 0 and less than or equal to 99999999999"),
+        ("connector", ["nope"], None),
+        ("setup_future_usage", "sometimes", "must be one of: off_session, on_session"),
+        ("customer_acceptance", {"accepted_at": "2026-01-02T03:04:05Z"}, None),
+        ("order_date", "yesterday", "not a valid ISO 8601 timestamp"),
+        ("session_expiry", 0, "must be greater than or equal to 1 and less than or equal to 31536000"),
+        ("allowed_payment_method_types", ["credit", "cheque"], None),
+    ],
+)
+def test_a_real_field_with_a_wrong_value_is_ir_04_naming_its_path(
+    api: Api, path: str, value: Any, reason: str | None
+) -> None:
+    body = payloads.payment()
+    node = body
+    *parents, last = path.split(".")
+    for name in parents:
+        node = node.setdefault(name, {})
+    node[last] = value
+
+    response = api.post("/payments", body)
+
+    assert response.status_code == 400
+    error = response.json["error"]
+    assert error["code"] == "IR_04"
+    assert error["param"].startswith(path)
+    if reason is not None:
+        assert response.json == invalid(path, reason)
+    assert payment_count(api) == 0
+
+
+def test_a_field_the_real_service_does_not_define_is_still_unknown(api: Api) -> None:
+    response = api.post("/payments", payloads.payment(loyalty_points=10))
+
+    assert (response.status_code, response.json) == (400, malformed("unknown field `loyalty_points`"))
