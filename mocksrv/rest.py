@@ -64,7 +64,7 @@ class OrjsonProvider(JSONProvider):
 
 
 class ResourceIdConverter(BaseConverter):
-    """A resource id in a path: never `list`, so `GET /payments/list` is a wrong method, not an id."""
+    """A resource id in a path: never `list`, so `PUT /payments/list` is a wrong method, not an id."""
 
     regex = r"(?!list(?![A-Za-z0-9_-]))[^/]+"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint
+from flask import Blueprint, request
 
 from mocksrv.api import schemas
 from mocksrv.domain.models import KeyKind
@@ -18,6 +18,7 @@ _create = schemas.PaymentCreateSchema()
 _update = schemas.PaymentUpdateSchema()
 _confirm = schemas.PaymentConfirmSchema()
 _list = schemas.PaymentListSchema()
+_query = schemas.PaymentQuerySchema()
 _capture = schemas.CaptureSchema()
 _cancel = schemas.CancelSchema()
 _review = schemas.ReviewSchema()
@@ -43,6 +44,14 @@ def list_payments() -> Json:
     principal = authenticate()
     page = sandbox().payments.list(principal.merchant_id, load(_list, json_body()))
     return list_json([payment_summary(p) for p in page.items], page.total_count)
+
+
+@payments.get("/payments/list")
+def query_payments() -> Json:
+    """The real service's list: whole payments, filtered by the query string."""
+    principal = authenticate()
+    page = sandbox().payments.list(principal.merchant_id, load(_query, request.args.to_dict()))
+    return {"size": len(page.items), "data": [show_payment(payment) for payment in page.items]}
 
 
 @payments.get("/payments/<id:payment_id>")

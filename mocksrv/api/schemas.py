@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from marshmallow import EXCLUDE, ValidationError, fields, post_load, validate, validates_schema
@@ -368,6 +369,37 @@ class PaymentListSchema(RequestSchema):
     @post_load
     def to_query(self, data: dict[str, Any], **kwargs: Any) -> Query:
         return Query.of(**data)
+
+
+class PaymentQuerySchema(RequestSchema):
+    """The query of the real service's `GET /payments/list`. Parameters arrive as text; ones it does
+    not know are ignored, as on any GET. Times compare to the millisecond, as answers show them."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+    customer_id = fields.String()
+    starting_after = fields.String()
+    ending_before = fields.String()
+    limit = fields.Integer(validate=validate.Range(1, 100), load_default=10)
+    offset = fields.Integer(validate=validate.Range(min=0), load_default=0)
+    created = Timestamp()
+    created_lt = Timestamp()
+    created_gt = Timestamp()
+    created_lte = Timestamp()
+    created_gte = Timestamp()
+
+    @post_load
+    def to_query(self, data: dict[str, Any], **kwargs: Any) -> Query:
+        lte = [data[name] - offset for name, offset in _UPPER if name in data]
+        gte = [data[name] + offset for name, offset in _LOWER if name in data]
+        kept = {name: value for name, value in data.items() if not name.startswith("created")}
+        return Query.of(created_lte=min(lte, default=None), created_gte=max(gte, default=None), **kept)
+
+
+_MS = timedelta(milliseconds=1)
+_UPPER = (("created", timedelta(0)), ("created_lte", timedelta(0)), ("created_lt", _MS))
+_LOWER = (("created", timedelta(0)), ("created_gte", timedelta(0)), ("created_gt", _MS))
 
 
 class CaptureSchema(RequestSchema):

@@ -152,6 +152,10 @@ class PaymentService:
         return payment
 
     def list(self, merchant_id: str, query: Query) -> Page:
+        for name in ("starting_after", "ending_before"):
+            cursor = getattr(query, name)
+            if cursor is not None and self._store.get(PAYMENTS, merchant_id, cursor) is None:
+                raise InvalidField(name, "no such payment")
         return self._store.query(PAYMENTS, merchant_id, query)
 
     # -- operations ---------------------------------------------------------------------------

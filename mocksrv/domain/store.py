@@ -69,6 +69,9 @@ class Query:
     created_lte: datetime | None = None
     limit: int = 10
     offset: int = 0
+    # Cursors: the id of a record the page starts after, or ends before, in the list's order.
+    starting_after: str | None = None
+    ending_before: str | None = None
 
     @classmethod
     def of(
@@ -78,11 +81,13 @@ class Query:
         offset: int = 0,
         created_gte: datetime | None = None,
         created_lte: datetime | None = None,
+        starting_after: str | None = None,
+        ending_before: str | None = None,
         **where: object,
     ) -> Query:
         """A query from the criteria of a list request; a criterion left None filters nothing."""
         criteria = {name: value for name, value in where.items() if value is not None}
-        return cls(criteria, created_gte, created_lte, limit, offset)
+        return cls(criteria, created_gte, created_lte, limit, offset, starting_after, ending_before)
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -314,6 +319,15 @@ class MemoryStore(ClockStates):
                 if query.created_gte is None
                 else candidates.bisect_left((-_millis_up(query.created_gte) + 1,))
             )
+            start, end = self._cursors(spec, records, candidates, query, start, end)
+            if query.ending_before is not None:  # the page just before the cursor: the last ones
+                matching = [
+                    records[key[1]]
+                    for key in candidates.islice(start, end)
+                    if all(getattr(records[key[1]], name) == value for name, value in rest.items())
+                ]
+                stop = max(0, len(matching) - query.offset)
+                return Page(matching[max(0, stop - query.limit) : stop], len(matching))
             if not rest:
                 total = max(0, end - start)
                 keys = candidates.islice(start + query.offset, min(end, start + query.offset + query.limit))
@@ -327,6 +341,22 @@ class MemoryStore(ClockStates):
                         items.append(record)
                     total += 1
             return Page(items, total)
+
+    @staticmethod
+    def _cursors(
+        spec: Collection, records: dict[str, Any], candidates: SortedList, query: Query, start: int, end: int
+    ) -> tuple[int, int]:
+        """Narrow [start, end) to what lies after `starting_after` and before `ending_before`."""
+        for cursor, after in ((query.starting_after, True), (query.ending_before, False)):
+            if cursor is None or cursor not in records:
+                continue  # the caller checks that a cursor names a record
+            record = records[cursor]
+            key = sort_key(getattr(record, spec.created_field), cursor)
+            if after:
+                start = max(start, candidates.bisect_right(key))
+            else:
+                end = min(end, candidates.bisect_left(key))
+        return start, end
 
     def clear(self, merchant_id: str, kinds: list[str]) -> None:
         """Delete the merchant's records of these kinds, its timers, events and counters."""

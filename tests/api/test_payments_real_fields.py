@@ -285,3 +285,77 @@ def test_a_field_the_real_service_does_not_define_is_still_unknown(api: Api) -> 
     response = api.post("/payments", payloads.payment(loyalty_points=10))
 
     assert (response.status_code, response.json) == (400, malformed("unknown field `loyalty_points`"))
+
+
+# -- GET /payments/list: the real service's list of whole payments -----------------------------
+
+
+def _ids(body: dict[str, Any]) -> list[str]:
+    return [payment["payment_id"] for payment in body["data"]]
+
+
+@pytest.fixture
+def five(api: Api, frozen: str) -> list[str]:
+    """pay_1 to pay_5, a minute apart, pay_2 and pay_4 of customer cus_1; newest first."""
+    ok(api.post("/customers", {"customer_id": "cus_1"}))
+    for number in range(1, 6):
+        customer = {"customer_id": "cus_1"} if number % 2 == 0 else {}
+        create(api, payment_id=f"pay_{number}", **customer)
+        ok(api.post("/__mock/clock/advance", {"seconds": 60}))
+    return ["pay_5", "pay_4", "pay_3", "pay_2", "pay_1"]
+
+
+def test_get_payments_list_answers_whole_payments_newest_first(api: Api, five: list[str]) -> None:
+    body = ok(api.get("/payments/list"))
+
+    assert (body["size"], _ids(body)) == (5, five)
+    assert body["data"][0] == ok(api.get("/payments/pay_5"))
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("limit=2", ["pay_5", "pay_4"]),
+        ("limit=2&offset=2", ["pay_3", "pay_2"]),
+        ("customer_id=cus_1", ["pay_4", "pay_2"]),
+        ("starting_after=pay_4", ["pay_3", "pay_2", "pay_1"]),
+        ("starting_after=pay_4&limit=1", ["pay_3"]),
+        ("ending_before=pay_2", ["pay_5", "pay_4", "pay_3"]),
+        ("ending_before=pay_2&limit=2", ["pay_4", "pay_3"]),
+        ("starting_after=pay_5&ending_before=pay_2", ["pay_4", "pay_3"]),
+        ("customer_id=cus_1&starting_after=pay_4", ["pay_2"]),
+        ("unknown_parameter=1", ["pay_5", "pay_4", "pay_3", "pay_2", "pay_1"]),
+    ],
+)
+def test_get_payments_list_filters_by_the_real_parameters(
+    api: Api, five: list[str], query: str, expected: list[str]
+) -> None:
+    assert _ids(ok(api.get(f"/payments/list?{query}"))) == expected
+
+
+def test_get_payments_list_filters_by_creation_time(api: Api, five: list[str], frozen: str) -> None:
+    third = ok(api.get("/payments/pay_3"))["created"]
+
+    assert _ids(ok(api.get(f"/payments/list?created={third}"))) == ["pay_3"]
+    assert _ids(ok(api.get(f"/payments/list?created_lt={third}"))) == ["pay_2", "pay_1"]
+    assert _ids(ok(api.get(f"/payments/list?created_lte={third}"))) == ["pay_3", "pay_2", "pay_1"]
+    assert _ids(ok(api.get(f"/payments/list?created_gt={third}"))) == ["pay_5", "pay_4"]
+    assert _ids(ok(api.get(f"/payments/list?created_gte={third}&created_lt={later(third, 60)}"))) == ["pay_3"]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("starting_after=pay_nope", invalid("starting_after", "no such payment")),
+        ("ending_before=pay_nope", invalid("ending_before", "no such payment")),
+        ("limit=0", invalid("limit", "must be greater than or equal to 1 and less than or equal to 100")),
+        ("limit=ten", invalid("limit", "not a valid integer")),
+        ("created_gt=yesterday", invalid("created_gt", "not a valid ISO 8601 timestamp")),
+    ],
+)
+def test_get_payments_list_with_a_bad_parameter_is_ir_04(
+    api: Api, five: list[str], query: str, expected: dict[str, Any]
+) -> None:
+    response = api.get(f"/payments/list?{query}")
+
+    assert (response.status_code, response.json) == (400, expected)
