@@ -8,6 +8,7 @@ from typing import Any
 
 from mocksrv.domain.clock import ClockState, format_timestamp
 from mocksrv.domain.disputes import Dispute
+from mocksrv.domain.ephemeral_keys import EphemeralKey
 from mocksrv.domain.events import Event
 from mocksrv.domain.merchants import MerchantCredentials
 from mocksrv.domain.models import Customer, Payment, Profile
@@ -285,4 +286,119 @@ def evidence_json(dispute: Dispute) -> JsonObject:
         "dispute_status": dispute.status.value,
         "evidence": dispute.evidence or {},
         "evidence_submitted_at": timestamp(dispute.evidence_submitted_at),
+    }
+
+
+# -- the browser SDK's sessions -----------------------------------------------------------------
+
+
+def session_tokens_json(payment: Payment) -> JsonObject:
+    """The answer to a session-token request: no wallet is configured, so no token."""
+    return {"payment_id": payment.payment_id, "client_secret": payment.client_secret, "session_token": []}
+
+
+def ephemeral_key_json(key: EphemeralKey) -> JsonObject:
+    """An ephemeral key; its times in ISO 8601, as every time the server writes (decisions section 8)."""
+    return {
+        "id": key.id,
+        "merchant_id": key.merchant_id,
+        "customer_id": key.customer_id,
+        "created_at": timestamp(key.created),
+        "expires": timestamp(key.expires),
+        "secret": key.secret,
+    }
+
+
+# -- the real service's event routes ------------------------------------------------------------
+
+# The real service's event class of each content type.
+EVENT_CLASS_OF_CONTENT = {
+    "payment_details": "payments",
+    "refund_details": "refunds",
+    "dispute_details": "disputes",
+    "payout_details": "payouts",
+}
+# How the real service names an attempt: the first scheduled one, a scheduled retry, or one by hand.
+INITIAL_ATTEMPT, AUTOMATIC_RETRY, MANUAL_RETRY = "initial_attempt", "automatic_retry", "manual_retry"
+
+
+def event_item_json(event: Event, delivery: EventDelivery, profile_id: str) -> JsonObject:
+    """An event as the real service lists it; the event is its own initial attempt."""
+    return {
+        "event_id": event.event_id,
+        "merchant_id": event.merchant_id,
+        "profile_id": profile_id,
+        "object_id": event.object_id,
+        "event_type": event.event_type,
+        "event_class": EVENT_CLASS_OF_CONTENT[event.content_type.value],
+        "is_delivery_successful": delivery.succeeded,
+        "initial_attempt_id": event.event_id,
+        "created": format_timestamp(event.created),
+    }
+
+
+def events_list_json(items: list[JsonObject], total_count: int) -> JsonObject:
+    return {"events": items, "total_count": total_count}
+
+
+def outgoing_request_json(body: bytes, headers: Sequence[tuple[str, str]]) -> JsonObject:
+    """What a delivery sends: the body as text, and the headers as name and value pairs."""
+    return {"body": body.decode(), "headers": [[name, value] for name, value in headers]}
+
+
+def outgoing_response_json(attempt: DeliveryAttempt | None) -> JsonObject:
+    """What the receiver answered; no attempt yet, or no answer, leaves the fields null. The answer's
+    body and headers are not kept."""
+    return {
+        "body": None,
+        "headers": None,
+        "status_code": None if attempt is None else attempt.status_code,
+        "error_message": None if attempt is None else attempt.error,
+    }
+
+
+def attempt_kinds(attempts: Sequence[DeliveryAttempt]) -> list[str]:
+    """The real service's name of each attempt, oldest first: the first scheduled attempt is the
+    initial one, the later scheduled ones retries, and those by hand manual retries."""
+    kinds: list[str] = []
+    scheduled = 0
+    for attempt in attempts:
+        if attempt.manual:
+            kinds.append(MANUAL_RETRY)
+        else:
+            kinds.append(AUTOMATIC_RETRY if scheduled else INITIAL_ATTEMPT)
+            scheduled += 1
+    return kinds
+
+
+def event_attempt_json(
+    event: Event,
+    delivery: EventDelivery,
+    profile_id: str,
+    attempt: DeliveryAttempt,
+    kind: str,
+    request: JsonObject,
+) -> JsonObject:
+    """One delivery attempt of an event, in the real service's retrieve shape."""
+    return {
+        **event_item_json(event, delivery, profile_id),
+        "is_delivery_successful": attempt.succeeded,
+        "created": format_timestamp(attempt.attempted_at),
+        "request": request,
+        "response": outgoing_response_json(attempt),
+        "delivery_attempt": kind,
+    }
+
+
+def event_retry_json(
+    event: Event, delivery: EventDelivery, profile_id: str, queued_at: datetime, request: JsonObject
+) -> JsonObject:
+    """A retry by hand just queued, in the real service's retrieve shape: not attempted yet."""
+    return {
+        **event_item_json(event, delivery, profile_id),
+        "is_delivery_successful": None,
+        "created": format_timestamp(queued_at),
+        "request": request,
+        "response": outgoing_response_json(None),
+        "delivery_attempt": MANUAL_RETRY,
     }

@@ -6,10 +6,12 @@ from flask import Flask
 
 from mocksrv.api.customers import customers
 from mocksrv.api.disputes import disputes
+from mocksrv.api.events import events
 from mocksrv.api.payments import health, payments
 from mocksrv.api.payouts import payouts
 from mocksrv.api.profiles import profiles
 from mocksrv.api.refunds import refunds
+from mocksrv.api.sessions import sessions
 
 
 def init_app(app: Flask) -> None:
@@ -20,3 +22,5 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(refunds)
     app.register_blueprint(payouts)
     app.register_blueprint(disputes)
+    app.register_blueprint(sessions)
+    app.register_blueprint(events)

@@ -53,8 +53,18 @@ def brand_of(number: str) -> str:
     return "Unknown"
 
 
-def card_summary(card: dict[str, Any], now: datetime) -> dict[str, Any]:
-    """Check a card and return what is kept of it; raise IR_04 naming the bad field."""
+# What a test card's issuer is shown as: every card in the sandbox is issued by it.
+CARD_ISSUER = "mocksrv test bank"
+CARD_ISSUING_COUNTRY = "US"
+CARD_TYPES = ("credit", "debit")  # payment_method_type values that are a card's type
+
+
+def card_summary(card: dict[str, Any], now: datetime, method_type: str | None = None) -> dict[str, Any]:
+    """Check a card and return what is kept of it; raise IR_04 naming the bad field.
+
+    The spec's names (`last4`, `brand`, `exp_month`, `exp_year`) and the real service's beside
+    them; of the number, only the first six digits (`card_isin`) and the last four are kept.
+    """
     number = card["card_number"].replace(" ", "")
     if not luhn_valid(number):
         raise InvalidField(f"{_CARD}.card_number", "the card number is not valid")
@@ -71,12 +81,21 @@ def card_summary(card: dict[str, Any], now: datetime) -> dict[str, Any]:
     cvc = card["card_cvc"]
     if not _digits(cvc) or len(cvc) not in (3, 4):
         raise InvalidField(f"{_CARD}.card_cvc", "three or four digits")
+    brand = brand_of(number)
     return {
         "last4": number[-4:],
-        "brand": brand_of(number),
+        "brand": brand,
         "exp_month": f"{month:02d}",
         "exp_year": str(year),
         "card_holder_name": card.get("card_holder_name"),
+        "card_network": None if brand == "Unknown" else brand,
+        "card_type": method_type if method_type in CARD_TYPES else None,
+        "card_issuer": CARD_ISSUER,
+        "card_issuing_country": CARD_ISSUING_COUNTRY,
+        "card_isin": number[:6],
+        "card_exp_month": f"{month:02d}",
+        "card_exp_year": str(year),
+        "payment_checks": {"cvc_check": "pass"},
     }
 
 

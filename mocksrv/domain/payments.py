@@ -407,7 +407,7 @@ class PaymentService:
         method_type = fields.get("payment_method_type")
         if kind == "card":
             card = data["card"]
-            kept: dict[str, Any] = {"card": card_summary(card, now)}
+            kept: dict[str, Any] = {"card": card_summary(card, now, method_type)}
             matched = {"card": {**card, "card_number": normalized_number(card)}}
         elif kind == "bank_transfer":
             kept, matched = {kind: kept_account(data[kind])}, {kind: data[kind]}

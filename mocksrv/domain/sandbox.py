@@ -9,6 +9,7 @@ from typing import Any
 from mocksrv.domain.clock import Clock, SystemTime, initial_state, system_now
 from mocksrv.domain.customers import CustomerService
 from mocksrv.domain.disputes import DISPUTE_TRANSITIONS, DISPUTES, DisputeService
+from mocksrv.domain.ephemeral_keys import EPHEMERAL_KEY_COLLECTION, EPHEMERAL_KEYS, EphemeralKeyService
 from mocksrv.domain.merchants import (
     API_KEYS,
     MERCHANTS,
@@ -41,6 +42,7 @@ COLLECTIONS = [
     Collection(DISPUTES, "dispute_id", indexed=("status", "payment_id")),
     Collection(DELIVERIES, "event_id", ordered=False),
     Collection(ATTEMPTS, "attempt_id", created_field="attempted_at", indexed=("event_id",)),
+    EPHEMERAL_KEY_COLLECTION,
 ]
 
 TRANSITION_TABLES: dict[str, TransitionTable[Any, Any]] = {
@@ -52,7 +54,7 @@ TRANSITION_TABLES: dict[str, TransitionTable[Any, Any]] = {
 }
 
 # What a reset deletes; keys, profiles and settings stay.
-RESETTABLE = [PAYMENTS, CUSTOMERS, REFUNDS, PAYOUTS, DISPUTES, DELIVERIES, ATTEMPTS]
+RESETTABLE = [PAYMENTS, CUSTOMERS, REFUNDS, PAYOUTS, DISPUTES, DELIVERIES, ATTEMPTS, EPHEMERAL_KEYS]
 
 # The payment that /__mock/seed creates, over and over.
 SEED_PAYMENT = {
@@ -108,6 +110,7 @@ class Sandbox:
             self.store, self.clock, config.environment, outcomes, config.rate_limit
         )
         self.customers = CustomerService(self.store, self.clock)
+        self.ephemeral_keys = EphemeralKeyService(self.store, self.clock)
         self.refunds = RefundService(self.store, self.clock, self.scheduler, self.outbox)
         self.payouts = PayoutService(self.store, self.clock, self.scheduler, self.outbox, self.merchants)
         self.disputes = DisputeService(self.store, self.clock, self.scheduler, self.outbox)

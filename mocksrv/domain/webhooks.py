@@ -11,7 +11,7 @@ from typing import Any
 
 from mocksrv.domain.clock import Clock
 from mocksrv.domain.errors import ResourceNotFound
-from mocksrv.domain.events import Event
+from mocksrv.domain.events import ContentType, Event
 from mocksrv.domain.ids import new_id
 from mocksrv.domain.merchants import MerchantService
 from mocksrv.domain.models import Page, evolve
@@ -83,6 +83,13 @@ class EventDelivery:
     next_attempt_at: datetime | None = None
     body: bytes | None = None  # serialized once, at the first attempt; every attempt sends it
 
+    @property
+    def succeeded(self) -> bool | None:
+        """Whether it was delivered; None while its first attempt is still to come."""
+        if self.state is DeliveryState.DELIVERED:
+            return True
+        return None if self.state is DeliveryState.PENDING and self.attempts == 0 else False
+
 
 @dataclass(frozen=True, slots=True)
 class DeliveryAttempt:
@@ -123,6 +130,31 @@ class DeliveryTask:
     url: str | None
     signing_key: str
     manual: bool
+
+
+@dataclass(frozen=True, slots=True)
+class EventFilter:
+    """Which events a list keeps; a criterion left None keeps every event. Times are inclusive."""
+
+    created_after: datetime | None = None
+    created_before: datetime | None = None
+    object_id: str | None = None
+    event_id: str | None = None
+    profile_id: str | None = None
+    event_types: frozenset[str] | None = None
+    content_types: frozenset[ContentType] | None = None
+    delivered: bool | None = None
+
+    def keeps(self, event: Event, delivery: EventDelivery) -> bool:
+        return (
+            (self.created_after is None or event.created >= self.created_after)
+            and (self.created_before is None or event.created <= self.created_before)
+            and (self.object_id is None or event.object_id == self.object_id)
+            and (self.event_id is None or event.event_id == self.event_id)
+            and (self.event_types is None or event.event_type in self.event_types)
+            and (self.content_types is None or event.content_type in self.content_types)
+            and (self.delivered is None or (delivery.state is DeliveryState.DELIVERED) == self.delivered)
+        )
 
 
 class WebhookService:
@@ -260,6 +292,37 @@ class WebhookService:
         events = self._store.events(merchant_id)
         page = list(reversed(events))[offset : offset + limit]
         return [(event, self.delivery(merchant_id, event.event_id)) for event in page], len(events)
+
+    def find_events(
+        self, merchant_id: str, where: EventFilter, limit: int, offset: int
+    ) -> tuple[list[tuple[Event, EventDelivery]], int]:
+        """The merchant's events that `where` keeps, newest first, each with its delivery; and how many
+        it keeps in all. Every event belongs to the merchant's default profile."""
+        profile_id = where.profile_id
+        if profile_id is not None and profile_id != self._merchants.default_profile(merchant_id).profile_id:
+            return [], 0
+        kept = [
+            (event, delivery)
+            for event in reversed(self._store.events(merchant_id))
+            if where.keeps(event, delivery := self.delivery(merchant_id, event.event_id))
+        ]
+        return kept[offset : offset + limit], len(kept)
+
+    def event(self, merchant_id: str, event_id: str) -> tuple[Event, EventDelivery]:
+        """One event with its delivery."""
+        event = self._store.event(merchant_id, event_id)
+        if event is None:
+            raise ResourceNotFound("Event")
+        return event, self.delivery(merchant_id, event_id)
+
+    def event_attempts(self, merchant_id: str, event_id: str) -> list[DeliveryAttempt]:
+        """Every attempt to deliver one event, oldest first."""
+        self.event(merchant_id, event_id)
+        of_event = {"event_id": event_id}
+        total = self._store.query(ATTEMPTS, merchant_id, Query(where=of_event, limit=0)).total_count
+        page = self._store.query(ATTEMPTS, merchant_id, Query(where=of_event, limit=total))
+        attempts: list[DeliveryAttempt] = page.items
+        return sorted(attempts, key=lambda attempt: attempt.number)
 
     def attempts(self, merchant_id: str, event_id: str | None, limit: int, offset: int) -> Page:
         where = {} if event_id is None else {"event_id": event_id}

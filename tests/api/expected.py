@@ -138,8 +138,10 @@ def window_reset(timestamp: str) -> int:
 _BRANDS = {"3": "AmericanExpress", "4": "Visa", "5": "Mastercard", "6": "Discover"}
 
 
-def card_data(number: str = "4242424242424242", exp_month: str = "12", exp_year: str = "2099") -> dict:
-    """What a payment shows of a card: never the number or the CVC."""
+def card_data(
+    number: str = "4242424242424242", exp_month: str = "12", exp_year: str = "2099", card_type: str = "credit"
+) -> dict:
+    """What a payment shows of a card: never the number or the CVC; the spec's names and the real ones."""
     return {
         "card": {
             "last4": number[-4:],
@@ -147,6 +149,14 @@ def card_data(number: str = "4242424242424242", exp_month: str = "12", exp_year:
             "exp_month": exp_month,
             "exp_year": exp_year,
             "card_holder_name": None,
+            "card_network": _BRANDS[number[0]],
+            "card_type": card_type,
+            "card_issuer": "mocksrv test bank",
+            "card_issuing_country": "US",
+            "card_isin": number[:6],
+            "card_exp_month": exp_month,
+            "card_exp_year": exp_year,
+            "payment_checks": {"cvc_check": "pass"},
         }
     }
 

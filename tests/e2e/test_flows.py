@@ -11,6 +11,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import requests
 
+from tests.api.expected import card_data
 from tests.e2e.harness import Form, Merchant, TimeoutSession, forms_of, poll
 from tests.payloads import confirmation, payment
 
@@ -117,15 +118,7 @@ def test_one_step_card_payment_succeeds(merchant: Merchant) -> None:
         "capture_method": "automatic",
         "payment_method": "card",
         "payment_method_type": "credit",
-        "payment_method_data": {
-            "card": {
-                "last4": "4242",
-                "brand": "Visa",
-                "exp_month": "12",
-                "exp_year": "2099",
-                "card_holder_name": None,
-            }
-        },
+        "payment_method_data": card_data(),
         "next_action": None,
         "error_code": None,
         "error_message": None,

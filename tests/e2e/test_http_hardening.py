@@ -225,6 +225,15 @@ def test_a_keep_alive_connection_between_requests_is_not_cut_short(start: Callab
 # -- long-polls -----------------------------------------------------------------------------------
 
 
+# A stop that hung would wait out the long-polls (60 s) or the hung delivery; a prompt one takes
+# about 0.1 s. The bound leaves room for a busy machine; the 2 s promise is the README's figure.
+STOP_BOUND = 5.0
+
+# How long the long-polls that fill an allowance stay open: long enough that the requests after
+# them still find them open on a busy machine, and shorter than the hung delivery they wait for.
+HELD = 5
+
+
 def until_refused(merchant: Merchant) -> bool:
     """Whether the merchant's long-polls fill its allowance within the deadline: a further wait,
     asked for with no timeout, is then refused at once. Each look is a request, so none sleeps."""
@@ -245,11 +254,11 @@ def busy_merchant(base_url: str, webhook_url: str) -> Merchant:
 def test_a_merchant_past_its_open_long_polls_gets_a_429(
     start: Callable[..., MockServer], dead_receiver: str
 ) -> None:
-    server = start(max_waits=8, max_waits_per_merchant=2)
+    server = start(max_waits=8, max_waits_per_merchant=2, webhook_timeout=30)
     merchant = busy_merchant(server.url, dead_receiver)
     other = busy_merchant(server.url, dead_receiver)
     with ThreadPoolExecutor(2) as pool:
-        held = [pool.submit(merchant.wait_webhooks, 2) for _ in range(2)]
+        held = [pool.submit(merchant.wait_webhooks, HELD) for _ in range(2)]
         assert until_refused(merchant)
 
         refused = merchant.session.post(f"{server.url}/__mock/webhooks/wait", json={"timeout": 1})
@@ -268,10 +277,10 @@ def test_a_merchant_past_its_open_long_polls_gets_a_429(
 def test_long_polls_past_the_servers_total_get_a_429(
     start: Callable[..., MockServer], dead_receiver: str
 ) -> None:
-    server = start(max_waits=2, max_waits_per_merchant=2)
+    server = start(max_waits=2, max_waits_per_merchant=2, webhook_timeout=30)
     merchants = [busy_merchant(server.url, dead_receiver) for _ in range(3)]
     with ThreadPoolExecutor(2) as pool:
-        held = [pool.submit(merchant.wait_webhooks, 2) for merchant in merchants[:2]]
+        held = [pool.submit(merchant.wait_webhooks, HELD) for merchant in merchants[:2]]
         assert until_refused(merchants[2])
 
         refused = merchants[2].session.post(f"{server.url}/__mock/webhooks/wait", json={"timeout": 1})
@@ -312,7 +321,7 @@ def test_stop_answers_open_long_polls_and_returns_promptly(
 
         server.stop()
 
-        assert time.monotonic() - began < 2.0  # the promised bound, not a benchmark
+        assert time.monotonic() - began < STOP_BOUND
         assert [future.result(DEADLINE) for future in held] == [False] * 4
 
 
@@ -356,7 +365,7 @@ def test_sigterm_with_a_long_poll_open_answers_it_and_exits_promptly(
 
             code = server.stop()
 
-            assert time.monotonic() - began < 2.0  # the promised bound, not a benchmark
+            assert time.monotonic() - began < STOP_BOUND
             assert code == 0
             status, _, body = parse(answer.result(DEADLINE))
     finally:

@@ -86,15 +86,30 @@ def test_brand_follows_the_number_prefix(number: str, brand: str) -> None:
     assert brand_of(number) == brand
 
 
-def test_summary_keeps_last4_brand_expiry_and_holder() -> None:
-    summary = card_summary(card(card_holder_name="Ada Lovelace"), NOW)
+def test_summary_keeps_last4_brand_expiry_and_holder_under_both_names() -> None:
+    summary = card_summary(card(card_holder_name="Ada Lovelace"), NOW, "debit")
     assert summary == {
         "last4": "4242",
         "brand": "Visa",
         "exp_month": "12",
         "exp_year": "2099",
         "card_holder_name": "Ada Lovelace",
+        "card_network": "Visa",
+        "card_type": "debit",
+        "card_issuer": "mocksrv test bank",
+        "card_issuing_country": "US",
+        "card_isin": "424242",
+        "card_exp_month": "12",
+        "card_exp_year": "2099",
+        "payment_checks": {"cvc_check": "pass"},
     }
+
+
+def test_a_card_type_only_from_a_card_method_type_and_a_network_only_when_known() -> None:
+    assert card_summary(card(), NOW, "apple_pay")["card_type"] is None
+    assert card_summary(card(), NOW)["card_type"] is None
+    summary = card_summary(card(card_number="1234567812345670"), NOW)
+    assert (summary["brand"], summary["card_network"]) == ("Unknown", None)
 
 
 def test_summary_keeps_neither_number_nor_cvc() -> None:

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from mocksrv.app import create_sandbox
+from mocksrv.domain.cards import card_summary
 from mocksrv.domain.errors import (
     ClientSecretExpired,
     ClientSecretInvalid,
@@ -169,15 +170,11 @@ def test_client_secret_expires_after_the_profile_session_expiry(sandbox: Sandbox
 
 def test_create_keeps_the_card_summary_only(sandbox: Sandbox) -> None:
     created = create(sandbox, payment_method_data=card(card_holder_name="Ada Lovelace"))
+    now = sandbox.clock.now(MERCHANT_ID)
     assert created.payment_method_data == {
-        "card": {
-            "last4": "4242",
-            "brand": "Visa",
-            "exp_month": "12",
-            "exp_year": "2099",
-            "card_holder_name": "Ada Lovelace",
-        }
+        "card": card_summary(card(card_holder_name="Ada Lovelace")["card"], now, "credit")
     }
+    assert created.payment_method_data["card"]["card_isin"] == "424242"
 
 
 def test_card_number_appears_in_no_record_or_event(sandbox: Sandbox) -> None:

@@ -1,0 +1,89 @@
+"""EphemeralKeyService: ids and secrets, expiry on the mock clock, delete, isolation, reset."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from mocksrv.domain.ephemeral_keys import EPHEMERAL_KEY_VALIDITY, EphemeralKey
+from mocksrv.domain.errors import ErrorKind, InvalidField, ResourceNotFound
+from mocksrv.domain.merchants import MerchantSeed
+from mocksrv.domain.sandbox import Sandbox
+from tests.payloads import MERCHANT_ID
+from tests.unit.fakes import at
+
+
+@pytest.fixture
+def key(sandbox: Sandbox) -> EphemeralKey:
+    sandbox.customers.create(MERCHANT_ID, {"customer_id": "cus_ada"})
+    return sandbox.ephemeral_keys.create(MERCHANT_ID, "cus_ada")
+
+
+def _not_found(sandbox: Sandbox, merchant_id: str, key_id: str) -> tuple[str, ErrorKind, str]:
+    with pytest.raises(ResourceNotFound) as raised:
+        sandbox.ephemeral_keys.delete(merchant_id, key_id)
+    return raised.value.code, raised.value.kind, raised.value.message
+
+
+NOT_FOUND = ("HE_02", ErrorKind.NOT_FOUND, "Ephemeral key does not exist in our records")
+
+
+def test_validity_is_one_hour() -> None:
+    assert EPHEMERAL_KEY_VALIDITY.total_seconds() == 3600
+
+
+def test_create_gives_an_id_a_secret_and_mock_clock_times(sandbox: Sandbox) -> None:
+    sandbox.customers.create(MERCHANT_ID, {"customer_id": "cus_ada"})
+    sandbox.scheduler.advance(MERCHANT_ID, 42)
+
+    key = sandbox.ephemeral_keys.create(MERCHANT_ID, "cus_ada")
+
+    assert re.fullmatch(r"eki_[A-Za-z0-9]{20}", key.id)
+    assert re.fullmatch(r"epk_[0-9a-f]{32}", key.secret)
+    assert (key.merchant_id, key.customer_id, key.created, key.expires) == (
+        MERCHANT_ID,
+        "cus_ada",
+        at(42),
+        at(42 + 3600),
+    )
+
+
+def test_create_for_an_unknown_customer_is_ir_04(sandbox: Sandbox) -> None:
+    with pytest.raises(InvalidField) as raised:
+        sandbox.ephemeral_keys.create(MERCHANT_ID, "cus_unknown")
+    assert (raised.value.code, raised.value.param) == ("IR_04", "customer_id")
+
+
+def test_retrieve_answers_the_stored_key(sandbox: Sandbox, key: EphemeralKey) -> None:
+    assert sandbox.ephemeral_keys.retrieve(MERCHANT_ID, key.id) == key
+
+
+def test_delete_returns_the_key_and_removes_it(sandbox: Sandbox, key: EphemeralKey) -> None:
+    assert sandbox.ephemeral_keys.delete(MERCHANT_ID, key.id) == key
+    assert _not_found(sandbox, MERCHANT_ID, key.id) == NOT_FOUND
+
+
+def test_unknown_key_is_not_found(sandbox: Sandbox) -> None:
+    assert _not_found(sandbox, MERCHANT_ID, "eki_unknown") == NOT_FOUND
+
+
+def test_key_lives_until_its_expiry_on_the_mock_clock(sandbox: Sandbox, key: EphemeralKey) -> None:
+    sandbox.scheduler.advance(MERCHANT_ID, 3599)
+    assert sandbox.ephemeral_keys.retrieve(MERCHANT_ID, key.id) == key
+
+    sandbox.scheduler.advance(MERCHANT_ID, 1)
+    assert _not_found(sandbox, MERCHANT_ID, key.id) == NOT_FOUND
+
+
+def test_keys_are_isolated_per_merchant(sandbox: Sandbox, key: EphemeralKey) -> None:
+    other = sandbox.add_merchant(MerchantSeed(merchant_id="merchant_other")).merchant.merchant_id
+
+    assert _not_found(sandbox, other, key.id) == NOT_FOUND
+    assert sandbox.ephemeral_keys.retrieve(MERCHANT_ID, key.id) == key
+
+
+def test_reset_removes_the_merchants_keys(sandbox: Sandbox, key: EphemeralKey) -> None:
+    sandbox.reset(MERCHANT_ID)
+
+    assert _not_found(sandbox, MERCHANT_ID, key.id) == NOT_FOUND
