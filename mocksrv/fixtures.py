@@ -33,6 +33,7 @@ _SEED_FIELDS: dict[str, Callable[[object], Any]] = {
     "return_url": http_url,
     "webhook_url": http_url,
     "rate_limit": whole_number(0),
+    "connector": text,
 }
 _REQUIRED = {"profile_name", "session_expiry"}  # a seed's defaults for these are not None
 

@@ -38,7 +38,14 @@ def next_action(payment: Payment, base_url: str) -> JsonObject | None:
     return {"type": "redirect_to_url", "redirect_to_url": f"{url}?client_secret={payment.client_secret}"}
 
 
-def payment_json(payment: Payment, base_url: str, disputes: Sequence[Dispute] = ()) -> JsonObject:
+def payment_json(
+    payment: Payment,
+    base_url: str,
+    disputes: Sequence[Dispute] = (),
+    refunds: Sequence[Refund] = (),
+    customer: Customer | None = None,
+) -> JsonObject:
+    attempted = payment.attempt_count > 0
     return {
         "payment_id": payment.payment_id,
         "merchant_id": payment.merchant_id,
@@ -77,14 +84,47 @@ def payment_json(payment: Payment, base_url: str, disputes: Sequence[Dispute] = 
         "error_code": payment.error_code,
         "error_message": payment.error_message,
         "disputes": [dispute_json(dispute) for dispute in disputes],
+        "refunds": [refund_json(refund) for refund in refunds],
+        # The real service's names and required fields, beside the spec's.
+        "net_amount": net_amount(payment),
+        "attempt_count": payment.attempt_count,
+        "processor_merchant_id": payment.merchant_id,
+        "connector": payment.connector,
+        "connector_transaction_id": f"{payment.payment_id}_{payment.attempt_count}" if attempted else None,
+        "unified_code": payment.error_code,
+        "unified_message": payment.error_message,
         **(payment.echoed or {}),
+        "customer": None if customer is None else customer_details(customer),
+    }
+
+
+def net_amount(payment: Payment) -> int:
+    """The amount with the shipping cost, order tax and surcharge sent with it, as the real service sums."""
+    echoed = payment.echoed or {}
+    surcharge = echoed.get("surcharge_details") or {}
+    extras = (echoed.get("shipping_cost"), echoed.get("order_tax_amount"), surcharge.get("surcharge_amount"))
+    return payment.amount + sum(extra or 0 for extra in extras) + (surcharge.get("tax_amount") or 0)
+
+
+def customer_details(customer: Customer) -> JsonObject:
+    return {
+        "id": customer.customer_id,
+        "name": customer.name,
+        "email": customer.email,
+        "phone": customer.phone,
+        "phone_country_code": customer.phone_country_code,
     }
 
 
 def payment_view(payment: Payment, base_url: str, sandbox: Sandbox) -> JsonObject:
-    """A payment as the API shows it: with its disputes, as the real service does."""
-    disputes = sandbox.disputes.of_payment(payment.merchant_id, payment.payment_id)
-    return payment_json(payment, base_url, disputes)
+    """A payment as the API shows it: with its disputes, refunds and customer, as the real service does."""
+    merchant_id, payment_id = payment.merchant_id, payment.payment_id
+    disputes = sandbox.disputes.of_payment(merchant_id, payment_id)
+    refunds = sandbox.refunds.of_payment(merchant_id, payment_id)
+    customer = (
+        None if payment.customer_id is None else sandbox.customers.find(merchant_id, payment.customer_id)
+    )
+    return payment_json(payment, base_url, disputes, refunds, customer)
 
 
 def payment_summary(payment: Payment) -> JsonObject:

@@ -57,6 +57,7 @@ class NewMerchantSchema(RequestSchema):
     webhook_url = WebhookUrl()
     session_expiry = fields.Integer(strict=True, validate=validate.Range(1, MAX_SESSION_EXPIRY))
     rate_limit = fields.Integer(strict=True, validate=validate.Range(min=0))
+    connector = fields.String(validate=validate.Length(min=1, max=64))
 
 
 class SettleSchema(RequestSchema):

@@ -44,9 +44,13 @@ class CustomerService:
             return customer
 
     def retrieve(self, merchant_id: str, customer_id: str) -> Customer:
-        customer: Customer | None = self._store.get(CUSTOMERS, merchant_id, customer_id)
+        customer = self.find(merchant_id, customer_id)
         if customer is None:
             raise ResourceNotFound("Customer")
+        return customer
+
+    def find(self, merchant_id: str, customer_id: str) -> Customer | None:
+        customer: Customer | None = self._store.get(CUSTOMERS, merchant_id, customer_id)
         return customer
 
     def update(self, merchant_id: str, customer_id: str, fields: Mapping[str, Any]) -> Customer:

@@ -12,7 +12,16 @@ from typing import Any
 from mocksrv.domain.clock import Clock
 from mocksrv.domain.errors import DuplicateResource, InvalidField, ResourceNotFound, Unauthorized
 from mocksrv.domain.ids import new_id, new_secret
-from mocksrv.domain.models import ApiKey, Environment, KeyKind, Merchant, Principal, Profile, evolve
+from mocksrv.domain.models import (
+    CONNECTOR,
+    ApiKey,
+    Environment,
+    KeyKind,
+    Merchant,
+    Principal,
+    Profile,
+    evolve,
+)
 from mocksrv.domain.outcomes import OutcomeTable
 from mocksrv.domain.store import GLOBAL, MemoryStore, Query
 
@@ -42,6 +51,7 @@ class MerchantSeed:
     webhook_url: str | None = None
     rate_limit: int | None = None
     outcomes: OutcomeTable | None = None
+    connector: str = CONNECTOR
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +116,7 @@ class MerchantService:
                 created=now,
                 outcomes=seed.outcomes or self._default_outcomes,
                 rate_limit=seed.rate_limit,
+                connector=seed.connector,
             )
             keys = ((KeyKind.SECRET, secret), (KeyKind.PUBLISHABLE, publishable))
             if secret == publishable or any(

@@ -130,6 +130,7 @@ class Merchant:
     created: datetime
     outcomes: OutcomeTable
     rate_limit: int | None = None  # None: the server's setting
+    connector: str = CONNECTOR  # the processor its payments name
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,6 +214,8 @@ class Payment:
     cancellation_reason: str | None = None
     error_code: str | None = None
     error_message: str | None = None
+    connector: str = CONNECTOR  # the merchant's, when the payment was made
+    attempt_count: int = 0  # confirmations made: each one an attempt at the processor
     # Fields of the real service's request that mocksrv keeps as sent and shows back (`ECHOED`).
     echoed: JsonObject | None = None
 

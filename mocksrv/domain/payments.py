@@ -61,7 +61,6 @@ _DESCRIPTIVE = (
 # shows in every answer about the payment, as the real service's payment response does.
 ECHOED = (
     "shipping",
-    "customer",
     "setup_future_usage",
     "off_session",
     "mandate_data",
@@ -178,6 +177,7 @@ class PaymentService:
             payment_id=payment_id,
             merchant_id=merchant.merchant_id,
             profile_id=profile.profile_id,
+            connector=merchant.connector,
             status=(PaymentStatus.REQUIRES_CONFIRMATION if method else PaymentStatus.REQUIRES_PAYMENT_METHOD),
             amount=fields["amount"],
             currency=fields["currency"],
@@ -355,6 +355,8 @@ class PaymentService:
         """Move the payment as `outcome` says, as part of `action`, with the changes `sent` along
         (a confirm's method and billing) in the same copy; schedule what follows."""
         changes: dict[str, Any] = {"next_outcome": None}
+        if action == "confirm":
+            changes["attempt_count"] = payment.attempt_count + 1
         if outcome.result is OutcomeResult.SUCCESS:
             if payment.capture_method.at_once:
                 step = "charge"

@@ -133,11 +133,7 @@ class Payout:
     phone: str | None = None
     phone_country_code: str | None = None
     payout_method_id: str | None = None
-
-    @property
-    def connector(self) -> str:
-        """The connector the payout goes through: the sandbox's own."""
-        return CONNECTOR
+    connector: str = CONNECTOR  # the merchant's, when the payout was made
 
 
 class PayoutService:
@@ -184,6 +180,7 @@ class PayoutService:
                 "created": now,
                 "updated_at": now,
                 "planned_result": PayoutEvent.SUCCEED,
+                "connector": self._merchants.merchant(merchant_id).connector,
                 "client_secret": f"{payout_id}_secret_{new_secret(20)}",
                 "return_url": profile.return_url,
             }

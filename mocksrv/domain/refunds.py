@@ -177,6 +177,7 @@ class RefundService:
                 refund_type=fields.get("refund_type"),
                 metadata=fields.get("metadata"),
                 split_refunds=fields.get("split_refunds"),
+                connector=payment.connector,
             )
             self._store.put(REFUNDS, merchant_id, refund)
             if fails:
@@ -200,6 +201,14 @@ class RefundService:
 
     def list(self, merchant_id: str, query: Query) -> Page:
         return self._store.query(REFUNDS, merchant_id, query)
+
+    def of_payment(self, merchant_id: str, payment_id: str) -> tuple[Refund, ...]:
+        """The refunds of one payment, newest first."""
+        if not self._store.count(REFUNDS, merchant_id):  # as for most merchants: every answer asks
+            return ()
+        return tuple(
+            self._store.query(REFUNDS, merchant_id, Query(where={"payment_id": payment_id}, limit=100)).items
+        )
 
     def settle(self, merchant_id: str, refund_id: str, *, succeeded: bool) -> Refund:
         """Settle a pending refund by hand (the control plane)."""

@@ -201,9 +201,43 @@ def card_payment(now: str, payment_id: str, number: str = "4242424242424242", **
         "error_code": None,
         "error_message": None,
         "disputes": [],
+        "refunds": [],
+        "net_amount": 1000,
+        "attempt_count": 1,
+        "processor_merchant_id": MERCHANT_ID,
+        "connector": "mocksrv",
+        "connector_transaction_id": f"{payment_id}_1",
+        "unified_code": None,
+        "unified_message": None,
+        "customer": None,
     }
     body.update(changes)
+    # What follows from the fields above, unless the changes say otherwise: the real service's
+    # names repeat the spec's error fields, the net amount is the amount (with nothing added), a
+    # payment not yet confirmed has made no attempt, and a customer is shown by its id.
+    body.update(unified_code=body["error_code"], unified_message=body["error_message"])
+    if "net_amount" not in changes:
+        body["net_amount"] = body["amount"]
+    if (
+        body["status"] in ("requires_payment_method", "requires_confirmation")
+        and "attempt_count" not in changes
+    ):
+        body.update(attempt_count=0, connector_transaction_id=None)
+    if body["customer_id"] is not None and "customer" not in changes:
+        body["customer"] = customer_details(body["customer_id"])
     return body
+
+
+def customer_details(customer_id: str, **details: Any) -> dict[str, Any]:
+    """The `customer` a payment shows of its customer: the customer's own details."""
+    return {
+        "id": customer_id,
+        "name": None,
+        "email": None,
+        "phone": None,
+        "phone_country_code": None,
+        **details,
+    }
 
 
 def authorized_payment(now: str, payment_id: str, **changes: Any) -> dict:
@@ -235,6 +269,8 @@ def unconfirmed_payment(now: str, payment_id: str, **changes: Any) -> dict:
             "payment_method_data": None,
             "billing": None,
             "captured_at": None,
+            "attempt_count": 0,
+            "connector_transaction_id": None,
             **changes,
         },
     )

@@ -483,6 +483,18 @@ def test_a_new_merchants_keys_and_profile_work(admin: Api) -> None:
     assert (response.json["merchant_id"], response.json["status"]) == ("merchant_new", "succeeded")
 
 
+@pytest.mark.parametrize(("sent", "shown"), [({}, "mocksrv"), ({"connector": "stripe_test"}, "stripe_test")])
+def test_a_new_merchants_connector_is_named_by_its_payments(
+    admin: Api, sent: dict[str, str], shown: str
+) -> None:
+    credentials = ok(admin.post("/__mock/merchants", {"merchant_id": "merchant_new", **sent}))
+    merchant = admin.as_key(credentials["secret_key"])
+
+    body = ok(merchant.post("/payments", payloads.payment(profile_id=credentials["profile_id"])))
+
+    assert (body["connector"], body["connector_transaction_id"]) == (shown, f"{body['payment_id']}_1")
+
+
 def test_a_new_merchants_session_expiry_sets_its_client_secret_lifetime(admin: Api) -> None:
     credentials = ok(admin.post("/__mock/merchants", {"merchant_id": "merchant_new", "session_expiry": 60}))
     merchant = admin.as_key(credentials["secret_key"])

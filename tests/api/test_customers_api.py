@@ -357,7 +357,7 @@ def test_deleting_a_customer_keeps_its_payments(api: Api) -> None:
 
     ok(api.delete("/customers/cus_1"))
 
-    assert ok(api.get("/payments/pay_1")) == payment
+    assert ok(api.get("/payments/pay_1")) == {**payment, "customer": None}  # no customer to show
 
 
 def test_a_customer_created_later_on_the_clock_shows_that_time(api: Api, frozen: str) -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from mocksrv.api import real_values
 from tests import payloads
-from tests.api.expected import card_data, card_payment, invalid, later, malformed, missing
+from tests.api.expected import card_data, card_payment, customer_details, invalid, later, malformed, missing
 from tests.api.scenarios import create, ok, payment_count
 from tests.conftest import Api
 
@@ -92,7 +92,10 @@ def test_a_create_with_every_real_field_is_a_payment_showing_what_it_keeps(api: 
 
     payment = ok(api.post("/payments", body))
 
-    assert payment == card_payment(frozen, "pay_1", browser_info=CHECKED["browser_info"], **ECHOED)
+    # The net amount adds the order tax (100), the shipping cost (0) and the surcharge (5, tax 1).
+    assert payment == card_payment(
+        frozen, "pay_1", browser_info=CHECKED["browser_info"], net_amount=1106, **ECHOED
+    )
     assert ok(api.get("/payments/pay_1")) == payment
 
 
@@ -208,12 +211,13 @@ def test_an_order_line_without_a_name_is_refused(api: Api) -> None:
 
 
 def test_the_customer_object_names_the_customer_as_customer_id_does(api: Api) -> None:
-    ok(api.post("/customers", {"customer_id": "cus_1", "name": "Ada"}))
+    ok(api.post("/customers", {"customer_id": "cus_1", "name": "Ada", "phone": "4155550100"}))
 
-    payment = create(api, customer={"id": "cus_1", "name": "Ada", "email": "ada@example.com"})
+    payment = create(api, customer={"id": "cus_1", "name": "Ada L.", "email": "ada@example.com"})
 
     assert payment["customer_id"] == "cus_1"
-    assert payment["customer"] == {"id": "cus_1", "name": "Ada", "email": "ada@example.com"}
+    # What the customer record holds: the details sent along do not change it.
+    assert payment["customer"] == customer_details("cus_1", name="Ada", phone="4155550100")
 
 
 @pytest.mark.parametrize(

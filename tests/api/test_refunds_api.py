@@ -175,10 +175,13 @@ def test_create_refunds_what_a_refundable_payment_received(
 
 def test_the_payment_shows_the_refunded_amount(api: Api, frozen: str) -> None:
     create(api, payment_id="pay_1")
-    refund(api, amount=300)
-    refund(api, amount=200)
+    first = refund(api, refund_id="ref_1", amount=300)
+    second = refund(api, refund_id="ref_2", amount=200)
 
-    assert retrieve(api, "pay_1") == card_payment(frozen, "pay_1", amount_refunded=500)
+    # Newest first; made at one moment of the frozen clock, they are in the order of their ids.
+    assert retrieve(api, "pay_1") == card_payment(
+        frozen, "pay_1", amount_refunded=500, refunds=[first, second]
+    )
 
 
 def test_a_refund_is_listed_as_a_refund_succeeded_event(api: Api, frozen: str) -> None:
@@ -424,7 +427,9 @@ def test_a_failed_refund_leaves_the_payment_unrefunded(api: Api, frozen: str) ->
 
     advance(api, HOUR)
 
-    assert retrieve(api, "pay_1") == card_payment(frozen, "pay_1", REFUND_FAILS_CARD)
+    failed = ok(api.get("/refunds/ref_1"))
+    assert failed["status"] == "failed"
+    assert retrieve(api, "pay_1") == card_payment(frozen, "pay_1", REFUND_FAILS_CARD, refunds=[failed])
 
 
 def test_after_a_failed_refund_the_whole_amount_can_be_refunded_again(api: Api, frozen: str) -> None:
