@@ -20,10 +20,7 @@ never came counts as missed.
 from __future__ import annotations
 
 import argparse
-import selectors
-import socket
 import statistics
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -32,7 +29,7 @@ from typing import Any
 from mocksrv import MockServer, Settings
 from mocksrv.client import Merchant, Sandbox
 from mocksrv.domain.sandbox import SEED_PAYMENT
-from mocksrv.receiver import WebhookEndpoint, WebhookReceiver
+from mocksrv.receiver import DeadReceiver, WebhookEndpoint, WebhookReceiver
 
 LOCALHOST = "127.0.0.1"
 MISSED_AFTER = 5.0  # seconds a healthy webhook is waited for before it counts as missed
@@ -41,84 +38,13 @@ HUNG_PER_MERCHANT = 3  # payments of each dead merchant: at 5 s an attempt, they
 CONNECTED_WITHIN = 5.0  # seconds for the dead receiver to see every dead merchant's connection
 
 
-class DeadReceiver:
-    """A socket server on 127.0.0.1 that accepts connections and reads them, but never answers."""
-
-    def __init__(self, max_connections: int = 1024) -> None:
-        self._max = max_connections
-        self._listener = socket.create_server((LOCALHOST, 0), backlog=max_connections)
-        self._listener.setblocking(False)
-        self._selector = selectors.DefaultSelector()
-        self._selector.register(self._listener, selectors.EVENT_READ)
-        self._connections: list[socket.socket] = []
-        self._changed = threading.Condition()
-        self._stopping = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="dead-receiver", daemon=True)
-        self.url = f"http://{LOCALHOST}:{self._listener.getsockname()[1]}/webhooks"
-
-    def wait_for_connections(self, count: int, timeout: float) -> int:
-        """Wait until `count` connections are open, at most `timeout` s; return how many are."""
-        with self._changed:
-            self._changed.wait_for(lambda: len(self._connections) >= count, timeout)
-            return len(self._connections)
-
-    def start(self) -> DeadReceiver:
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._stopping.set()
-        self._thread.join(timeout=5)
-        self._selector.close()
-        self._listener.close()
-        with self._changed:
-            for connection in self._connections:
-                connection.close()
-            self._connections.clear()
-
-    def _run(self) -> None:
-        while not self._stopping.is_set():
-            for key, _ in self._selector.select(timeout=0.05):
-                if key.fileobj is self._listener:
-                    self._accept()
-                elif isinstance(key.fileobj, socket.socket):
-                    self._read(key.fileobj)
-
-    def _accept(self) -> None:
-        try:
-            connection, _ = self._listener.accept()
-        except BlockingIOError:
-            return
-        connection.setblocking(False)
-        self._selector.register(connection, selectors.EVENT_READ)
-        with self._changed:
-            self._connections.append(connection)
-            full = len(self._connections) >= self._max
-            self._changed.notify_all()
-        if full:  # further connections wait in the backlog, unanswered all the same
-            self._selector.unregister(self._listener)
-
-    def _read(self, connection: socket.socket) -> None:
-        try:
-            data = connection.recv(65536)
-        except BlockingIOError:
-            return
-        except OSError:
-            data = b""
-        if not data:  # the sender gave up: forget the connection
-            self._selector.unregister(connection)
-            with self._changed:
-                self._connections.remove(connection)
-            connection.close()
-
-
 @contextmanager
 def dead_receiver() -> Iterator[DeadReceiver]:
-    receiver = DeadReceiver().start()
+    receiver = DeadReceiver()
     try:
         yield receiver
     finally:
-        receiver.stop()
+        receiver.close()
 
 
 def pay(merchant: Merchant) -> str:

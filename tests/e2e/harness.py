@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import queue
-import selectors
 import signal
 import socket
 import subprocess
@@ -297,75 +296,3 @@ class Receiver:
 
     def bodies(self) -> list[dict[str, Any]]:
         return [json.loads(request.get_data()) for request in self.received()]
-
-
-class DeadReceiver:
-    """Accepts connections on 127.0.0.1 and reads what arrives, but never answers.
-
-    It holds at most `max_connections`; later ones wait in the listen backlog, unanswered all the same.
-    """
-
-    def __init__(self, max_connections: int = 256) -> None:
-        self._max = max_connections
-        self._listener = socket.create_server((LOCALHOST, 0), backlog=max_connections)
-        self._listener.setblocking(False)
-        self._selector = selectors.DefaultSelector()
-        self._selector.register(self._listener, selectors.EVENT_READ)
-        self._connections: list[socket.socket] = []
-        self._changed = threading.Condition()
-        self._stopping = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="dead-receiver", daemon=True)
-        self._thread.start()
-        self.url = f"http://{LOCALHOST}:{self._listener.getsockname()[1]}/webhooks"
-
-    def wait_for_connections(self, count: int, timeout: float) -> int:
-        """Wait until `count` connections are open, at most `timeout` s; return how many are."""
-        with self._changed:
-            self._changed.wait_for(lambda: len(self._connections) >= count, timeout)
-            return len(self._connections)
-
-    def close(self) -> None:
-        """Stop, and close every connection: the senders waiting on one see it closed."""
-        self._stopping.set()
-        self._thread.join(timeout=5)
-        self._selector.close()
-        self._listener.close()
-        with self._changed:
-            for connection in self._connections:
-                connection.close()
-            self._connections.clear()
-
-    def _run(self) -> None:
-        while not self._stopping.is_set():
-            for key, _ in self._selector.select(timeout=0.05):
-                if key.fileobj is self._listener:
-                    self._accept()
-                elif isinstance(key.fileobj, socket.socket):
-                    self._read(key.fileobj)
-
-    def _accept(self) -> None:
-        try:
-            connection, _ = self._listener.accept()
-        except BlockingIOError:
-            return
-        connection.setblocking(False)
-        self._selector.register(connection, selectors.EVENT_READ)
-        with self._changed:
-            self._connections.append(connection)
-            full = len(self._connections) >= self._max
-            self._changed.notify_all()
-        if full:
-            self._selector.unregister(self._listener)
-
-    def _read(self, connection: socket.socket) -> None:
-        try:
-            data = connection.recv(65536)
-        except BlockingIOError:
-            return
-        except OSError:
-            data = b""
-        if not data:  # the sender gave up
-            self._selector.unregister(connection)
-            with self._changed:
-                self._connections.remove(connection)
-            connection.close()

@@ -18,11 +18,11 @@ import pytest
 import requests
 
 from mocksrv import MockServer
+from mocksrv.receiver import DeadReceiver
 from mocksrv.settings import Settings
 from tests.e2e.harness import (
     LOCALHOST,
     REQUEST_TIMEOUT,
-    DeadReceiver,
     Merchant,
     ServerProcess,
     create_merchant,

@@ -20,10 +20,9 @@ from mocksrv import MockServer, Settings
 from mocksrv.app import create_sandbox
 from mocksrv.client import Merchant, Sandbox
 from mocksrv.domain.merchants import MerchantSeed
-from mocksrv.receiver import WebhookReceiver
+from mocksrv.receiver import DeadReceiver, WebhookReceiver
 from mocksrv.webhooks.dispatcher import Dispatcher
 from tests import payloads
-from tests.e2e.harness import DeadReceiver
 from tests.payloads import ADMIN_KEY
 
 HUNG_MERCHANTS = 50
