@@ -239,6 +239,9 @@ class PaymentService:
             changes: dict[str, Any] = {
                 name: fields[name] for name in ("browser_info", "return_url", "billing") if name in fields
             }
+            billing = _method_billing(fields)
+            if "billing" not in changes and billing is not None:
+                changes["billing"] = billing
             if _sends_method(fields):
                 changes.update(self._method(merchant_id, fields, now))
             outcome = changes.get("outcome", payment.outcome)
@@ -444,13 +447,19 @@ def _described(fields: Mapping[str, Any], echoed: Mapping[str, Any] | None = Non
     customer = fields.get("customer")
     if customer is not None and "customer_id" not in described and customer.get("id") is not None:
         described["customer_id"] = customer["id"]
-    method_data = fields.get("payment_method_data")
-    if "billing" not in described and method_data is not None and "billing" in method_data:
-        described["billing"] = method_data["billing"]
+    billing = _method_billing(fields)
+    if "billing" not in described and billing is not None:
+        described["billing"] = billing
     sent = {name: fields[name] for name in ECHOED if name in fields}
     if sent:
         described["echoed"] = {**(echoed or {}), **sent}
     return described
+
+
+def _method_billing(fields: Mapping[str, Any]) -> Any:
+    """The billing sent inside `payment_method_data`, if any: the payment's when none is beside it."""
+    method_data = fields.get("payment_method_data")
+    return None if method_data is None else method_data.get("billing")
 
 
 def _sends_method(fields: Mapping[str, Any]) -> bool:

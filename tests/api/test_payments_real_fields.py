@@ -180,6 +180,17 @@ def test_the_billing_inside_the_method_data_is_the_billing_the_spec_asks_for(api
     assert payment["payment_method_data"] == card_data()
 
 
+def test_a_confirm_takes_the_billing_inside_the_method_data_as_the_payments(api: Api) -> None:
+    create(api, None, payment_id="pay_1")
+    body = payloads.confirmation()
+    billing = body.pop("billing")
+    body["payment_method_data"]["billing"] = billing
+
+    payment = ok(api.post("/payments/pay_1/confirm", body))
+
+    assert (payment["status"], payment["billing"]) == ("succeeded", billing)
+
+
 def test_billing_inside_the_method_data_is_checked_as_billing(api: Api) -> None:
     body = payloads.payment()
     billing = body.pop("billing")
