@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from mocksrv.domain.clock import ClockState, format_timestamp
-from mocksrv.domain.disputes import Dispute
+from mocksrv.domain.disputes import Dispute, DisputeStatus
 from mocksrv.domain.ephemeral_keys import EphemeralKey
 from mocksrv.domain.events import Event
 from mocksrv.domain.merchants import MerchantCredentials
@@ -45,7 +45,6 @@ def payment_json(
     refunds: Sequence[Refund] = (),
     customer: Customer | None = None,
 ) -> JsonObject:
-    attempted = payment.attempt_count > 0
     return {
         "payment_id": payment.payment_id,
         "merchant_id": payment.merchant_id,
@@ -90,7 +89,7 @@ def payment_json(
         "attempt_count": payment.attempt_count,
         "processor_merchant_id": payment.merchant_id,
         "connector": payment.connector,
-        "connector_transaction_id": f"{payment.payment_id}_{payment.attempt_count}" if attempted else None,
+        "connector_transaction_id": payment.attempt_id,
         "unified_code": payment.error_code,
         "unified_message": payment.error_message,
         **(payment.echoed or {}),
@@ -227,6 +226,24 @@ def attempt_json(attempt: DeliveryAttempt) -> JsonObject:
     }
 
 
+# What a profile shows of the settings mocksrv does not model, under the real names. Every redirect to
+# return_url carries a signature keyed with payment_response_hash_key, so the hash is on; that redirect
+# is a GET, not a form POST. Tax connectors, network tokens, automatic and clear-PAN retries, Click to
+# Pay and forced 3DS challenges do not exist here (3DS comes only from the challenge cards), so each
+# such flag is off. A profile update may send these flags; they are accepted and change nothing.
+PROFILE_CONSTANT_SETTINGS: JsonObject = {
+    "enable_payment_response_hash": True,
+    "redirect_to_merchant_with_http_post": False,
+    "is_tax_connector_enabled": False,
+    "is_network_tokenization_enabled": False,
+    "is_auto_retries_enabled": False,
+    "is_click_to_pay_enabled": False,
+    "is_clear_pan_retries_enabled": False,
+    "force_3ds_challenge": False,
+    "is_pre_network_tokenization_enabled": False,
+}
+
+
 def profile_json(profile: Profile) -> JsonObject:
     return {
         "merchant_id": profile.merchant_id,
@@ -236,6 +253,7 @@ def profile_json(profile: Profile) -> JsonObject:
         "webhook_details": {"webhook_url": profile.webhook_url},
         "payment_response_hash_key": profile.payment_response_hash_key,
         "session_expiry": profile.session_expiry,
+        **PROFILE_CONSTANT_SETTINGS,
     }
 
 
@@ -302,6 +320,18 @@ def payout_json(payout: Payout) -> JsonObject:
     }
 
 
+# A dispute's status as a processor reports it, in the words card processors commonly use.
+CONNECTOR_DISPUTE_STATUS = {
+    DisputeStatus.OPENED: "needs_response",
+    DisputeStatus.CHALLENGED: "under_review",
+    DisputeStatus.ACCEPTED: "lost",
+    DisputeStatus.WON: "won",
+    DisputeStatus.LOST: "lost",
+    DisputeStatus.EXPIRED: "lost",
+    DisputeStatus.CANCELLED: "warning_closed",
+}
+
+
 def dispute_json(dispute: Dispute) -> JsonObject:
     return {
         "dispute_id": dispute.dispute_id,
@@ -312,6 +342,12 @@ def dispute_json(dispute: Dispute) -> JsonObject:
         "currency": dispute.currency,
         "dispute_stage": "dispute",
         "dispute_status": dispute.status.value,
+        "attempt_id": dispute.attempt_id,
+        "connector": dispute.connector,
+        "connector_status": CONNECTOR_DISPUTE_STATUS[dispute.status],
+        "connector_dispute_id": f"{dispute.connector}_{dispute.dispute_id}",
+        "connector_created_at": format_timestamp(dispute.created),
+        "connector_updated_at": format_timestamp(dispute.updated_at),
         "connector_reason": dispute.reason,
         "challenge_required_by": format_timestamp(dispute.challenge_required_by),
         "evidence_submitted_at": timestamp(dispute.evidence_submitted_at),

@@ -8,7 +8,7 @@ from flask import Blueprint
 from marshmallow import fields, validate
 
 from mocksrv.domain.merchants import MAX_SESSION_EXPIRY
-from mocksrv.fieldtypes import StrictInteger, WebhookUrl
+from mocksrv.fieldtypes import FreeForm, StrictBoolean, StrictInteger, WebhookUrl
 from mocksrv.representations import profile_json
 from mocksrv.rest import authenticate_for_merchant, json_body, load, sandbox
 from mocksrv.schema import RequestSchema
@@ -16,16 +16,115 @@ from mocksrv.schema import RequestSchema
 profiles = Blueprint("profiles", __name__)
 
 
+# The real service's status names, for the webhook status filters a profile update may send.
+INTENT_STATUSES = (
+    "succeeded",
+    "failed",
+    "cancelled",
+    "cancelled_post_capture",
+    "processing",
+    "requires_customer_action",
+    "requires_merchant_action",
+    "requires_payment_method",
+    "requires_confirmation",
+    "requires_capture",
+    "partially_captured",
+    "partially_captured_and_capturable",
+    "partially_authorized_and_requires_capture",
+    "partially_captured_and_processing",
+    "conflicted",
+    "expired",
+)
+PAYOUT_STATUSES = (
+    "success",
+    "failed",
+    "cancelled",
+    "initiated",
+    "expired",
+    "reversed",
+    "pending",
+    "ineligible",
+    "requires_creation",
+    "requires_confirmation",
+    "requires_payout_method_data",
+    "requires_fulfillment",
+    "requires_vendor_account_creation",
+)
+
+
 class WebhookDetailsSchema(RequestSchema):
+    """The real webhook settings; only `webhook_url` is kept, the rest is checked and ignored."""
+
     webhook_url = WebhookUrl(allow_none=True)
+    webhook_version = fields.String(validate=validate.Length(max=255))
+    webhook_username = fields.String(validate=validate.Length(max=255))
+    webhook_password = fields.String(validate=validate.Length(max=255))
+    payment_created_enabled = StrictBoolean()
+    payment_succeeded_enabled = StrictBoolean()
+    payment_failed_enabled = StrictBoolean()
+    payment_statuses_enabled = fields.List(fields.String(validate=validate.OneOf(INTENT_STATUSES)))
+    refund_statuses_enabled = fields.List(fields.String(validate=validate.OneOf(INTENT_STATUSES)))
+    payout_statuses_enabled = fields.List(fields.String(validate=validate.OneOf(PAYOUT_STATUSES)))
 
 
 class ProfileUpdateSchema(RequestSchema):
+    """The real profile update. The fields mocksrv keeps come first; the rest are checked by type and
+    ignored, the flags among them being shown as the constants of PROFILE_CONSTANT_SETTINGS."""
+
     profile_name = fields.String(validate=validate.Length(1, 64))
     return_url = fields.Url(allow_none=True, require_tld=False)
     webhook_details = fields.Nested(WebhookDetailsSchema)
     payment_response_hash_key = fields.String(allow_none=True, validate=validate.Length(1, 256))
     session_expiry = StrictInteger(validate=validate.Range(1, MAX_SESSION_EXPIRY))
+
+    enable_payment_response_hash = StrictBoolean()
+    redirect_to_merchant_with_http_post = StrictBoolean()
+    metadata = FreeForm()
+    routing_algorithm = FreeForm()
+    intent_fulfillment_time = StrictInteger(validate=validate.Range(min=0))
+    frm_routing_algorithm = FreeForm()
+    payout_routing_algorithm = FreeForm()
+    applepay_verified_domains = fields.List(fields.String())
+    payment_link_config = FreeForm()
+    authentication_connector_details = FreeForm()
+    use_billing_as_payment_method_billing = StrictBoolean()
+    collect_shipping_details_from_wallet_connector = StrictBoolean()
+    collect_billing_details_from_wallet_connector = StrictBoolean()
+    always_collect_shipping_details_from_wallet_connector = StrictBoolean()
+    always_collect_billing_details_from_wallet_connector = StrictBoolean()
+    is_connector_agnostic_mit_enabled = StrictBoolean()
+    payout_link_config = FreeForm()
+    outgoing_webhook_custom_http_headers = FreeForm()
+    tax_connector_id = fields.String()
+    is_tax_connector_enabled = StrictBoolean()
+    is_network_tokenization_enabled = StrictBoolean()
+    is_auto_retries_enabled = StrictBoolean()
+    max_auto_retries_enabled = StrictInteger(validate=validate.Range(min=0))
+    always_request_extended_authorization = StrictBoolean()
+    is_click_to_pay_enabled = StrictBoolean()
+    authentication_product_ids = FreeForm()
+    card_testing_guard_config = FreeForm()
+    is_clear_pan_retries_enabled = StrictBoolean()
+    force_3ds_challenge = StrictBoolean()
+    is_debit_routing_enabled = StrictBoolean()
+    merchant_business_country = fields.String(
+        validate=validate.Regexp(r"^[A-Z]{2}\Z", error="a country code")
+    )
+    is_iframe_redirection_enabled = StrictBoolean()
+    is_pre_network_tokenization_enabled = StrictBoolean()
+    merchant_category_code = fields.String()
+    merchant_country_code = fields.String()
+    dispute_polling_interval = StrictInteger()
+    is_manual_retry_enabled = StrictBoolean()
+    always_enable_overcapture = StrictBoolean()
+    is_external_vault_enabled = fields.String(validate=validate.OneOf(("enable", "skip")))
+    external_vault_connector_details = FreeForm()
+    billing_processor_id = fields.String()
+    is_l2_l3_enabled = StrictBoolean()
+
+
+# The update fields the profile record keeps; the others are accepted and ignored.
+KEPT = frozenset({"profile_name", "return_url", "payment_response_hash_key", "session_expiry"})
 
 
 _update = ProfileUpdateSchema()
@@ -41,7 +140,7 @@ def list_profiles(merchant_id: str) -> list[dict[str, Any]]:
 def update_profile(merchant_id: str, profile_id: str) -> dict[str, Any]:
     authenticate_for_merchant(merchant_id)
     fields_ = load(_update, json_body())
-    changes = {name: value for name, value in fields_.items() if name != "webhook_details"}
+    changes = {name: value for name, value in fields_.items() if name in KEPT}
     if "webhook_url" in fields_.get("webhook_details", {}):
         changes["webhook_url"] = fields_["webhook_details"]["webhook_url"]
     return profile_json(sandbox().merchants.update_profile(merchant_id, profile_id, changes))

@@ -13,7 +13,7 @@ from mocksrv.domain.errors import DomainError, ErrorKind, InvalidField, PaymentN
 from mocksrv.domain.events import ContentType, Event, EventType
 from mocksrv.domain.ids import new_id
 from mocksrv.domain.lifecycle import Lifecycle
-from mocksrv.domain.models import Page, Payment, evolve
+from mocksrv.domain.models import CONNECTOR, Page, Payment, evolve
 from mocksrv.domain.outbox import Outbox
 from mocksrv.domain.payment_states import PAYMENT_TRANSITIONS
 from mocksrv.domain.payments import PAYMENTS
@@ -133,6 +133,8 @@ class Dispute:
     evidence: dict[str, str] | None = None
     evidence_submitted_at: datetime | None = None
     planned_decision: DisputeEvent | None = None  # set by winning or losing evidence
+    attempt_id: str | None = None  # the payment's attempt that is disputed
+    connector: str = CONNECTOR  # the payment's
 
 
 class DisputeService:
@@ -192,6 +194,8 @@ class DisputeService:
             created=now,
             updated_at=now,
             challenge_required_by=now + CHALLENGE_WINDOW,
+            attempt_id=payment.attempt_id,
+            connector=payment.connector,
         )
         self._store.put(DISPUTES, payment.merchant_id, dispute)
         self._outbox.emit(

@@ -219,6 +219,11 @@ class Payment:
     # Fields of the real service's request that mocksrv keeps as sent and shows back (`ECHOED`).
     echoed: JsonObject | None = None
 
+    @property
+    def attempt_id(self) -> str | None:
+        """The id of the latest attempt at the processor, also its transaction id; None before one."""
+        return f"{self.payment_id}_{self.attempt_count}" if self.attempt_count else None
+
 
 @dataclass(frozen=True, slots=True)
 class Principal:

@@ -57,6 +57,13 @@ def dispute_body(now: str, dispute_id: Any, payment_id: str = "pay_1", **changes
         "currency": "USD",
         "dispute_stage": "dispute",
         "dispute_status": "dispute_opened",
+        "attempt_id": f"{payment_id}_1",
+        "connector": "mocksrv",
+        "connector_status": "needs_response",
+        "connector_dispute_id": Matches(r"mocksrv_dp_[A-Za-z0-9]{20}")
+        if not isinstance(dispute_id, str)
+        else f"mocksrv_{dispute_id}",
+        "connector_created_at": now,
         "connector_reason": "fraudulent",
         "challenge_required_by": later(now, WEEK),
         "evidence_submitted_at": None,
@@ -64,7 +71,21 @@ def dispute_body(now: str, dispute_id: Any, payment_id: str = "pay_1", **changes
         "modified_at": now,
     }
     body.update(changes)
+    # The processor's status and time follow the dispute's.
+    body["connector_status"] = CONNECTOR_STATUS[body["dispute_status"]]
+    body["connector_updated_at"] = body["modified_at"]
     return body
+
+
+CONNECTOR_STATUS = {
+    "dispute_opened": "needs_response",
+    "dispute_challenged": "under_review",
+    "dispute_accepted": "lost",
+    "dispute_won": "won",
+    "dispute_lost": "lost",
+    "dispute_expired": "lost",
+    "dispute_cancelled": "warning_closed",
+}
 
 
 def open_dispute(api: Api, payment_id: str = "pay_1", **fields: Any) -> dict[str, Any]:
@@ -375,7 +396,13 @@ def test_accept_of_an_open_dispute_accepts_it(api: Api, frozen: str, status: str
     response = api.post(f"/disputes/accept/{shown['dispute_id']}")
 
     assert response.status_code == 200
-    assert response.json == {**shown, "dispute_status": "dispute_accepted", "modified_at": later(frozen, 60)}
+    assert response.json == {
+        **shown,
+        "dispute_status": "dispute_accepted",
+        "connector_status": "lost",
+        "modified_at": later(frozen, 60),
+        "connector_updated_at": later(frozen, 60),
+    }
 
 
 @pytest.mark.parametrize("status", ["dispute_accepted", "dispute_expired"])

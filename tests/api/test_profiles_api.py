@@ -38,6 +38,21 @@ EVENT_NOT_FOUND = error("HE_02", "Event does not exist in our records")
 NO_DELIVERIES = {"data": [], "total_count": 0, "has_more": False}
 
 
+# The settings every profile shows as constants, under the real names: the redirect to return_url is
+# signed and is a GET; the features these flags switch on are not simulated.
+CONSTANT_SETTINGS = {
+    "enable_payment_response_hash": True,
+    "redirect_to_merchant_with_http_post": False,
+    "is_tax_connector_enabled": False,
+    "is_network_tokenization_enabled": False,
+    "is_auto_retries_enabled": False,
+    "is_click_to_pay_enabled": False,
+    "is_clear_pan_retries_enabled": False,
+    "force_3ds_challenge": False,
+    "is_pre_network_tokenization_enabled": False,
+}
+
+
 def default_profile(**changes: Any) -> dict[str, Any]:
     """The fixture's profile as the API shows it; `changes` override."""
     body: dict[str, Any] = {
@@ -48,6 +63,7 @@ def default_profile(**changes: Any) -> dict[str, Any]:
         "webhook_details": {"webhook_url": None},
         "payment_response_hash_key": SIGNING_KEY,
         "session_expiry": 900,
+        **CONSTANT_SETTINGS,
     }
     body.update(changes)
     return body
@@ -101,6 +117,7 @@ def test_list_of_a_new_merchant_shows_its_generated_profile(other_merchant: Othe
             "webhook_details": {"webhook_url": None},
             "payment_response_hash_key": other_merchant.credentials["payment_response_hash_key"],
             "session_expiry": 900,
+            **CONSTANT_SETTINGS,
         }
     ]
 
@@ -258,6 +275,23 @@ def test_the_updated_return_url_is_the_default_for_payments(api: Api) -> None:
         ({"profile_name": ""}, invalid_for_any_reason("profile_name")),
         ({"payment_response_hash_key": ""}, invalid_for_any_reason("payment_response_hash_key")),
         ({"profile_id": "pro_other"}, malformed("unknown field `profile_id`")),
+        ({"enable_payment_response_hash": "yes"}, invalid_for_any_reason("enable_payment_response_hash")),
+        ({"force_3ds_challenge": 1}, invalid_for_any_reason("force_3ds_challenge")),
+        ({"is_tax_connector_enabled": "false"}, invalid_for_any_reason("is_tax_connector_enabled")),
+        ({"metadata": "note"}, invalid_for_any_reason("metadata")),
+        ({"intent_fulfillment_time": -1}, invalid_for_any_reason("intent_fulfillment_time")),
+        ({"max_auto_retries_enabled": 1.5}, invalid_for_any_reason("max_auto_retries_enabled")),
+        ({"applepay_verified_domains": "shop.example"}, invalid_for_any_reason("applepay_verified_domains")),
+        ({"merchant_business_country": "usa"}, invalid_for_any_reason("merchant_business_country")),
+        ({"is_external_vault_enabled": "always"}, invalid_for_any_reason("is_external_vault_enabled")),
+        (
+            {"webhook_details": {"payment_statuses_enabled": ["paid"]}},
+            invalid_for_any_reason("webhook_details.payment_statuses_enabled.0"),
+        ),
+        (
+            {"webhook_details": {"payment_created_enabled": "true"}},
+            invalid_for_any_reason("webhook_details.payment_created_enabled"),
+        ),
     ],
     ids=case_id,
 )
@@ -269,6 +303,45 @@ def test_update_with_an_invalid_field_is_refused_and_changes_nothing(
     assert response.status_code == 400
     assert response.json == expected
     assert ok(api.get(PROFILES)) == [default_profile()]
+
+
+def test_update_with_the_real_settings_it_does_not_model_accepts_and_ignores_them(api: Api) -> None:
+    response = api.post(
+        PROFILE,
+        {
+            "profile_name": "shop",
+            "enable_payment_response_hash": False,
+            "redirect_to_merchant_with_http_post": True,
+            "use_billing_as_payment_method_billing": True,
+            "is_tax_connector_enabled": True,
+            "is_network_tokenization_enabled": True,
+            "is_auto_retries_enabled": True,
+            "max_auto_retries_enabled": 3,
+            "is_click_to_pay_enabled": True,
+            "is_clear_pan_retries_enabled": True,
+            "force_3ds_challenge": True,
+            "is_pre_network_tokenization_enabled": True,
+            "metadata": {"team": "shoes"},
+            "intent_fulfillment_time": 900,
+            "applepay_verified_domains": ["shop.example"],
+            "payment_link_config": {"theme": "#000000"},
+            "merchant_business_country": "US",
+            "is_external_vault_enabled": "skip",
+            "tax_connector_id": None,
+            "webhook_details": {
+                "webhook_url": HOOK_URL,
+                "webhook_version": "1.0.2",
+                "payment_created_enabled": True,
+                "payment_statuses_enabled": ["succeeded", "failed"],
+                "refund_statuses_enabled": ["succeeded"],
+                "payout_statuses_enabled": ["success"],
+            },
+        },
+    )
+
+    assert response.status_code == 200
+    assert response.json == default_profile(profile_name="shop", webhook_details={"webhook_url": HOOK_URL})
+    assert ok(api.get(PROFILES)) == [response.json]
 
 
 @pytest.mark.parametrize("url", ["ftp://shop.example/hooks", "ftps://shop.example/hooks"])

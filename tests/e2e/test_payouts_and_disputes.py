@@ -328,7 +328,13 @@ def test_scenario_dispute_expires_unanswered(merchant: Merchant, receiver: Recei
     merchant.advance(1)
     wait(merchant)
     expired = get_dispute(merchant, opened["dispute_id"])
-    assert expired == {**opened, "dispute_status": "dispute_expired", "modified_at": later(started, WEEK)}
+    assert expired == {
+        **opened,
+        "dispute_status": "dispute_expired",
+        "connector_status": "lost",
+        "modified_at": later(started, WEEK),
+        "connector_updated_at": later(started, WEEK),
+    }
     assert hooks(receiver) == [
         webhook(merchant, "dispute_opened", opened),
         webhook(merchant, "dispute_expired", expired),
@@ -411,7 +417,13 @@ def test_scenario_dispute_won_with_evidence(merchant: Merchant, receiver: Receiv
     merchant.advance(1)
     wait(merchant)
     won = get_dispute(merchant, dispute_id)
-    assert won == {**challenged, "dispute_status": "dispute_won", "modified_at": later(started, DAY)}
+    assert won == {
+        **challenged,
+        "dispute_status": "dispute_won",
+        "connector_status": "won",
+        "modified_at": later(started, DAY),
+        "connector_updated_at": later(started, DAY),
+    }
     assert hooks(receiver) == [
         webhook(merchant, "dispute_opened", opened),
         webhook(merchant, "dispute_challenged", challenged),

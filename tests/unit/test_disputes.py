@@ -214,6 +214,7 @@ def test_the_dispute_card_opens_a_dispute_for_everything_received(sandbox: Sandb
             created=T0,
             updated_at=T0,
             challenge_required_by=at(WEEK),
+            attempt_id=f"{paid.payment_id}_1",
         )
     ]
 
@@ -296,6 +297,7 @@ def test_open_without_amount_disputes_everything_received(sandbox: Sandbox) -> N
         created=at(60),
         updated_at=at(60),
         challenge_required_by=at(60 + WEEK),
+        attempt_id=f"{paid.payment_id}_1",
     )
 
 
