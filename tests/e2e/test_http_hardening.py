@@ -81,7 +81,9 @@ def start() -> Iterator[Callable[..., MockServer]]:
     started: list[MockServer] = []
 
     def make(**settings: Any) -> MockServer:
-        started.append(MockServer(Settings(**settings)).start())
+        # A delivery to the dead receiver hangs past every long-poll a test holds, however busy
+        # the machine: a wait answered early by a timed-out attempt would free its slot.
+        started.append(MockServer(Settings(**{"webhook_timeout": HUNG, **settings})).start())
         return started[-1]
 
     yield make
@@ -225,6 +227,8 @@ def test_a_keep_alive_connection_between_requests_is_not_cut_short(start: Callab
 # -- long-polls -----------------------------------------------------------------------------------
 
 
+HUNG = 120  # seconds a delivery to the dead receiver hangs: longer than any test
+
 # A stop that hung would wait out the long-polls (60 s) or the hung delivery; a prompt one takes
 # about 0.1 s. The bound leaves room for a busy machine; the 2 s promise is the README's figure.
 STOP_BOUND = 5.0
@@ -254,7 +258,7 @@ def busy_merchant(base_url: str, webhook_url: str) -> Merchant:
 def test_a_merchant_past_its_open_long_polls_gets_a_429(
     start: Callable[..., MockServer], dead_receiver: str
 ) -> None:
-    server = start(max_waits=8, max_waits_per_merchant=2, webhook_timeout=30)
+    server = start(max_waits=8, max_waits_per_merchant=2)
     merchant = busy_merchant(server.url, dead_receiver)
     other = busy_merchant(server.url, dead_receiver)
     with ThreadPoolExecutor(2) as pool:
@@ -277,7 +281,7 @@ def test_a_merchant_past_its_open_long_polls_gets_a_429(
 def test_long_polls_past_the_servers_total_get_a_429(
     start: Callable[..., MockServer], dead_receiver: str
 ) -> None:
-    server = start(max_waits=2, max_waits_per_merchant=2, webhook_timeout=30)
+    server = start(max_waits=2, max_waits_per_merchant=2)
     merchants = [busy_merchant(server.url, dead_receiver) for _ in range(3)]
     with ThreadPoolExecutor(2) as pool:
         held = [pool.submit(merchant.wait_webhooks, HELD) for merchant in merchants[:2]]
@@ -347,7 +351,10 @@ def test_a_stopping_server_answers_a_request_on_an_open_connection_with_a_json_5
 def test_sigterm_with_a_long_poll_open_answers_it_and_exits_promptly(
     tmp_path: Path, dead_receiver: str
 ) -> None:
-    server = ServerProcess(["--port", "0", "--max-waits-per-merchant", "1"], tmp_path / "stderr.log").start()
+    server = ServerProcess(
+        ["--port", "0", "--max-waits-per-merchant", "1", "--webhook-timeout", str(HUNG)],
+        tmp_path / "stderr.log",
+    ).start()
     try:
         merchant = busy_merchant(server.base_url, dead_receiver)
         port = int(server.base_url.rsplit(":", 1)[1])
