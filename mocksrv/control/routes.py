@@ -138,8 +138,9 @@ def freeze_clock() -> Json:
 @control.post("/clock/resume")
 def resume_clock() -> Json:
     merchant_id = _merchant(load(_merchant_only, json_body()))
-    sandbox().clock.resume(merchant_id)
-    return _clock(merchant_id)
+    state = sandbox().clock.resume(merchant_id)
+    # The clock as it stood when it resumed (`base`): read again, it would have run on a little.
+    return clock_json(merchant_id, state.base, state)
 
 
 @control.post("/reset")
