@@ -272,7 +272,7 @@ def wait_for_deliveries() -> Json:
     merchant_id = _merchant(body)
     webhooks = sandbox().webhooks
     slots: WaitSlots = current_app.extensions[WAIT_SLOTS]
-    with slots.hold(merchant_id):
+    with slots.hold(merchant_id, parks=body["timeout"] > 0):
         drained = webhooks.drained(merchant_id, body["timeout"])
     return {"drained": drained, "pending": webhooks.pending(merchant_id)}
 

@@ -2,7 +2,9 @@
 
 A long-poll holds a thread while it waits. The server adds a thread for each slot in use, beside
 those that serve everything else, so however many long-polls are open, other requests find a thread
-free; `on_open` tells it how many are open each time one opens.
+free; `on_open` tells it how many are open each time one opens. A wait that answers at once holds no
+thread and takes no slot, but is refused like any other while the slots are full, so that a client
+can tell it is at its allowance without taking a slot another long-poll needs.
 """
 
 from __future__ import annotations
@@ -29,8 +31,8 @@ class WaitSlots:
         self.on_open: Callable[[int], None] = lambda count: None
 
     @contextmanager
-    def hold(self, merchant_id: str) -> Iterator[None]:
-        """Hold a slot for the block; raise TooManyWaits when none is free."""
+    def hold(self, merchant_id: str, *, parks: bool = True) -> Iterator[None]:
+        """Hold a slot for the block, when the wait `parks`; raise TooManyWaits when none is free."""
         with self._lock:
             mine = self._open.get(merchant_id, 0)
             if self._count >= self.total or mine >= self.per_merchant:
@@ -38,9 +40,13 @@ class WaitSlots:
                     f"Too many long-polls open: at most {self.per_merchant} per merchant and {self.total} "
                     "in all; try again once one is answered"
                 )
-            self._open[merchant_id] = mine + 1
-            self._count += 1
+            if parks:
+                self._open[merchant_id] = mine + 1
+                self._count += 1
             count = self._count
+        if not parks:
+            yield
+            return
         try:
             self.on_open(count)
             yield

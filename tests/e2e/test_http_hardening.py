@@ -225,15 +225,14 @@ def test_a_keep_alive_connection_between_requests_is_not_cut_short(start: Callab
 # -- long-polls -----------------------------------------------------------------------------------
 
 
-HUNG = 30  # seconds a delivery to the dead receiver hangs, past the waits the 429 tests hold
+# A delivery to the dead receiver hangs this long; until it ends, the merchant's waits for drained
+# deliveries stay open, so every wait a test holds lasts until the test stops the server.
+HUNG = 120
+HELD = 60  # the timeout of the waits a test holds open; stopping the server answers them
 
-# A stop that hung would wait out the long-polls (60 s) or the hung delivery; a prompt one takes
-# about 0.1 s. The bound leaves room for a busy machine; the 2 s promise is the README's figure.
+# A stop that hung would wait out the long-polls or the hung delivery; a prompt one takes about
+# 0.1 s. The bound leaves room for a busy machine; the 2 s promise is the README's figure.
 STOP_BOUND = 5.0
-
-# How long the long-polls that fill an allowance stay open: long enough that the requests after
-# them still find them open on a busy machine, and shorter than the hung delivery they wait for.
-HELD = 5
 
 
 def until_refused(merchant: Merchant) -> bool:
@@ -276,6 +275,7 @@ def test_a_merchant_past_its_open_long_polls_gets_a_429(
             "Too many long-polls open: at most 2 per merchant and 8 in all; try again once one is answered",
         )
         assert (others.status_code, others.json()) == (200, {"drained": False, "pending": 1})
+        server.stop()
         assert [future.result(DEADLINE) for future in held] == [False, False]
 
 
@@ -291,17 +291,18 @@ def test_long_polls_past_the_servers_total_get_a_429(
         refused = merchants[2].session.post(f"{server.url}/__mock/webhooks/wait", json={"timeout": 1})
 
         assert refused.status_code == 429
+        server.stop()
         assert [future.result(DEADLINE) for future in held] == [False, False]
 
 
 def test_sixty_four_open_long_polls_leave_other_merchants_served(
     start: Callable[..., MockServer], dead_receiver: str
 ) -> None:
-    server = start()
+    server = start(webhook_timeout=HUNG)
     waiters = [busy_merchant(server.url, dead_receiver) for _ in range(4)]
     other = create_merchant(server.url, ADMIN_KEY)
     with ThreadPoolExecutor(64) as pool:
-        held = [pool.submit(waiter.wait_webhooks, 30) for waiter in waiters for _ in range(16)]
+        held = [pool.submit(waiter.wait_webhooks, HELD) for waiter in waiters for _ in range(16)]
         assert all(until_refused(waiter) for waiter in waiters)
 
         answers = [other.get("/customers/list").status_code for _ in range(20)]
@@ -317,10 +318,10 @@ def test_sixty_four_open_long_polls_leave_other_merchants_served(
 def test_stop_answers_open_long_polls_and_returns_promptly(
     start: Callable[..., MockServer], dead_receiver: str
 ) -> None:
-    server = start(max_waits_per_merchant=4)
+    server = start(max_waits_per_merchant=4, webhook_timeout=HUNG)
     merchant = busy_merchant(server.url, dead_receiver)
     with ThreadPoolExecutor(4) as pool:
-        held: list[Future[bool]] = [pool.submit(merchant.wait_webhooks, 60) for _ in range(4)]
+        held: list[Future[bool]] = [pool.submit(merchant.wait_webhooks, HELD) for _ in range(4)]
         assert until_refused(merchant)
         began = time.monotonic()
 
@@ -359,7 +360,7 @@ def test_sigterm_with_a_long_poll_open_answers_it_and_exits_promptly(
     try:
         merchant = busy_merchant(server.base_url, dead_receiver)
         port = int(server.base_url.rsplit(":", 1)[1])
-        body = b'{"timeout": 60}'
+        body = b'{"timeout": %d}' % HELD
         request = (
             b"POST /__mock/webhooks/wait HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
             + f"api-key: {merchant.secret_key}\r\nContent-Length: {len(body)}\r\n\r\n".encode()

@@ -1,0 +1,39 @@
+"""The long-poll slots: caps per merchant and in all, and waits that answer at once taking none."""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+
+import pytest
+
+from mocksrv.domain.waits import TooManyWaits, WaitSlots
+
+
+def test_a_merchant_at_its_cap_is_refused_and_others_are_not() -> None:
+    slots = WaitSlots(total=3, per_merchant=2)
+    with ExitStack() as stack:
+        for _ in range(2):
+            stack.enter_context(slots.hold("m1"))
+        with pytest.raises(TooManyWaits) as refused:
+            stack.enter_context(slots.hold("m1"))
+        stack.enter_context(slots.hold("m2"))
+        assert (slots.open("m1"), slots.open("m2")) == (2, 1)
+        with pytest.raises(TooManyWaits):
+            stack.enter_context(slots.hold("m3"))  # three open in all
+    assert str(refused.value) == (
+        "Too many long-polls open: at most 2 per merchant and 3 in all; try again once one is answered"
+    )
+    assert (slots.open("m1"), slots.open("m2")) == (0, 0)
+
+
+def test_a_wait_that_does_not_park_takes_no_slot_yet_is_refused_at_the_cap() -> None:
+    slots = WaitSlots(total=8, per_merchant=1)
+    opened: list[int] = []
+    slots.on_open = opened.append
+    with slots.hold("m1", parks=False):
+        assert slots.open("m1") == 0
+        with slots.hold("m1"):  # the slot is still free for a long-poll
+            assert slots.open("m1") == 1
+            with pytest.raises(TooManyWaits), slots.hold("m1", parks=False):
+                pass
+    assert (slots.open("m1"), opened) == (0, [1])
