@@ -5,12 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from mocksrv.signatures import verify_redirect, verify_signature
+from mocksrv.version import __version__
 
 if TYPE_CHECKING:
     from mocksrv.server import MockServer
     from mocksrv.settings import Settings
-
-__version__ = "0.1.0"
 
 __all__ = ["MockServer", "Settings", "__version__", "verify_redirect", "verify_signature"]
 
