@@ -11,7 +11,7 @@ PIP := $(BIN)/python -m pip -qq --disable-pip-version-check
 SERVE_STAMP := $(VENV)/.installed-serve
 DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: run test lint format bench soak wrk e2e clean
+.PHONY: run test lint format bench soak wrk e2e fuzz clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,11 @@ test: $(DEV_STAMP)
 
 e2e: $(DEV_STAMP)
 	$(BIN)/python -m pytest tests/e2e
+
+# The contract fuzz of `make test` with far more generated requests per route (FUZZ_EXAMPLES each).
+FUZZ_EXAMPLES ?= 2000
+fuzz: $(DEV_STAMP)
+	MOCKSRV_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest -n 2 tests/api/test_contract_fuzz.py
 
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check .

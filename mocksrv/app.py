@@ -9,6 +9,7 @@ from typing import Any
 from flask import Flask
 
 from mocksrv import accesslog, api, control, rest, web
+from mocksrv.contract import document
 from mocksrv.domain.clock import SystemTime, system_now
 from mocksrv.domain.errors import DomainError
 from mocksrv.domain.models import Environment
@@ -69,4 +70,5 @@ def create_app(settings: Settings | None = None, sandbox: Sandbox | None = None)
     api.init_app(app)
     control.init_app(app)
     web.init_app(app)
+    document.init_app(app)
     return app

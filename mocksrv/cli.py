@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import sys
@@ -72,7 +73,26 @@ def _parser() -> argparse.ArgumentParser:
     wait = commands.add_parser("wait", help="wait until a server answers GET /health")
     wait.add_argument("--url", help=f"the server's address (env {URL_VARIABLE}, default {DEFAULT_URL})")
     wait.add_argument("--timeout", help=f"seconds to wait at most (default {DEFAULT_WAIT_TIMEOUT:g})")
+    openapi = commands.add_parser("openapi", help="print the OpenAPI document that GET /openapi.json serves")
+    openapi.add_argument("--output", type=Path, metavar="FILE", help="write it to FILE instead")
     return parser
+
+
+def _openapi(args: argparse.Namespace) -> int:
+    """Print the document of the app on its embedded defaults, as `mocksrv serve` would serve it."""
+    from mocksrv.app import create_app
+    from mocksrv.contract.document import document
+
+    text = json.dumps(document(create_app()), indent=2) + "\n"
+    if args.output is None:
+        sys.stdout.write(text)
+        return 0
+    try:
+        args.output.write_text(text)
+    except OSError as error:
+        print(f"mocksrv: cannot write {args.output}: {error.strerror}", file=sys.stderr)
+        return 1
+    return 0
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -257,6 +277,8 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "wait":
         return _wait(args)
+    if args.command == "openapi":
+        return _openapi(args)
     return _serve(args)
 
 

@@ -12,7 +12,27 @@ from werkzeug.test import TestResponse
 from mocksrv.app import create_app, create_sandbox
 from mocksrv.domain.sandbox import Sandbox
 from mocksrv.settings import Settings
+from tests import contract
 from tests.payloads import ADMIN_KEY, MERCHANT_ID, SECRET_KEY
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """After a whole run in one process, fail it if a status the document lists was never answered."""
+    config = session.config
+    whole = config.args in (["tests"], [str(config.rootpath / "tests")]) and not (
+        config.option.keyword or config.option.markexpr or getattr(config.option, "lf", False)
+    )
+    if not whole or hasattr(config, "workerinput") or getattr(config.option, "numprocesses", None):
+        return
+    unreached = contract.unreached()
+    if unreached:
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.ensure_newline()
+            reporter.write_line("Statuses the OpenAPI document lists that no test saw answered:", red=True)
+            for line in unreached:
+                reporter.write_line(f"  {line}")
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 @pytest.fixture
@@ -30,8 +50,18 @@ def app(settings: Settings, sandbox: Sandbox) -> Flask:
     return create_app(settings, sandbox)
 
 
+class CheckedClient(FlaskClient):
+    """The test client, checking every answer against the server's OpenAPI document."""
+
+    def open(self, *args: Any, **kwargs: Any) -> TestResponse:
+        response = super().open(*args, **kwargs)
+        contract.check(self.application, response)
+        return response
+
+
 @pytest.fixture
 def client(app: Flask) -> FlaskClient:
+    app.test_client_class = CheckedClient
     return app.test_client()
 
 

@@ -7,6 +7,12 @@ from typing import Any
 from flask import Blueprint, request
 
 from mocksrv.api import schemas
+from mocksrv.api.answers.customers import (
+    CustomerAnswerSchema,
+    CustomerDeletedAnswerSchema,
+    CustomerListAnswerSchema,
+)
+from mocksrv.contract import documented
 from mocksrv.representations import customer_json
 from mocksrv.rest import authenticate, json_body, load, sandbox
 
@@ -20,12 +26,14 @@ Json = dict[str, Any]
 
 
 @customers.post("/customers")
+@documented(CustomerAnswerSchema, body=_create)
 def create_customer() -> Json:
     principal = authenticate()
     return customer_json(sandbox().customers.create(principal.merchant_id, load(_create, json_body())))
 
 
 @customers.get("/customers/list")
+@documented(CustomerListAnswerSchema, query=_list)
 def list_customers() -> Json:
     principal = authenticate()
     query = load(_list, request.args.to_dict())
@@ -38,12 +46,14 @@ def list_customers() -> Json:
 
 
 @customers.get("/customers/<id:customer_id>")
+@documented(CustomerAnswerSchema)
 def retrieve_customer(customer_id: str) -> Json:
     principal = authenticate()
     return customer_json(sandbox().customers.retrieve(principal.merchant_id, customer_id))
 
 
 @customers.post("/customers/<id:customer_id>")
+@documented(CustomerAnswerSchema, body=_update)
 def update_customer(customer_id: str) -> Json:
     principal = authenticate()
     fields = load(_update, json_body())
@@ -51,6 +61,7 @@ def update_customer(customer_id: str) -> Json:
 
 
 @customers.delete("/customers/<id:customer_id>")
+@documented(CustomerDeletedAnswerSchema)
 def delete_customer(customer_id: str) -> Json:
     principal = authenticate()
     customer = sandbox().customers.delete(principal.merchant_id, customer_id)

@@ -7,6 +7,12 @@ from typing import Any
 from flask import Blueprint, request
 from marshmallow import EXCLUDE, fields, post_load, validate
 
+from mocksrv.api.answers.disputes import (
+    DisputeAnswerSchema,
+    DisputeEvidenceAnswerSchema,
+    DisputeListAnswerSchema,
+)
+from mocksrv.contract import documented
 from mocksrv.domain.disputes import EVIDENCE_FIELDS, DisputeStatus
 from mocksrv.domain.store import Query
 from mocksrv.representations import dispute_json, evidence_json
@@ -57,6 +63,7 @@ _list, _evidence, _delete = DisputeListSchema(), EvidenceSchema(), DeleteEvidenc
 
 
 @disputes.get("/disputes/list")
+@documented(DisputeListAnswerSchema, query=_list)
 def list_disputes() -> Json:
     principal = authenticate()
     dispute_filter = load(_list, request.args.to_dict())
@@ -69,18 +76,21 @@ def list_disputes() -> Json:
 
 
 @disputes.get("/disputes/<id:dispute_id>")
+@documented(DisputeAnswerSchema)
 def retrieve_dispute(dispute_id: str) -> Json:
     principal = authenticate()
     return dispute_json(sandbox().disputes.retrieve(principal.merchant_id, dispute_id))
 
 
 @disputes.post("/disputes/accept/<id:dispute_id>")
+@documented(DisputeAnswerSchema, errors=(400,))
 def accept_dispute(dispute_id: str) -> Json:
     principal = authenticate()
     return dispute_json(sandbox().disputes.accept(principal.merchant_id, dispute_id))
 
 
 @disputes.post("/disputes/evidence")
+@documented(DisputeAnswerSchema, body=_evidence, errors=(404,))
 def submit_evidence() -> Json:
     principal = authenticate()
     body = load(_evidence, json_body())
@@ -89,12 +99,14 @@ def submit_evidence() -> Json:
 
 
 @disputes.get("/disputes/evidence/<id:dispute_id>")
+@documented(DisputeEvidenceAnswerSchema)
 def retrieve_evidence(dispute_id: str) -> Json:
     principal = authenticate()
     return evidence_json(sandbox().disputes.evidence(principal.merchant_id, dispute_id))
 
 
 @disputes.delete("/disputes/evidence")
+@documented(DisputeEvidenceAnswerSchema, body=_delete, errors=(404,))
 def delete_evidence() -> Json:
     principal = authenticate()
     body = load(_delete, json_body())

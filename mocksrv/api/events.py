@@ -12,6 +12,8 @@ import orjson
 from flask import Blueprint, request
 from marshmallow import EXCLUDE, fields, post_load, validate
 
+from mocksrv.api.answers.events import EventAttemptAnswerSchema, EventListAnswerSchema
+from mocksrv.contract import Auth, documented
 from mocksrv.domain import signing
 from mocksrv.domain.events import ContentType, Event
 from mocksrv.domain.webhooks import EventDelivery, EventFilter
@@ -137,14 +139,6 @@ def _query_args() -> dict[str, Any]:
     return args
 
 
-def _constraints() -> tuple[EventFilter, int, int]:
-    if request.method == "GET":
-        loaded: tuple[EventFilter, int, int] = load(_query, _query_args())
-    else:
-        loaded = load(_list, json_body())
-    return loaded
-
-
 def _list_events(merchant_id: str, where: EventFilter, limit: int, offset: int) -> JsonObject:
     found, total = sandbox().webhooks.find_events(merchant_id, where, limit, offset)
     profile_id = sandbox().merchants.default_profile(merchant_id).profile_id
@@ -166,22 +160,35 @@ def _outgoing_request(merchant_id: str, event: Event, delivery: EventDelivery) -
     return outgoing_request_json(body, headers)
 
 
-@events.route("/events/<id:merchant_id>", methods=["GET", "POST"])
-def list_events(merchant_id: str) -> JsonObject:
+@events.get("/events/<id:merchant_id>")
+@documented(EventListAnswerSchema, query=_query, auth=Auth.CONTROL, errors=(429,))
+def list_events_by_query(merchant_id: str) -> JsonObject:
+    """The merchant's events, newest first, with the constraints as query parameters."""
     authenticate_for_merchant(merchant_id)
-    where, limit, offset = _constraints()
+    where, limit, offset = load(_query, _query_args())
+    return _list_events(merchant_id, where, limit, offset)
+
+
+@events.post("/events/<id:merchant_id>")
+@documented(EventListAnswerSchema, body=_list, auth=Auth.CONTROL, errors=(429,))
+def list_events(merchant_id: str) -> JsonObject:
+    """The merchant's events, newest first, with the constraints in the body."""
+    authenticate_for_merchant(merchant_id)
+    where, limit, offset = load(_list, json_body())
     return _list_events(merchant_id, where, limit, offset)
 
 
 @events.post("/events/profile/list")
+@documented(EventListAnswerSchema, body=_list)
 def list_profile_events() -> JsonObject:
     """The events of the key's merchant (its one profile), with the same constraints."""
     merchant_id = authenticate().merchant_id
-    where, limit, offset = _constraints()
+    where, limit, offset = load(_list, json_body())
     return _list_events(merchant_id, where, limit, offset)
 
 
 @events.get("/events/<id:merchant_id>/<id:event_id>/attempts")
+@documented(EventAttemptAnswerSchema(many=True), auth=Auth.CONTROL, errors=(429,))
 def list_attempts(merchant_id: str, event_id: str) -> list[JsonObject]:
     authenticate_for_merchant(merchant_id)
     webhooks = sandbox().webhooks
@@ -196,6 +203,7 @@ def list_attempts(merchant_id: str, event_id: str) -> list[JsonObject]:
 
 
 @events.post("/events/<id:merchant_id>/<id:event_id>/retry")
+@documented(EventAttemptAnswerSchema, body=_no_fields, auth=Auth.CONTROL, errors=(429,))
 def retry_event(merchant_id: str, event_id: str) -> JsonObject:
     """Queue the event's delivery again now, as the control plane's redeliver does; the answer tells
     what will be sent, and the attempt shows in the attempts once made."""

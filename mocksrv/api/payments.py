@@ -7,6 +7,13 @@ from typing import Any
 from flask import Blueprint, request
 
 from mocksrv.api import schemas
+from mocksrv.api.answers.payments import (
+    HealthAnswerSchema,
+    PaymentAnswerSchema,
+    PaymentListAnswerSchema,
+    PaymentPageAnswerSchema,
+)
+from mocksrv.contract import Auth, documented
 from mocksrv.domain.models import KeyKind
 from mocksrv.representations import list_json, payment_summary
 from mocksrv.rest import authenticate, json_body, load, query_arg, sandbox, show_payment
@@ -27,12 +34,14 @@ Json = dict[str, Any]
 
 
 @health.get("/health")
+@documented(HealthAnswerSchema)
 def check_health() -> Json:
     authenticate()
     return {"status": "healthy"}
 
 
 @payments.post("/payments")
+@documented(PaymentAnswerSchema, body=_create)
 def create_payment() -> Json:
     principal = authenticate()
     fields = load(_create, json_body())
@@ -40,13 +49,16 @@ def create_payment() -> Json:
 
 
 @payments.post("/payments/list")
+@documented(PaymentListAnswerSchema, body=_list)
 def list_payments() -> Json:
+    """The spec's list: payment summaries, filtered by the body."""
     principal = authenticate()
     page = sandbox().payments.list(principal.merchant_id, load(_list, json_body()))
     return list_json([payment_summary(p) for p in page.items], page.total_count)
 
 
 @payments.get("/payments/list")
+@documented(PaymentPageAnswerSchema, query=_query)
 def query_payments() -> Json:
     """The real service's list: whole payments, filtered by the query string."""
     principal = authenticate()
@@ -55,6 +67,7 @@ def query_payments() -> Json:
 
 
 @payments.get("/payments/<id:payment_id>")
+@documented(PaymentAnswerSchema, errors=(400,), auth=Auth.PUBLISHABLE)
 def retrieve_payment(payment_id: str) -> Json:
     principal = authenticate(publishable=True)
     payment = sandbox().payments.retrieve(
@@ -67,6 +80,7 @@ def retrieve_payment(payment_id: str) -> Json:
 
 
 @payments.post("/payments/<id:payment_id>")
+@documented(PaymentAnswerSchema, body=_update)
 def update_payment(payment_id: str) -> Json:
     principal = authenticate()
     fields = load(_update, json_body())
@@ -74,6 +88,7 @@ def update_payment(payment_id: str) -> Json:
 
 
 @payments.post("/payments/<id:payment_id>/confirm")
+@documented(PaymentAnswerSchema, body=_confirm, auth=Auth.PUBLISHABLE)
 def confirm_payment(payment_id: str) -> Json:
     principal = authenticate(publishable=True)
     fields = load(_confirm, json_body())
@@ -88,6 +103,7 @@ def confirm_payment(payment_id: str) -> Json:
 
 
 @payments.post("/payments/<id:payment_id>/capture")
+@documented(PaymentAnswerSchema, body=_capture, errors=(409,))
 def capture_payment(payment_id: str) -> Json:
     principal = authenticate()
     fields = load(_capture, json_body())
@@ -99,6 +115,7 @@ def capture_payment(payment_id: str) -> Json:
 
 
 @payments.post("/payments/<id:payment_id>/cancel")
+@documented(PaymentAnswerSchema, body=_cancel)
 def cancel_payment(payment_id: str) -> Json:
     principal = authenticate()
     fields = load(_cancel, json_body())
@@ -107,6 +124,7 @@ def cancel_payment(payment_id: str) -> Json:
 
 
 @payments.post("/payments/<id:payment_id>/approve")
+@documented(PaymentAnswerSchema, body=_review)
 def approve_payment(payment_id: str) -> Json:
     principal = authenticate()
     load(_review, json_body())
@@ -114,6 +132,7 @@ def approve_payment(payment_id: str) -> Json:
 
 
 @payments.post("/payments/<id:payment_id>/reject")
+@documented(PaymentAnswerSchema, body=_review)
 def reject_payment(payment_id: str) -> Json:
     principal = authenticate()
     load(_review, json_body())

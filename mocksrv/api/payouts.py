@@ -7,7 +7,9 @@ from typing import Any
 from flask import Blueprint
 from marshmallow import ValidationError, fields, post_load, validate, validates_schema
 
+from mocksrv.api.answers.payouts import PayoutAnswerSchema, PayoutListAnswerSchema
 from mocksrv.api.schemas import BrowserInfoSchema, ContactSchema, Country, CustomerDetailsSchema, Limited
+from mocksrv.contract import documented
 from mocksrv.domain.errors import InvalidField
 from mocksrv.domain.money import MAX_AMOUNT, MIN_AMOUNT
 from mocksrv.domain.payouts import PAYOUT_TYPES, PayoutStatus
@@ -212,12 +214,14 @@ def _same_payout(payout_id: str) -> None:
 
 
 @payouts.post("/payouts/create")
+@documented(PayoutAnswerSchema, body=_create)
 def create_payout() -> Json:
     principal = authenticate()
     return payout_json(sandbox().payouts.create(principal.merchant_id, load(_create, json_body())))
 
 
 @payouts.post("/payouts/list")
+@documented(PayoutListAnswerSchema, body=_list)
 def list_payouts() -> Json:
     principal = authenticate()
     page = sandbox().payouts.list(principal.merchant_id, load(_list, json_body()))
@@ -225,6 +229,7 @@ def list_payouts() -> Json:
 
 
 @payouts.get("/payouts/<id:payout_id>")
+@documented(PayoutAnswerSchema)
 def retrieve_payout(payout_id: str) -> Json:
     principal = authenticate()
     return payout_json(sandbox().payouts.retrieve(principal.merchant_id, payout_id))
@@ -232,6 +237,7 @@ def retrieve_payout(payout_id: str) -> Json:
 
 @payouts.post("/payouts/<id:payout_id>")
 @payouts.put("/payouts/<id:payout_id>")
+@documented(PayoutAnswerSchema, body=_update)
 def update_payout(payout_id: str) -> Json:
     principal = authenticate()
     fields_ = load(_update, json_body())
@@ -239,6 +245,7 @@ def update_payout(payout_id: str) -> Json:
 
 
 @payouts.post("/payouts/<id:payout_id>/confirm")
+@documented(PayoutAnswerSchema, body=_confirm)
 def confirm_payout(payout_id: str) -> Json:
     principal = authenticate()
     fields_ = load(_confirm, json_body())
@@ -246,6 +253,7 @@ def confirm_payout(payout_id: str) -> Json:
 
 
 @payouts.post("/payouts/<id:payout_id>/cancel")
+@documented(PayoutAnswerSchema, body=_payout_id)
 def cancel_payout(payout_id: str) -> Json:
     principal = authenticate()
     _same_payout(payout_id)
@@ -253,6 +261,7 @@ def cancel_payout(payout_id: str) -> Json:
 
 
 @payouts.post("/payouts/<id:payout_id>/fulfill")
+@documented(PayoutAnswerSchema, body=_payout_id)
 def fulfill_payout(payout_id: str) -> Json:
     principal = authenticate()
     _same_payout(payout_id)

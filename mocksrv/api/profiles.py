@@ -7,6 +7,8 @@ from typing import Any
 from flask import Blueprint
 from marshmallow import fields, validate
 
+from mocksrv.api.answers.profiles import ProfileAnswerSchema
+from mocksrv.contract import Auth, documented
 from mocksrv.domain.merchants import MAX_SESSION_EXPIRY
 from mocksrv.fieldtypes import FreeForm, StrictBoolean, StrictInteger, WebhookUrl
 from mocksrv.representations import profile_json
@@ -131,12 +133,14 @@ _update = ProfileUpdateSchema()
 
 
 @profiles.get("/account/<id:merchant_id>/business_profile")
+@documented(ProfileAnswerSchema(many=True), auth=Auth.CONTROL, errors=(429,))
 def list_profiles(merchant_id: str) -> list[dict[str, Any]]:
     authenticate_for_merchant(merchant_id)
     return [profile_json(profile) for profile in sandbox().merchants.profiles(merchant_id)]
 
 
 @profiles.post("/account/<id:merchant_id>/business_profile/<id:profile_id>")
+@documented(ProfileAnswerSchema, body=_update, auth=Auth.CONTROL, errors=(429,))
 def update_profile(merchant_id: str, profile_id: str) -> dict[str, Any]:
     authenticate_for_merchant(merchant_id)
     fields_ = load(_update, json_body())

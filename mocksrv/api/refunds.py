@@ -16,6 +16,8 @@ from typing import Any
 from flask import Blueprint
 from marshmallow import ValidationError, fields, post_load, validate, validates_schema
 
+from mocksrv.api.answers.refunds import RefundAnswerSchema, RefundListAnswerSchema
+from mocksrv.contract import documented
 from mocksrv.domain.money import MAX_AMOUNT
 from mocksrv.domain.refunds import REFUND_TYPES, RefundStatus
 from mocksrv.domain.store import Query
@@ -44,14 +46,14 @@ ADYEN_SPLIT_TYPES = (
 SPLIT_KINDS = ("stripe_split_refund", "adyen_split_refund", "xendit_split_refund")
 
 
-class EncodedConnectorDetailsSchema(RequestSchema):
+class RefundEncodedConnectorDetailsSchema(RequestSchema):
     connector_account_details = FreeForm()
     metadata = FreeForm()
 
 
-class MerchantConnectorDetailsSchema(RequestSchema):
+class RefundMerchantConnectorDetailsSchema(RequestSchema):
     creds_identifier = fields.String(required=True)
-    encoded_data = fields.Nested(EncodedConnectorDetailsSchema)
+    encoded_data = fields.Nested(RefundEncodedConnectorDetailsSchema)
 
 
 class StripeSplitRefundSchema(RequestSchema):
@@ -96,7 +98,7 @@ class RefundCreateSchema(RequestSchema):
     reason = fields.String(validate=validate.Length(max=255))
     refund_type = fields.String(validate=validate.OneOf(list(REFUND_TYPES)))
     metadata = FreeForm()
-    merchant_connector_details = fields.Nested(MerchantConnectorDetailsSchema)
+    merchant_connector_details = fields.Nested(RefundMerchantConnectorDetailsSchema)
     split_refunds = fields.Nested(SplitRefundSchema)
     all_keys_required = StrictBoolean()
 
@@ -123,12 +125,14 @@ _create, _update, _list = RefundCreateSchema(), RefundUpdateSchema(), RefundList
 
 
 @refunds.post("/refunds")
+@documented(RefundAnswerSchema, body=_create, errors=(404,))
 def create_refund() -> Json:
     principal = authenticate()
     return refund_json(sandbox().refunds.create(principal.merchant_id, load(_create, json_body())))
 
 
 @refunds.post("/refunds/list")
+@documented(RefundListAnswerSchema, body=_list)
 def list_refunds() -> Json:
     principal = authenticate()
     page = sandbox().refunds.list(principal.merchant_id, load(_list, json_body()))
@@ -136,12 +140,14 @@ def list_refunds() -> Json:
 
 
 @refunds.get("/refunds/<id:refund_id>")
+@documented(RefundAnswerSchema)
 def retrieve_refund(refund_id: str) -> Json:
     principal = authenticate()
     return refund_json(sandbox().refunds.retrieve(principal.merchant_id, refund_id))
 
 
 @refunds.post("/refunds/<id:refund_id>")
+@documented(RefundAnswerSchema, body=_update)
 def update_refund(refund_id: str) -> Json:
     principal = authenticate()
     fields_ = load(_update, json_body())

@@ -8,7 +8,7 @@ checks the payment and its `client_secret` exactly as retrieving a payment with 
 
 `POST /ephemeral_keys` (secret key) creates a key for an existing customer of the merchant; it
 expires one hour later on the mock clock. `DELETE /ephemeral_keys/:id` deletes it and answers the
-deleted key. Their `created_at` and `expires` are Unix seconds, as the real service's are.
+deleted key. Their `created_at` and `expires` are ISO 8601 times, as every time the server writes.
 """
 
 from __future__ import annotations
@@ -19,7 +19,9 @@ from flask import Blueprint
 from marshmallow import fields
 
 from mocksrv.api import real_values
+from mocksrv.api.answers.sessions import EphemeralKeyAnswerSchema, SessionTokensAnswerSchema
 from mocksrv.api.schemas import OneOf
+from mocksrv.contract import Auth, documented
 from mocksrv.domain.errors import Unauthorized
 from mocksrv.domain.models import KeyKind
 from mocksrv.fieldtypes import RESOURCE_ID, FreeForm
@@ -60,6 +62,7 @@ _ephemeral_key_create = EphemeralKeyCreateSchema()
 
 
 @sessions.post("/payments/session_tokens")
+@documented(SessionTokensAnswerSchema, body=_session_tokens, errors=(404,), auth=Auth.PUBLISHABLE)
 def create_session_tokens() -> Json:
     principal = authenticate(publishable=True)
     if principal.kind is not KeyKind.PUBLISHABLE:
@@ -72,6 +75,7 @@ def create_session_tokens() -> Json:
 
 
 @sessions.post("/ephemeral_keys")
+@documented(EphemeralKeyAnswerSchema, body=_ephemeral_key_create)
 def create_ephemeral_key() -> Json:
     principal = authenticate()
     fields_ = load(_ephemeral_key_create, json_body())
@@ -79,6 +83,7 @@ def create_ephemeral_key() -> Json:
 
 
 @sessions.delete("/ephemeral_keys/<id:key_id>")
+@documented(EphemeralKeyAnswerSchema)
 def delete_ephemeral_key(key_id: str) -> Json:
     principal = authenticate()
     return ephemeral_key_json(sandbox().ephemeral_keys.delete(principal.merchant_id, key_id))

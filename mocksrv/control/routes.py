@@ -7,6 +7,21 @@ from typing import Any
 from flask import Blueprint, current_app, g, request
 from marshmallow import fields, validate
 
+from mocksrv.contract import Auth, documented
+from mocksrv.control.answers import (
+    ControlClockAnswerSchema,
+    ControlClockMovedAnswerSchema,
+    ControlCredentialsAnswerSchema,
+    ControlDeliveryListAnswerSchema,
+    ControlEventAnswerSchema,
+    ControlEventListAnswerSchema,
+    ControlMerchantListAnswerSchema,
+    ControlOutcomeTableAnswerSchema,
+    ControlResetAnswerSchema,
+    ControlSeedAnswerSchema,
+    ControlTransitionsAnswerSchema,
+    ControlWaitAnswerSchema,
+)
 from mocksrv.domain.errors import ResourceNotFound, Unauthorized
 from mocksrv.domain.merchants import MAX_SESSION_EXPIRY, MerchantSeed
 from mocksrv.domain.models import KeyKind
@@ -108,11 +123,13 @@ def _clock(merchant_id: str) -> Json:
 
 
 @control.get("/clock")
+@documented(ControlClockAnswerSchema, auth=Auth.CONTROL, errors=(400, 404))
 def get_clock() -> Json:
     return _clock(_merchant())
 
 
 @control.post("/clock/advance")
+@documented(ControlClockMovedAnswerSchema, body=_advance, auth=Auth.CONTROL, errors=(404,))
 def advance_clock() -> Json:
     body = load(_advance, json_body())
     merchant_id = _merchant(body)
@@ -121,6 +138,7 @@ def advance_clock() -> Json:
 
 
 @control.post("/clock/set")
+@documented(ControlClockMovedAnswerSchema, body=_set, auth=Auth.CONTROL, errors=(404,))
 def set_clock() -> Json:
     body = load(_set, json_body())
     merchant_id = _merchant(body)
@@ -129,6 +147,7 @@ def set_clock() -> Json:
 
 
 @control.post("/clock/freeze")
+@documented(ControlClockAnswerSchema, body=_merchant_only, auth=Auth.CONTROL, errors=(404,))
 def freeze_clock() -> Json:
     merchant_id = _merchant(load(_merchant_only, json_body()))
     sandbox().clock.freeze(merchant_id)
@@ -136,6 +155,7 @@ def freeze_clock() -> Json:
 
 
 @control.post("/clock/resume")
+@documented(ControlClockAnswerSchema, body=_merchant_only, auth=Auth.CONTROL, errors=(404,))
 def resume_clock() -> Json:
     merchant_id = _merchant(load(_merchant_only, json_body()))
     state = sandbox().clock.resume(merchant_id)
@@ -144,6 +164,7 @@ def resume_clock() -> Json:
 
 
 @control.post("/reset")
+@documented(ControlResetAnswerSchema, body=_merchant_only, auth=Auth.CONTROL, errors=(404,))
 def reset() -> Json:
     body = load(_merchant_only, json_body())
     everything = is_admin() and not (request.args.get("merchant_id") or body.get("merchant_id"))
@@ -156,6 +177,7 @@ def reset() -> Json:
 
 
 @control.post("/merchants")
+@documented(ControlCredentialsAnswerSchema, body=_new_merchant, auth=Auth.ADMIN)
 def create_merchant() -> Json:
     if not is_admin():
         raise Unauthorized()
@@ -165,6 +187,7 @@ def create_merchant() -> Json:
 
 
 @control.get("/merchants")
+@documented(ControlMerchantListAnswerSchema, auth=Auth.ADMIN)
 def list_merchants() -> Json:
     """Every merchant's id (admin only): also how a client proves its admin key."""
     if not is_admin():
@@ -174,11 +197,13 @@ def list_merchants() -> Json:
 
 
 @control.get("/outcomes")
+@documented(ControlOutcomeTableAnswerSchema, auth=Auth.CONTROL, errors=(400, 404))
 def get_outcomes() -> Json:
     return sandbox().merchants.outcomes(_merchant()).to_data()
 
 
 @control.put("/outcomes")
+@documented(ControlOutcomeTableAnswerSchema, auth=Auth.CONTROL, errors=(400, 404, 413))
 def replace_outcomes() -> Json:
     body = json_body()
     merchant_id = _merchant(body)
@@ -187,6 +212,7 @@ def replace_outcomes() -> Json:
 
 
 @control.post("/payments/<id:payment_id>/authentication")
+@documented("PaymentAnswerSchema", body=_authentication, auth=Auth.CONTROL)
 def finish_authentication(payment_id: str) -> Json:
     body = load(_authentication, json_body())
     merchant_id = _merchant(body)
@@ -195,12 +221,14 @@ def finish_authentication(payment_id: str) -> Json:
 
 
 @control.get("/transitions")
+@documented(ControlTransitionsAnswerSchema, auth=Auth.CONTROL)
 def transitions() -> Json:
     """Every resource's transition table: from, event, to, and the webhook event it emits."""
     return {name: table.as_data() for name, table in TRANSITION_TABLES.items()}
 
 
 @control.post("/seed")
+@documented(ControlSeedAnswerSchema, body=_seed, auth=Auth.CONTROL, errors=(404,))
 def seed() -> Json:
     body = load(_seed, json_body())
     merchant_id = _merchant(body)
@@ -231,6 +259,7 @@ _page, _wait, _webhook_url = PageSchema(), WaitSchema(), WebhookUrlSchema()
 
 
 @control.get("/events")
+@documented(ControlEventListAnswerSchema, query=_page, auth=Auth.CONTROL, errors=(404,))
 def list_events() -> Json:
     query = load(_page, request.args.to_dict())
     merchant_id = _merchant(query)
@@ -243,6 +272,7 @@ def list_events() -> Json:
 
 
 @control.post("/events/<id:event_id>/redeliver")
+@documented(ControlEventAnswerSchema, body=_merchant_only, auth=Auth.CONTROL)
 def redeliver(event_id: str) -> Json:
     merchant_id = _merchant(load(_merchant_only, json_body()))
     webhooks = sandbox().webhooks
@@ -254,6 +284,7 @@ def redeliver(event_id: str) -> Json:
 
 
 @control.get("/webhooks/deliveries")
+@documented(ControlDeliveryListAnswerSchema, query=_page, auth=Auth.CONTROL, errors=(404,))
 def list_deliveries() -> Json:
     query = load(_page, request.args.to_dict())
     merchant_id = _merchant(query)
@@ -266,6 +297,7 @@ def list_deliveries() -> Json:
 
 
 @control.post("/webhooks/wait")
+@documented(ControlWaitAnswerSchema, body=_wait, auth=Auth.CONTROL, errors=(404, 429))
 def wait_for_deliveries() -> Json:
     """Wait until the merchant's queued deliveries have been attempted, or the timeout passes."""
     body = load(_wait, json_body())
@@ -278,6 +310,7 @@ def wait_for_deliveries() -> Json:
 
 
 @control.put("/webhook_url")
+@documented("ProfileAnswerSchema", body=_webhook_url, auth=Auth.CONTROL, errors=(404,))
 def set_webhook_url() -> Json:
     body = load(_webhook_url, json_body())
     merchant_id = _merchant(body)
@@ -291,6 +324,7 @@ _settle = SettleSchema()
 
 
 @control.post("/refunds/<id:refund_id>/settle")
+@documented("RefundAnswerSchema", body=_settle, auth=Auth.CONTROL)
 def settle_refund(refund_id: str) -> Json:
     """Settle a pending refund now, as succeeded or failed."""
     body = load(_settle, json_body())
@@ -308,6 +342,7 @@ _payout_settle = PayoutSettleSchema()
 
 
 @control.post("/payouts/<id:payout_id>/settle")
+@documented("PayoutAnswerSchema", body=_payout_settle, auth=Auth.CONTROL)
 def settle_payout(payout_id: str) -> Json:
     """Settle a pending payout now (success or failed), or reverse a successful one."""
     body = load(_payout_settle, json_body())
@@ -331,6 +366,7 @@ _open_dispute, _resolve_dispute = OpenDisputeSchema(), ResolveDisputeSchema()
 
 
 @control.post("/disputes")
+@documented("DisputeAnswerSchema", body=_open_dispute, auth=Auth.CONTROL, errors=(404,))
 def open_dispute() -> Json:
     """Open a dispute on a captured payment, as the card network would."""
     body = load(_open_dispute, json_body())
@@ -341,6 +377,7 @@ def open_dispute() -> Json:
 
 
 @control.post("/disputes/<id:dispute_id>/resolve")
+@documented("DisputeAnswerSchema", body=_resolve_dispute, auth=Auth.CONTROL)
 def resolve_dispute(dispute_id: str) -> Json:
     """Decide a dispute now: won, lost or cancelled."""
     body = load(_resolve_dispute, json_body())

@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, redirect, render_template, request
 from werkzeug.wrappers import Response
 
+from mocksrv.contract import Auth, documented
 from mocksrv.domain.errors import ClientSecretMissing, InvalidField
 from mocksrv.domain.payment_states import PAYMENT_TRANSITIONS
 from mocksrv.domain.signing import signed_redirect
@@ -22,7 +23,9 @@ def _client_secret() -> str:
 
 
 @threeds.get(challenge_path("<merchant_id>", "<payment_id>"))
+@documented(auth=Auth.NONE, content_type="text/html", errors=(400,))
 def challenge(merchant_id: str, payment_id: str) -> str:
+    """The challenge page: the customer completes or fails the authentication."""
     client_secret = _client_secret()
     payment = sandbox().payments.retrieve(merchant_id, payment_id, client_secret, secret_required=True)
     PAYMENT_TRANSITIONS.check_action(payment.status, "authenticate")
@@ -30,7 +33,9 @@ def challenge(merchant_id: str, payment_id: str) -> str:
 
 
 @threeds.post(challenge_path("<merchant_id>", "<payment_id>"))
+@documented(auth=Auth.NONE, status=302, content_type="text/html", errors=(400, 413))
 def finish(merchant_id: str, payment_id: str) -> Response:
+    """Finish the challenge from its form, and redirect to the payment's return_url, signed."""
     client_secret = _client_secret()
     payments = sandbox().payments
     payments.retrieve(merchant_id, payment_id, client_secret, secret_required=True)

@@ -195,6 +195,15 @@ def test_a_bad_constraint_is_refused(api: Api, body: dict[str, Any], expected: d
     assert response.json == expected
 
 
+def test_a_bad_query_of_the_get_list_is_refused(api: Api) -> None:
+    response = api.get(f"{EVENTS}?limit=0")
+
+    assert response.status_code == 400
+    assert response.json == invalid(
+        "limit", "must be greater than or equal to 1 and less than or equal to 100"
+    )
+
+
 def test_an_unknown_event_type_is_refused_naming_its_place(api: Api) -> None:
     response = api.post(EVENTS, {"event_types": ["payment_succeeded", "paid"]})
 

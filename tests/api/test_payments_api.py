@@ -1055,11 +1055,17 @@ def test_the_challenge_page_with_a_wrong_client_secret_is_ir_09(
     assert retrieve(api, "pay_1")["status"] == "requires_customer_action"
 
 
+@pytest.mark.parametrize("method", ["get", "post"])
 @pytest.mark.parametrize("path", ["/web/3ds/merchant_default/pay_missing", "/web/3ds/merchant_other/pay_1"])
-def test_the_challenge_page_of_an_unknown_payment_is_ir_05(api: Api, client: FlaskClient, path: str) -> None:
+def test_the_challenge_page_of_an_unknown_payment_is_ir_05(
+    api: Api, client: FlaskClient, path: str, method: str
+) -> None:
     secret = _challenged(api)["client_secret"]
 
-    response = client.get(f"{path}?client_secret={secret}")
+    if method == "get":
+        response = client.get(f"{path}?client_secret={secret}")
+    else:
+        response = client.post(path, data={"client_secret": secret, "action": "complete"})
 
     assert response.status_code == 404
     assert response.json == PAYMENT_NOT_FOUND

@@ -5,10 +5,13 @@ Under the test client no dispatcher runs: queued events stay `pending`, and noth
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from typing import Any
 
 import pytest
+from flask import Flask
 
+from mocksrv.control import wait_slots
 from tests import payloads
 from tests.api.conftest import OtherMerchant
 from tests.api.expected import (
@@ -593,6 +596,26 @@ def test_wait_with_nothing_queued_is_drained(api: Api) -> None:
 
     assert response.status_code == 200
     assert response.json == {"drained": True, "pending": 0}
+
+
+def test_a_wait_while_the_merchants_long_polls_fill_its_allowance_is_a_429(api: Api, app: Flask) -> None:
+    slots = wait_slots(app)
+    with ExitStack() as held:
+        for _ in range(slots.per_merchant):
+            held.enter_context(slots.hold(MERCHANT_ID))
+
+        response = api.post("/__mock/webhooks/wait", {"timeout": 0})
+
+    assert response.status_code == 429
+    assert response.json == {
+        "error": {
+            "type": "invalid_request",
+            "code": "RL_01",
+            "message": "Too many long-polls open: at most 16 per merchant and 64 in all; "
+            "try again once one is answered",
+        }
+    }
+    assert api.post("/__mock/webhooks/wait", {"timeout": 0}).status_code == 200
 
 
 def test_wait_while_events_are_queued_is_not_drained(api: Api, hooked: str) -> None:

@@ -1,0 +1,1 @@
+"""Schemas of what the API answers, for the OpenAPI document, one module per resource."""

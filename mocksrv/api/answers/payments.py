@@ -1,0 +1,243 @@
+"""What /payments and /health answer.
+
+A payment's fields as `payment_json` writes them. What a payment keeps as sent (its billing, order
+lines, browser details, method data other than a card or bank account, and the real service's
+fields in `ECHOED`) takes the types of the request schema that took it; an echoed field is
+present only once a create or update has sent it.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from marshmallow import Schema, fields
+
+from mocksrv.api import schemas
+from mocksrv.contract import AnswerSchema, one_of
+from mocksrv.domain.cards import CARD_TYPES
+from mocksrv.domain.models import CaptureMethod
+from mocksrv.domain.payment_states import PaymentStatus
+
+# The kinds of method data a payment keeps; its `payment_method` is the kind sent.
+METHOD_KINDS = [name for name in schemas.PaymentMethodDataSchema._declared_fields if name != "billing"]
+# A card's brand as `brand_of` reads it from the number; `card_network` is the brand when known.
+CARD_NETWORKS = ["AmericanExpress", "Visa", "Mastercard", "Discover", "JCB", "DinersClub", "UnionPay"]
+AUTHENTICATION_TYPES = ["three_ds", "no_three_ds"]
+NEXT_ACTION_TYPES = ["redirect_to_url"]
+
+
+def _sent(schema: type[Schema], name: str) -> Any:
+    """The request field `name` of `schema`, as an answer shows it back: present only when sent."""
+    field = copy.deepcopy(schema._declared_fields[name])
+    field.metadata = {**field.metadata, "optional": True}
+    return field
+
+
+def _echoed(name: str) -> Any:
+    """A real-service field of a payment's create or update, shown back as sent (`ECHOED`)."""
+    return _sent(schemas.PaymentFieldsSchema, name)
+
+
+def _method(name: str) -> Any:
+    return _sent(schemas.PaymentMethodDataSchema, name)
+
+
+class HealthAnswerSchema(AnswerSchema):
+    status = one_of(["healthy"])
+
+
+class PaymentCardChecksAnswerSchema(AnswerSchema):
+    cvc_check = one_of(["pass"])
+
+
+class PaymentCardAnswerSchema(AnswerSchema):
+    """What is kept of a card: of its number, the first six and the last four digits; no CVC."""
+
+    last4 = fields.String()
+    brand = one_of([*CARD_NETWORKS, "Unknown"])
+    exp_month = fields.String()
+    exp_year = fields.String()
+    card_holder_name = fields.String(allow_none=True)
+    card_network = one_of(CARD_NETWORKS, allow_none=True)
+    card_type = one_of(CARD_TYPES, allow_none=True)
+    card_issuer = fields.String()
+    card_issuing_country = fields.String()
+    card_isin = fields.String()
+    card_exp_month = fields.String()
+    card_exp_year = fields.String()
+    payment_checks = fields.Nested(PaymentCardChecksAnswerSchema)
+
+
+class PaymentMethodDataAnswerSchema(AnswerSchema):
+    """The one kind of method data the payment holds, under the kind's name."""
+
+    card = fields.Nested(PaymentCardAnswerSchema, metadata={"optional": True})
+    # As sent, with every account number cut to its last four digits (`****6789`).
+    bank_transfer = fields.Dict(metadata={"optional": True})
+    crypto = _method("crypto")
+    wallet = _method("wallet")
+    card_redirect = _method("card_redirect")
+    pay_later = _method("pay_later")
+    bank_redirect = _method("bank_redirect")
+    bank_debit = _method("bank_debit")
+    real_time_payment = _method("real_time_payment")
+    upi = _method("upi")
+    voucher = _method("voucher")
+    gift_card = _method("gift_card")
+    card_token = _method("card_token")
+    open_banking = _method("open_banking")
+    mobile_payment = _method("mobile_payment")
+    network_token = _method("network_token")
+
+
+class PaymentBillingAddressAnswerSchema(AnswerSchema):
+    line1 = fields.String()
+    line2 = fields.String(metadata={"optional": True})
+    line3 = fields.String(metadata={"optional": True})
+    city = fields.String()
+    state = fields.String()
+    zip = fields.String()
+    country = fields.String()
+    first_name = fields.String()
+    last_name = fields.String()
+    origin_zip = fields.String(metadata={"optional": True})
+
+
+class PaymentBillingPhoneAnswerSchema(AnswerSchema):
+    number = fields.String()
+    country_code = fields.String()
+
+
+class PaymentBillingAnswerSchema(AnswerSchema):
+    """The billing as sent, beside the method data or in it (`BillingSchema`)."""
+
+    address = fields.Nested(PaymentBillingAddressAnswerSchema)
+    phone = fields.Nested(PaymentBillingPhoneAnswerSchema)
+    email = fields.String(metadata={"optional": True})
+
+
+class PaymentNextActionAnswerSchema(AnswerSchema):
+    """Where to send the customer: the 3D Secure challenge page, with the client secret."""
+
+    type = one_of(NEXT_ACTION_TYPES)
+    redirect_to_url = fields.String()
+
+
+class PaymentCustomerAnswerSchema(AnswerSchema):
+    id = fields.String()
+    name = fields.String(allow_none=True)
+    email = fields.String(allow_none=True)
+    phone = fields.String(allow_none=True)
+    phone_country_code = fields.String(allow_none=True)
+
+
+class PaymentAnswerSchema(AnswerSchema):
+    """A payment, with its disputes, refunds and customer.
+
+    Null until the payment has them: the method fields until a method is attached, `next_action`
+    outside requires_customer_action, `captured_at` before a capture, `cancelled_at` before a
+    cancellation, the error fields (and `unified_*`) unless a decline or rejection set them,
+    `connector_transaction_id` before the first confirmation, `customer` without a customer.
+    """
+
+    payment_id = fields.String()
+    merchant_id = fields.String()
+    profile_id = fields.String()
+    status = one_of(PaymentStatus)
+    amount = fields.Integer()
+    amount_received = fields.Integer()
+    amount_capturable = fields.Integer()
+    amount_refunded = fields.Integer()
+    currency = fields.String()
+    capture_method = one_of(CaptureMethod)
+    payment_method = one_of(METHOD_KINDS, allow_none=True)
+    payment_method_type = fields.String(allow_none=True)
+    payment_method_data = fields.Nested(PaymentMethodDataAnswerSchema, allow_none=True)
+    authentication_type = one_of(AUTHENTICATION_TYPES, allow_none=True)
+    client_secret = fields.String()
+    expires_on = fields.String()
+    customer_id = fields.String(allow_none=True)
+    email = fields.String(allow_none=True)
+    name = fields.String(allow_none=True)
+    phone = fields.String(allow_none=True)
+    phone_country_code = fields.String(allow_none=True)
+    description = fields.String(allow_none=True)
+    statement_descriptor = fields.String(allow_none=True)
+    metadata = fields.Dict(allow_none=True)
+    billing = fields.Nested(PaymentBillingAnswerSchema, allow_none=True)
+    return_url = fields.String(allow_none=True)
+    order_details = fields.List(fields.Nested(schemas.OrderLineSchema), allow_none=True)
+    browser_info = fields.Nested(schemas.BrowserInfoSchema, allow_none=True)
+    next_action = fields.Nested(PaymentNextActionAnswerSchema, allow_none=True)
+    created = fields.String()
+    modified_at = fields.String()
+    captured_at = fields.String(allow_none=True)
+    cancelled_at = fields.String(allow_none=True)
+    cancellation_reason = fields.String(allow_none=True)
+    error_code = fields.String(allow_none=True)
+    error_message = fields.String(allow_none=True)
+    disputes = fields.List(fields.Nested("DisputeAnswerSchema"))
+    refunds = fields.List(fields.Nested("RefundAnswerSchema"))
+    # The real service's names and fields, beside the spec's.
+    net_amount = fields.Integer()
+    attempt_count = fields.Integer()
+    processor_merchant_id = fields.String()
+    connector = fields.String()
+    connector_transaction_id = fields.String(allow_none=True)
+    unified_code = fields.String(allow_none=True)
+    unified_message = fields.String(allow_none=True)
+    customer = fields.Nested(PaymentCustomerAnswerSchema, allow_none=True)
+    # The real service's fields kept as sent (ECHOED in mocksrv/domain/payments.py).
+    shipping = _echoed("shipping")
+    setup_future_usage = _echoed("setup_future_usage")
+    off_session = _echoed("off_session")
+    mandate_data = _echoed("mandate_data")
+    mandate_id = _echoed("mandate_id")
+    statement_descriptor_name = _echoed("statement_descriptor_name")
+    statement_descriptor_suffix = _echoed("statement_descriptor_suffix")
+    payment_experience = _echoed("payment_experience")
+    business_country = _echoed("business_country")
+    business_label = _echoed("business_label")
+    allowed_payment_method_types = _echoed("allowed_payment_method_types")
+    connector_metadata = _echoed("connector_metadata")
+    surcharge_details = _echoed("surcharge_details")
+    frm_metadata = _echoed("frm_metadata")
+    request_extended_authorization = _echoed("request_extended_authorization")
+    merchant_order_reference_id = _echoed("merchant_order_reference_id")
+    order_tax_amount = _echoed("order_tax_amount")
+    shipping_cost = _echoed("shipping_cost")
+    force_3ds_challenge = _echoed("force_3ds_challenge")
+    is_iframe_redirection_enabled = _echoed("is_iframe_redirection_enabled")
+    payment_channel = _echoed("payment_channel")
+    enable_partial_authorization = _echoed("enable_partial_authorization")
+    enable_overcapture = _echoed("enable_overcapture")
+    is_stored_credential = _echoed("is_stored_credential")
+    mit_category = _echoed("mit_category")
+    billing_descriptor = _echoed("billing_descriptor")
+    tokenization = _echoed("tokenization")
+    partner_merchant_identifier_details = _echoed("partner_merchant_identifier_details")
+    payment_token = _echoed("payment_token")
+
+
+class PaymentSummaryAnswerSchema(AnswerSchema):
+    payment_id = fields.String()
+    status = one_of(PaymentStatus)
+    amount = fields.Integer()
+    currency = fields.String()
+    created = fields.String()
+
+
+class PaymentListAnswerSchema(AnswerSchema):
+    """The spec's list: a page of payment summaries."""
+
+    count = fields.Integer()
+    total_count = fields.Integer()
+    data = fields.List(fields.Nested(PaymentSummaryAnswerSchema))
+
+
+class PaymentPageAnswerSchema(AnswerSchema):
+    """The real service's list: a page of whole payments."""
+
+    size = fields.Integer()
+    data = fields.List(fields.Nested(PaymentAnswerSchema))

@@ -1,0 +1,105 @@
+"""What each route takes and answers, said beside the route, for the OpenAPI document.
+
+A view says it with `@documented(...)`: the schema of its body and query (the same instances that
+validate them), the schema of its answer, and the errors it can answer beyond those that follow
+from its shape (see `Operation.statuses`). `mocksrv.contract.document` reads them from the app.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, TypeVar
+
+from marshmallow import Schema, fields, validate
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+ATTRIBUTE = "__mocksrv_operation__"
+
+
+class Auth(Enum):
+    """Which key a route takes in its `api-key` header."""
+
+    NONE = "none"
+    SECRET = "secret"  # a merchant's secret key
+    PUBLISHABLE = "publishable"  # a merchant's secret or publishable key
+    CONTROL = "control"  # the admin key, or a merchant's secret key for its own merchant
+    ADMIN = "admin"  # the admin key only
+
+
+@dataclass(frozen=True)
+class Operation:
+    answer: Schema | type[Schema] | str | None  # a str names a schema class
+    body: Schema | None
+    query: Schema | None
+    errors: frozenset[int]
+    auth: Auth
+    status: int
+    content_type: str
+    tag: str | None
+
+    def statuses(self, has_path_ids: bool) -> list[int]:
+        """Every status the route can answer: its own, and the errors of its shape and its key.
+
+        A body or a query can be refused (400), a body can be too large (413), an id in the path
+        can name nothing (404), a key can be missing or wrong (401), and a merchant's key can pass
+        its rate limit (429).
+        """
+        found = {self.status, *self.errors}
+        if self.body is not None:
+            found |= {400, 413}
+        if self.query is not None:
+            found.add(400)
+        if has_path_ids:
+            found.add(404)
+        if self.auth is not Auth.NONE:
+            found.add(401)
+        if self.auth in (Auth.SECRET, Auth.PUBLISHABLE):
+            found.add(429)
+        return sorted(found)
+
+
+def documented(
+    answer: Schema | type[Schema] | str | None = None,
+    *,
+    body: Schema | None = None,
+    query: Schema | None = None,
+    errors: Iterable[int] = (),
+    auth: Auth = Auth.SECRET,
+    status: int = 200,
+    content_type: str = "application/json",
+    tag: str | None = None,
+) -> Callable[[F], F]:
+    """Record what the view takes and answers; the view itself is returned unchanged."""
+    operation = Operation(answer, body, query, frozenset(errors), auth, status, content_type, tag)
+
+    def record(view: F) -> F:
+        setattr(view, ATTRIBUTE, operation)
+        return view
+
+    return record
+
+
+def operation_of(view: Callable[..., Any]) -> Operation | None:
+    found: Operation | None = getattr(view, ATTRIBUTE, None)
+    return found
+
+
+class AnswerSchema(Schema):
+    """The schema of a JSON answer, for the document only: answers are built by the representations.
+
+    Every field is always present unless it says `metadata={"optional": True}`; a field that may be
+    null says `allow_none=True`. Unknown fields are refused, so the document says an answer has no
+    field beyond those listed.
+    """
+
+    def on_bind_field(self, field_name: str, field_obj: Any) -> None:
+        field_obj.required = not field_obj.metadata.get("optional", False)
+
+
+def one_of(values: Iterable[Any], **kwargs: Any) -> fields.String:
+    """A string answer field that takes one of `values` (strings, or enum members by their value)."""
+    choices = [str(getattr(value, "value", value)) for value in values]
+    return fields.String(validate=validate.OneOf(choices), **kwargs)

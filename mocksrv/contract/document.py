@@ -1,0 +1,205 @@
+"""The OpenAPI 3.1 document of an app, built by apispec from the schemas its routes are documented
+with: the request schemas that validate bodies and queries, and the answer schemas beside them."""
+
+from __future__ import annotations
+
+import re
+from http import HTTPStatus
+from typing import Any
+
+from apispec import APISpec
+from apispec.ext.marshmallow import MarshmallowPlugin
+from flask import Flask, current_app
+from marshmallow import Schema, class_registry, fields, validate
+from werkzeug.routing import Rule
+
+from mocksrv.contract import Auth, Operation, documented, operation_of
+from mocksrv.fieldtypes import Number, StrictBoolean, StrictInteger, StrictNumber, Timestamp
+from mocksrv.schema import RequestSchema
+from mocksrv.version import __version__
+
+OPENAPI_VERSION = "3.1.0"
+SECURITY_SCHEME = "api_key"
+ERROR_RESPONSE = "Error"
+_EXTENSION = "mocksrv.openapi"
+_PATH_ARGUMENT = re.compile(r"<(?:[^:<>]+:)?([^<>]+)>")
+_NOT_DOCUMENTED = frozenset({"static"})
+# The project's own field types, by the JSON type they take.
+_FIELD_TYPES: dict[type, str] = {
+    Number: "number",
+    StrictNumber: "number",
+    StrictInteger: "integer",
+    StrictBoolean: "boolean",
+    Timestamp: "string",
+}  # Flask's own route for the pages' files
+
+
+class ErrorDetailSchema(Schema):
+    type = fields.String(required=True, validate=validate.OneOf(["invalid_request", "api"]))
+    code = fields.String(required=True)
+    message = fields.String(required=True)
+    param = fields.String()
+
+
+class ErrorSchema(Schema):
+    """The spec's error shape, which every refusal answers."""
+
+    error = fields.Nested(ErrorDetailSchema, required=True)
+
+
+def document(app: Flask) -> dict[str, Any]:
+    """The app's OpenAPI document, built once and kept."""
+    built: dict[str, Any] | None = app.extensions.get(_EXTENSION)
+    if built is None:
+        built = app.extensions[_EXTENSION] = build(app)
+    return built
+
+
+def build(app: Flask) -> dict[str, Any]:
+    plugin = MarshmallowPlugin(schema_name_resolver=_component_name)
+    spec = APISpec(
+        title="mocksrv",
+        version=__version__,
+        openapi_version=OPENAPI_VERSION,
+        plugins=[plugin],
+        info={"description": "A stateful sandbox of a payments REST API."},
+    )
+    for field_type, openapi_type in _FIELD_TYPES.items():
+        plugin.map_to_openapi_type(field_type, openapi_type, None)  # type: ignore[no-untyped-call]
+    plugin.converter.add_attribute_function(_null_means_absent)  # type: ignore[union-attr]
+    spec.components.security_scheme(SECURITY_SCHEME, {"type": "apiKey", "in": "header", "name": "api-key"})
+    spec.components.schema("Error", schema=ErrorSchema)
+    spec.components.response(
+        ERROR_RESPONSE,
+        {"description": "Refused", "content": {"application/json": {"schema": "Error"}}},
+    )
+    paths: dict[str, dict[str, Any]] = {}
+    for rule in sorted(app.url_map.iter_rules(), key=lambda rule: rule.rule):
+        if rule.endpoint in _NOT_DOCUMENTED:
+            continue
+        operation = operation_of(app.view_functions[rule.endpoint])
+        if operation is None:
+            continue  # TRANSITION
+        methods = sorted((rule.methods or set()) - {"HEAD", "OPTIONS"})
+        for method in methods:
+            operation_id = rule.endpoint if len(methods) == 1 else f"{rule.endpoint}_{method.lower()}"
+            entry = paths.setdefault(_PATH_ARGUMENT.sub(r"{\1}", rule.rule), {})
+            entry[method.lower()] = _operation(app, rule, operation, operation_id)
+    for path, operations in paths.items():
+        spec.path(path=path, operations=operations)
+    built: dict[str, Any] = _ecma_patterns(spec.to_dict())
+    return built
+
+
+def _ecma_patterns(node: Any) -> Any:
+    """The document with Python's end-of-text anchor in patterns written as ECMA-262 writes it.
+
+    JSON Schema patterns are ECMA-262 regular expressions, where `$` (without the multiline flag)
+    matches only at the end, as Python's `\\Z` does; the schemas' validators are Python's own.
+    """
+    if isinstance(node, dict):
+        return {
+            key: value.replace("\\Z", "$")
+            if key == "pattern" and isinstance(value, str)
+            else _ecma_patterns(value)
+            for key, value in node.items()
+        }
+    if isinstance(node, list):
+        return [_ecma_patterns(item) for item in node]
+    return node
+
+
+def _component_name(schema: type[Schema] | Schema) -> str:
+    """A schema's component name: its class's without "Schema", marked when an instance takes only
+    part of it or none of its fields as required."""
+    kind = schema if isinstance(schema, type) else type(schema)
+    name = kind.__name__.removesuffix("Schema")
+    if isinstance(schema, Schema):
+        if schema.partial:
+            name += "Partial"
+        if schema.only:
+            name += "Only" + "".join(part.title() for part in sorted(schema.only))
+        if schema.exclude:
+            name += "Without" + "".join(part.title() for part in sorted(schema.exclude))
+    return name
+
+
+def _null_means_absent(
+    converter: Any, field: fields.Field[Any], ret: dict[str, Any], **kwargs: Any
+) -> dict[str, Any]:
+    """A request's optional field may be sent as null, which means absent: say so in its type."""
+    if not isinstance(field.parent, RequestSchema) or field.required or field.allow_none:
+        return {}
+    if "$ref" in ret:
+        return {"anyOf": [{"$ref": ret.pop("$ref")}, {"type": "null"}]}
+    attributes: dict[str, Any] = {}
+    if "type" in ret:
+        kinds = ret["type"] if isinstance(ret["type"], list) else [ret["type"]]
+        attributes["type"] = [*kinds, "null"]
+    if "enum" in ret and None not in ret["enum"]:
+        attributes["enum"] = [*ret["enum"], None]
+    return attributes
+
+
+def _operation(app: Flask, rule: Rule, operation: Operation, operation_id: str) -> dict[str, Any]:
+    view = app.view_functions[rule.endpoint]
+    summary = (view.__doc__ or rule.endpoint.split(".")[-1].replace("_", " ").capitalize()).strip()
+    parameters: list[dict[str, Any]] = [
+        {"name": name, "in": "path", "required": True, "schema": {"type": "string", "minLength": 1}}
+        for name in _PATH_ARGUMENT.findall(rule.rule)
+    ]
+    if operation.query is not None:
+        parameters.append({"in": "query", "schema": operation.query})
+    entry: dict[str, Any] = {
+        "operationId": operation_id,
+        "summary": summary.splitlines()[0],
+        "tags": [operation.tag or rule.endpoint.split(".")[0]],
+        "responses": _responses(operation, has_path_ids=bool(rule.arguments)),
+        "security": [] if operation.auth is Auth.NONE else [{SECURITY_SCHEME: []}],
+    }
+    if parameters:
+        entry["parameters"] = parameters
+    if operation.body is not None:
+        required = any(field.required for field in operation.body.fields.values())
+        entry["requestBody"] = {
+            "required": required,
+            "content": {"application/json": {"schema": operation.body}},
+        }
+    return entry
+
+
+def _responses(operation: Operation, *, has_path_ids: bool) -> dict[str, Any]:
+    responses: dict[str, Any] = {}
+    for status in operation.statuses(has_path_ids):
+        if status >= 400:
+            responses[str(status)] = ERROR_RESPONSE
+            continue
+        answer: dict[str, Any] = {"description": HTTPStatus(status).phrase}
+        if operation.answer is not None:
+            schema = operation.answer
+            if isinstance(schema, str):  # a schema class named, from a layer this one cannot import
+                schema = class_registry.get_class(schema)
+            answer["content"] = {operation.content_type: {"schema": schema}}
+        elif operation.content_type != "application/json":
+            answer["content"] = {operation.content_type: {"schema": {"type": "string"}}}
+        responses[str(status)] = answer
+    return responses
+
+
+class DocumentSchema(Schema):
+    """An OpenAPI document: an object with the version it follows."""
+
+    class Meta:
+        unknown = "include"
+
+    openapi = fields.String(required=True)
+
+
+def init_app(app: Flask) -> None:
+    app.add_url_rule("/openapi.json", "contract.openapi", serve_document, methods=["GET"])
+
+
+@documented(DocumentSchema, auth=Auth.NONE, tag="contract")
+def serve_document() -> dict[str, Any]:
+    """This server's OpenAPI document: every route, what it takes and what it answers."""
+    return document(current_app)

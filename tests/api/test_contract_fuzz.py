@@ -1,0 +1,43 @@
+"""The served OpenAPI document, exercised by schemathesis: requests generated from its own schemas.
+
+Every operation gets `MOCKSRV_FUZZ_EXAMPLES` generated requests (default 25, enough for `make test`;
+`make fuzz` runs many more). Each answer must not be a 5xx, must have a status the document lists
+for the operation, the content type it lists, and a body its schema admits.
+"""
+
+from __future__ import annotations
+
+import os
+
+import schemathesis
+from hypothesis import HealthCheck, settings
+from schemathesis.checks import (
+    content_type_conformance,
+    not_a_server_error,
+    response_schema_conformance,
+    status_code_conformance,
+)
+
+from mocksrv.app import create_app
+from mocksrv.settings import Settings
+from tests import contract
+from tests.payloads import SECRET_KEY
+
+EXAMPLES = int(os.environ.get("MOCKSRV_FUZZ_EXAMPLES", "25"))
+CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
+
+# One app for the whole module, without a rate limit: generated requests are many and quick.
+app = create_app(Settings(rate_limit=0))
+schema = schemathesis.openapi.from_wsgi("/openapi.json", app)
+
+
+@schema.parametrize()
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large],
+)
+def test_every_answer_conforms_to_the_document(case: schemathesis.Case) -> None:
+    response = case.call_and_validate(headers={"api-key": SECRET_KEY}, checks=CHECKS)
+    contract.record(case.path, case.method, response.status_code)

@@ -1,0 +1,70 @@
+"""GET /openapi.json and `mocksrv openapi`: one document, naming every route the app serves."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from mocksrv.cli import main
+from mocksrv.contract.document import document
+
+
+def test_the_document_is_served_without_a_key(app: Flask, client: FlaskClient) -> None:
+    answer = client.get("/openapi.json")
+
+    assert answer.status_code == 200
+    assert answer.mimetype == "application/json"
+    assert answer.json == document(app)
+    assert answer.json["openapi"] == "3.1.0"
+    assert answer.json["info"]["title"] == "mocksrv"
+
+
+def test_every_route_and_method_of_the_app_is_in_the_document(app: Flask) -> None:
+    served = {
+        (rule.rule.replace("<id:", "{").replace("<", "{").replace(">", "}"), method.lower())
+        for rule in app.url_map.iter_rules()
+        if rule.endpoint != "static"
+        for method in rule.methods or ()
+        if method not in ("HEAD", "OPTIONS")
+    }
+    documented = {
+        (path, method) for path, operations in document(app)["paths"].items() for method in operations
+    }
+
+    assert documented == served
+
+
+def test_a_body_is_described_by_the_schema_that_validates_it(app: Flask) -> None:
+    operation = document(app)["paths"]["/customers"]["post"]
+
+    assert operation["requestBody"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/CustomerCreate"
+    }
+    created = document(app)["components"]["schemas"]["CustomerCreate"]
+    assert created["additionalProperties"] is False
+    assert created["properties"]["name"] == {"type": ["string", "null"], "maxLength": 255}
+    assert sorted(operation["responses"]) == ["200", "400", "401", "413", "429"]
+
+
+def test_mocksrv_openapi_prints_the_document(app: Flask, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["openapi"]) == 0
+
+    assert json.loads(capsys.readouterr().out) == document(app)
+
+
+def test_mocksrv_openapi_writes_the_document_to_a_file(app: Flask, tmp_path: Path) -> None:
+    assert main(["openapi", "--output", str(tmp_path / "openapi.json")]) == 0
+
+    assert json.loads((tmp_path / "openapi.json").read_text()) == document(app)
+
+
+def test_mocksrv_openapi_says_why_it_cannot_write(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "missing" / "openapi.json"
+
+    assert main(["openapi", "--output", str(target)]) == 1
+
+    assert capsys.readouterr().err == f"mocksrv: cannot write {target}: No such file or directory\n"
