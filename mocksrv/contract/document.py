@@ -79,7 +79,7 @@ def build(app: Flask) -> dict[str, Any]:
             continue
         operation = operation_of(app.view_functions[rule.endpoint])
         if operation is None:
-            continue  # TRANSITION
+            raise LookupError(f"route {rule.rule} ({rule.endpoint}) has no @documented")
         methods = sorted((rule.methods or set()) - {"HEAD", "OPTIONS"})
         for method in methods:
             operation_id = rule.endpoint if len(methods) == 1 else f"{rule.endpoint}_{method.lower()}"

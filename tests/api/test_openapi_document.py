@@ -68,3 +68,10 @@ def test_mocksrv_openapi_says_why_it_cannot_write(tmp_path: Path, capsys: pytest
     assert main(["openapi", "--output", str(target)]) == 1
 
     assert capsys.readouterr().err == f"mocksrv: cannot write {target}: No such file or directory\n"
+
+
+def test_a_route_without_its_description_stops_the_document(app: Flask) -> None:
+    app.add_url_rule("/undescribed", "undescribed", dict)
+
+    with pytest.raises(LookupError, match=r"route /undescribed \(undescribed\) has no @documented"):
+        document(app)
