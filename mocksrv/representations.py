@@ -126,6 +126,74 @@ def payment_view(payment: Payment, base_url: str, sandbox: Sandbox) -> JsonObjec
     return payment_json(payment, base_url, disputes, refunds, customer)
 
 
+# A payment's status, as the status of the attempt that brought it there.
+_ATTEMPT_STATUS = {
+    PaymentStatus.REQUIRES_CUSTOMER_ACTION: "authentication_pending",
+    PaymentStatus.REQUIRES_MERCHANT_ACTION: "unresolved",
+    PaymentStatus.PROCESSING: "pending",
+    PaymentStatus.REQUIRES_CAPTURE: "authorized",
+    PaymentStatus.PARTIALLY_CAPTURED: "partial_charged",
+    PaymentStatus.PARTIALLY_CAPTURED_AND_CAPTURABLE: "partial_charged_and_chargeable",
+    PaymentStatus.SUCCEEDED: "charged",
+    PaymentStatus.FAILED: "authorization_failed",
+    PaymentStatus.CANCELLED: "voided",
+    PaymentStatus.EXPIRED: "expired",
+}
+
+
+def payment_attempts_json(payment: Payment) -> list[JsonObject]:
+    """The payment's attempts at the processor, oldest first: a payment is confirmed at most once,
+    so there is one once it is confirmed, with the payment's own state."""
+    if payment.attempt_count == 0:
+        return []
+    status = _ATTEMPT_STATUS.get(payment.status, "started")
+    if payment.error_code == "authentication_failed":
+        status = "authentication_failed"
+    return [
+        {
+            "attempt_id": payment.attempt_id,
+            "status": status,
+            "amount": payment.amount,
+            "currency": payment.currency,
+            "connector": payment.connector,
+            "connector_transaction_id": payment.attempt_id,
+            "payment_method": payment.payment_method,
+            "payment_method_type": payment.payment_method_type,
+            "capture_method": str(payment.capture_method),
+            "authentication_type": payment.authentication_type,
+            "error_code": payment.error_code,
+            "error_message": payment.error_message,
+            "unified_code": payment.error_code,
+            "unified_message": payment.error_message,
+            "cancellation_reason": payment.cancellation_reason,
+            "created_at": timestamp(payment.attempted_at),
+            "modified_at": timestamp(payment.modified_at),
+        }
+    ]
+
+
+def payment_captures_json(payment: Payment) -> list[JsonObject]:
+    """The captures made of the payment's authorization, oldest first."""
+    return [
+        {
+            "capture_id": capture.capture_id,
+            "status": "charged",
+            "amount": capture.amount,
+            "currency": payment.currency,
+            "connector": payment.connector,
+            "authorized_attempt_id": payment.attempt_id,
+            "connector_capture_id": capture.capture_id,
+            "capture_sequence": capture.sequence,
+            "error_message": None,
+            "error_code": None,
+            "error_reason": None,
+            "reference_id": None,
+            "created_at": timestamp(capture.created_at),
+        }
+        for capture in payment.captures
+    ]
+
+
 def payment_summary(payment: Payment) -> JsonObject:
     return {
         "payment_id": payment.payment_id,

@@ -15,8 +15,8 @@ from mocksrv.api.answers.payments import (
 )
 from mocksrv.contract import Auth, documented
 from mocksrv.domain.models import KeyKind
-from mocksrv.representations import list_json, payment_summary
-from mocksrv.rest import authenticate, json_body, load, query_arg, sandbox, show_payment
+from mocksrv.representations import list_json, payment_attempts_json, payment_captures_json, payment_summary
+from mocksrv.rest import authenticate, current_request, json_body, load, sandbox, show_payment
 
 payments = Blueprint("payments", __name__)
 health = Blueprint("health", __name__)
@@ -26,6 +26,7 @@ _update = schemas.PaymentUpdateSchema()
 _confirm = schemas.PaymentConfirmSchema()
 _list = schemas.PaymentListSchema()
 _query = schemas.PaymentQuerySchema()
+_retrieve = schemas.PaymentRetrieveQuerySchema()
 _capture = schemas.CaptureSchema()
 _cancel = schemas.CancelSchema()
 _review = schemas.ReviewSchema()
@@ -67,16 +68,22 @@ def query_payments() -> Json:
 
 
 @payments.get("/payments/<id:payment_id>")
-@documented(PaymentAnswerSchema, errors=(400,), auth=Auth.PUBLISHABLE)
+@documented(PaymentAnswerSchema, query=_retrieve, auth=Auth.PUBLISHABLE)
 def retrieve_payment(payment_id: str) -> Json:
     principal = authenticate(publishable=True)
+    query = load(_retrieve, request.args.to_dict()) if current_request().query_string else {}
     payment = sandbox().payments.retrieve(
         principal.merchant_id,
         payment_id,
-        query_arg("client_secret"),
+        query.get("client_secret"),
         secret_required=principal.kind is KeyKind.PUBLISHABLE,
     )
-    return show_payment(payment)
+    shown = show_payment(payment)
+    if query.get("expand_attempts"):
+        shown["attempts"] = payment_attempts_json(payment)
+    if query.get("expand_captures"):
+        shown["captures"] = payment_captures_json(payment)
+    return shown
 
 
 @payments.post("/payments/<id:payment_id>")

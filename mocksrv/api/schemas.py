@@ -397,6 +397,19 @@ class PaymentQuerySchema(RequestSchema):
         return Query.of(created_lte=min(lte, default=None), created_gte=max(gte, default=None), **kept)
 
 
+class PaymentRetrieveQuerySchema(RequestSchema):
+    """The query of `GET /payments/:id`: the client secret a publishable key needs, and what the
+    answer is to add. `force_sync` is taken and ignored: there is no processor to ask again."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+    client_secret = fields.String()
+    force_sync = fields.Boolean()
+    expand_attempts = fields.Boolean()
+    expand_captures = fields.Boolean()
+
+
 _MS = timedelta(milliseconds=1)
 _UPPER = (("created", timedelta(0)), ("created_lte", timedelta(0)), ("created_lt", _MS))
 _LOWER = (("created", timedelta(0)), ("created_gte", timedelta(0)), ("created_gt", _MS))

@@ -175,6 +175,16 @@ class Customer:
 
 
 @dataclass(frozen=True, slots=True)
+class Capture:
+    """One capture of an authorized payment, as a call of the capture route made it."""
+
+    capture_id: str
+    amount: int
+    sequence: int  # 1 for the payment's first capture
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
 class Payment:
     payment_id: str
     merchant_id: str
@@ -216,6 +226,8 @@ class Payment:
     error_message: str | None = None
     connector: str = CONNECTOR  # the merchant's, when the payment was made
     attempt_count: int = 0  # confirmations made: each one an attempt at the processor
+    attempted_at: datetime | None = None  # when the latest attempt was made
+    captures: tuple[Capture, ...] = ()  # oldest first
     # Fields of the real service's request that mocksrv keeps as sent and shows back (`ECHOED`).
     echoed: JsonObject | None = None
 

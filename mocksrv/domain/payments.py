@@ -23,7 +23,7 @@ from mocksrv.domain.events import ContentType
 from mocksrv.domain.ids import new_id, new_secret
 from mocksrv.domain.lifecycle import Lifecycle
 from mocksrv.domain.merchants import MerchantService
-from mocksrv.domain.models import CaptureMethod, Page, Payment, build
+from mocksrv.domain.models import Capture, CaptureMethod, Page, Payment, build
 from mocksrv.domain.outbox import Outbox
 from mocksrv.domain.outcomes import SUCCESS, Outcome, OutcomeResult
 from mocksrv.domain.payment_states import (
@@ -277,6 +277,8 @@ class PaymentService:
             changes: dict[str, Any] = {}
             if statement_descriptor:
                 changes["statement_descriptor"] = statement_descriptor
+            sequence = len(payment.captures) + 1
+            capture = Capture(f"{payment.attempt_id}_{sequence}", amount, sequence, now)
             return self._lifecycle.move(
                 payment,
                 event,
@@ -284,6 +286,7 @@ class PaymentService:
                 amount_received=received,
                 amount_capturable=capturable,
                 captured_at=now,
+                captures=(*payment.captures, capture),
                 **changes,
             )
 
@@ -359,7 +362,7 @@ class PaymentService:
         (a confirm's method and billing) in the same copy; schedule what follows."""
         changes: dict[str, Any] = {"next_outcome": None}
         if action == "confirm":
-            changes["attempt_count"] = payment.attempt_count + 1
+            changes.update(attempt_count=payment.attempt_count + 1, attempted_at=now)
         if outcome.result is OutcomeResult.SUCCESS:
             if payment.capture_method.at_once:
                 step = "charge"

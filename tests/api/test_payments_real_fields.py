@@ -10,7 +10,7 @@ import pytest
 from mocksrv.api import real_values
 from tests import payloads
 from tests.api.expected import card_data, card_payment, customer_details, invalid, later, malformed, missing
-from tests.api.scenarios import create, ok, payment_count
+from tests.api.scenarios import STATUSES, advance, create, ok, payment_count, payment_in
 from tests.conftest import Api
 
 pytestmark = pytest.mark.usefixtures("frozen")
@@ -374,3 +374,137 @@ def test_get_payments_list_with_a_bad_parameter_is_ir_04(
     response = api.get(f"/payments/list?{query}")
 
     assert (response.status_code, response.json) == (400, expected)
+
+
+# -- expand_attempts and expand_captures ------------------------------------------------------
+
+ATTEMPT_STATUS_OF = {
+    "requires_payment_method": None,
+    "requires_confirmation": None,
+    "requires_customer_action": "authentication_pending",
+    "requires_merchant_action": "unresolved",
+    "processing": "pending",
+    "requires_capture": "authorized",
+    "partially_captured": "partial_charged",
+    "partially_captured_and_capturable": "partial_charged_and_chargeable",
+    "succeeded": "charged",
+    "failed": "authorization_failed",
+    "cancelled": None,  # cancelled before a method was attached: never attempted
+    "expired": "expired",
+}
+
+
+def expanded(api: Api, payment_id: str, *names: str) -> dict[str, Any]:
+    query = "&".join(f"{name}=true" for name in names)
+    return ok(api.get(f"/payments/{payment_id}?{query}"))
+
+
+def test_a_payment_shows_no_attempts_or_captures_unless_asked(api: Api) -> None:
+    create(api, payment_id="pay_1")
+
+    body = ok(api.get("/payments/pay_1?expand_attempts=false&expand_captures=false"))
+
+    assert "attempts" not in body
+    assert "captures" not in body
+
+
+@pytest.mark.parametrize("status", STATUSES)
+def test_expand_attempts_shows_the_attempt_in_the_payments_state(api: Api, status: str) -> None:
+    payment_in(api, status)
+
+    body = expanded(api, "pay_1", "expand_attempts")
+
+    attempt_status = ATTEMPT_STATUS_OF[status]
+    if attempt_status is None:
+        assert body["attempts"] == []
+        return
+    assert [attempt["status"] for attempt in body["attempts"]] == [attempt_status]
+    attempt = body["attempts"][0]
+    assert attempt["attempt_id"] == attempt["connector_transaction_id"] == "pay_1_1"
+    assert (attempt["amount"], attempt["currency"], attempt["connector"]) == (1000, "USD", "mocksrv")
+    assert (attempt["error_code"], attempt["error_message"]) == (body["error_code"], body["error_message"])
+    assert attempt["modified_at"] == body["modified_at"]
+
+
+def test_an_attempt_shows_what_was_sent_and_when(api: Api, frozen: str) -> None:
+    create(api, payment_id="pay_1", confirm=False)
+    advance(api, 30)
+    ok(api.post("/payments/pay_1/confirm", {}))
+
+    assert expanded(api, "pay_1", "expand_attempts")["attempts"] == [
+        {
+            "attempt_id": "pay_1_1",
+            "status": "charged",
+            "amount": 1000,
+            "currency": "USD",
+            "connector": "mocksrv",
+            "connector_transaction_id": "pay_1_1",
+            "payment_method": "card",
+            "payment_method_type": "credit",
+            "capture_method": "automatic",
+            "authentication_type": None,
+            "error_code": None,
+            "error_message": None,
+            "unified_code": None,
+            "unified_message": None,
+            "cancellation_reason": None,
+            "created_at": later(frozen, 30),
+            "modified_at": later(frozen, 30),
+        }
+    ]
+
+
+def test_a_failed_challenge_is_an_authentication_failed_attempt(api: Api) -> None:
+    payment_in(api, "requires_customer_action")
+    ok(api.post("/__mock/payments/pay_1/authentication", {"result": "failure"}))
+
+    attempts = expanded(api, "pay_1", "expand_attempts")["attempts"]
+
+    assert [(a["status"], a["error_code"]) for a in attempts] == [
+        ("authentication_failed", "authentication_failed")
+    ]
+
+
+def test_expand_captures_lists_each_capture_in_order(api: Api, frozen: str) -> None:
+    create(api, payment_id="pay_1", capture_method="manual_multiple")
+    ok(api.post("/payments/pay_1/capture", {"amount_to_capture": 300}))
+    advance(api, 60)
+    ok(api.post("/payments/pay_1/capture", {"amount_to_capture": 700}))
+
+    body = expanded(api, "pay_1", "expand_captures", "expand_attempts")
+
+    assert body["captures"] == [
+        {
+            "capture_id": f"pay_1_1_{sequence}",
+            "status": "charged",
+            "amount": amount,
+            "currency": "USD",
+            "connector": "mocksrv",
+            "authorized_attempt_id": "pay_1_1",
+            "connector_capture_id": f"pay_1_1_{sequence}",
+            "capture_sequence": sequence,
+            "error_message": None,
+            "error_code": None,
+            "error_reason": None,
+            "reference_id": None,
+            "created_at": later(frozen, seconds),
+        }
+        for sequence, amount, seconds in ((1, 300, 0), (2, 700, 60))
+    ]
+    assert [attempt["status"] for attempt in body["attempts"]] == ["charged"]
+
+
+def test_a_payment_charged_at_once_has_no_captures(api: Api) -> None:
+    create(api, payment_id="pay_1")
+
+    assert expanded(api, "pay_1", "expand_captures")["captures"] == []
+
+
+@pytest.mark.parametrize("name", ["expand_attempts", "expand_captures", "force_sync"])
+def test_an_expand_flag_that_is_not_a_boolean_is_refused(api: Api, name: str) -> None:
+    create(api, payment_id="pay_1")
+
+    response = api.get(f"/payments/pay_1?{name}=maybe")
+
+    assert response.status_code == 400
+    assert response.json == invalid(name, "not a valid boolean")

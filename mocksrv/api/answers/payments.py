@@ -24,6 +24,20 @@ METHOD_KINDS = [name for name in schemas.PaymentMethodDataSchema._declared_field
 # A card's brand as `brand_of` reads it from the number; `card_network` is the brand when known.
 CARD_NETWORKS = ["AmericanExpress", "Visa", "Mastercard", "Discover", "JCB", "DinersClub", "UnionPay"]
 AUTHENTICATION_TYPES = ["three_ds", "no_three_ds"]
+ATTEMPT_STATUSES = [
+    "started",
+    "authentication_pending",
+    "authentication_failed",
+    "authorization_failed",
+    "authorized",
+    "charged",
+    "partial_charged",
+    "partial_charged_and_chargeable",
+    "pending",
+    "unresolved",
+    "voided",
+    "expired",
+]
 NEXT_ACTION_TYPES = ["redirect_to_url"]
 
 
@@ -132,6 +146,46 @@ class PaymentCustomerAnswerSchema(AnswerSchema):
     phone_country_code = fields.String(allow_none=True)
 
 
+class PaymentAttemptAnswerSchema(AnswerSchema):
+    """The payment's attempt at the processor, with `expand_attempts`."""
+
+    attempt_id = fields.String()
+    status = one_of(ATTEMPT_STATUSES)
+    amount = fields.Integer()
+    currency = fields.String()
+    connector = fields.String()
+    connector_transaction_id = fields.String()
+    payment_method = fields.String(allow_none=True)
+    payment_method_type = fields.String(allow_none=True)
+    capture_method = one_of(CaptureMethod)
+    authentication_type = one_of(AUTHENTICATION_TYPES, allow_none=True)
+    error_code = fields.String(allow_none=True)
+    error_message = fields.String(allow_none=True)
+    unified_code = fields.String(allow_none=True)
+    unified_message = fields.String(allow_none=True)
+    cancellation_reason = fields.String(allow_none=True)
+    created_at = fields.String()
+    modified_at = fields.String()
+
+
+class PaymentCaptureAnswerSchema(AnswerSchema):
+    """A capture of the payment's authorization, with `expand_captures`."""
+
+    capture_id = fields.String()
+    status = one_of(["charged"])
+    amount = fields.Integer()
+    currency = fields.String()
+    connector = fields.String()
+    authorized_attempt_id = fields.String()
+    connector_capture_id = fields.String()
+    capture_sequence = fields.Integer()
+    error_message = fields.String(allow_none=True)
+    error_code = fields.String(allow_none=True)
+    error_reason = fields.String(allow_none=True)
+    reference_id = fields.String(allow_none=True)
+    created_at = fields.String()
+
+
 class PaymentAnswerSchema(AnswerSchema):
     """A payment, with its disputes, refunds and customer.
 
@@ -188,6 +242,8 @@ class PaymentAnswerSchema(AnswerSchema):
     unified_code = fields.String(allow_none=True)
     unified_message = fields.String(allow_none=True)
     customer = fields.Nested(PaymentCustomerAnswerSchema, allow_none=True)
+    attempts = fields.List(fields.Nested(PaymentAttemptAnswerSchema), metadata={"optional": True})
+    captures = fields.List(fields.Nested(PaymentCaptureAnswerSchema), metadata={"optional": True})
     # The real service's fields kept as sent (ECHOED in mocksrv/domain/payments.py).
     shipping = _echoed("shipping")
     setup_future_usage = _echoed("setup_future_usage")
