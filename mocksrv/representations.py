@@ -406,7 +406,7 @@ def dispute_json(dispute: Dispute) -> JsonObject:
         "payment_id": dispute.payment_id,
         "merchant_id": dispute.merchant_id,
         "profile_id": dispute.profile_id,
-        "amount": dispute.amount,
+        "amount": str(dispute.amount),  # minor units, as text: the real service answers a string
         "currency": dispute.currency,
         "dispute_stage": "dispute",
         "dispute_status": dispute.status.value,

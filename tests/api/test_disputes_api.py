@@ -53,7 +53,7 @@ def dispute_body(now: str, dispute_id: Any, payment_id: str = "pay_1", **changes
         "payment_id": payment_id,
         "merchant_id": MERCHANT_ID,
         "profile_id": PROFILE_ID,
-        "amount": 1000,
+        "amount": "1000",
         "currency": "USD",
         "dispute_stage": "dispute",
         "dispute_status": "dispute_opened",
@@ -192,7 +192,7 @@ def test_open_with_an_amount_and_a_reason_keeps_them(api: Api, frozen: str) -> N
 
     assert response.status_code == 200
     assert response.json == dispute_body(
-        frozen, GENERATED_DISPUTE_ID, amount=250, connector_reason="product_not_received"
+        frozen, GENERATED_DISPUTE_ID, amount="250", connector_reason="product_not_received"
     )
 
 

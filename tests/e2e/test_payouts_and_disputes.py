@@ -312,7 +312,7 @@ def test_scenario_dispute_expires_unanswered(merchant: Merchant, receiver: Recei
     (opened,) = ok(merchant.get(f"/disputes/list?payment_id={payment_id}"))["data"]
     assert (opened["dispute_status"], opened["amount"], opened["challenge_required_by"]) == (
         "dispute_opened",
-        1000,
+        "1000",
         later(started, WEEK),
     )
     wait(merchant)

@@ -16,7 +16,7 @@ class DisputeAnswerSchema(AnswerSchema):
     payment_id = fields.String()
     merchant_id = fields.String()
     profile_id = fields.String()
-    amount = fields.Integer()
+    amount = fields.String(metadata={"description": "minor units, as a string"})
     currency = fields.String()
     dispute_stage = one_of(["dispute"])
     dispute_status = one_of(DISPUTE_STATUSES)
