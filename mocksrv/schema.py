@@ -203,7 +203,10 @@ def _compile_field(field: fields.Field[Any], compiling: frozenset[type]) -> Chec
         return _scalar_check(_SCALARS[type(field)], field.validators)
     if type(field) is Number:
         return _with_validators(_is_number, [_passes(validator) for validator in field.validators])
-    if type(field) is fields.Nested:
+    if type(field) is fields.Nested or getattr(field, "loads_objects_as_nested", False):
+        # A field that loads an object as Nested does, and any other value its own way: the check
+        # passes objects only, and leaves the other values to the full load.
+        assert isinstance(field, fields.Nested)
         accepts = _compile_nested(field, compiling)
     elif type(field) is fields.List:
         accepts = _compile_list(field, compiling)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from datetime import timedelta
 from typing import Any
 
@@ -160,6 +162,36 @@ class PaymentMethodDataSchema(RequestSchema):
     billing = fields.Nested(lambda: BillingSchema())
 
 
+# The kinds of method data the real service takes as a bare name, having no details to send.
+# (Its "mandate_payment" comes with mandates, which mocksrv does not model yet.)
+BARE_METHOD_DATA = ("reward",)
+
+
+class MethodData(fields.Nested):
+    """`payment_method_data`: an object holding one kind of method data, or the bare name of a kind
+    without details (`"reward"`), taken as that kind with nothing in it."""
+
+    loads_objects_as_nested = True  # the fast path of RequestSchema checks objects as Nested's
+
+    def __init__(self, **kwargs: Any) -> None:
+        alternative = {"type": "string", "enum": list(BARE_METHOD_DATA)}
+        super().__init__(PaymentMethodDataSchema, metadata={"or": alternative}, **kwargs)
+
+    def _deserialize(
+        self,
+        value: Any,
+        attr: str | None,
+        data: Mapping[str, Any] | None,
+        partial: bool | Sequence[str] | AbstractSet[str] | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        if isinstance(value, str):
+            if value not in BARE_METHOD_DATA:
+                raise ValidationError(f"Must be an object or one of: {', '.join(BARE_METHOD_DATA)}.")
+            return {value: {}}
+        return super()._deserialize(value, attr, data, partial, **kwargs)
+
+
 class BrowserInfoSchema(RequestSchema):
     ip_address = fields.String()
     user_agent = fields.String()
@@ -259,7 +291,7 @@ class PaymentFieldsSchema(BillingRule):
     phone_country_code = fields.String(validate=PHONE_COUNTRY_CODE)
     payment_method = fields.String(validate=validate.OneOf(PAYMENT_METHODS))
     payment_method_type = fields.String()
-    payment_method_data = fields.Nested(PaymentMethodDataSchema)
+    payment_method_data = MethodData()
     billing = fields.Nested(BillingSchema)
     return_url = fields.Url(require_tld=False)
     order_details = fields.List(fields.Nested(OrderLineSchema))
@@ -348,7 +380,7 @@ class PaymentUpdateSchema(PaymentFieldsSchema):
 class PaymentConfirmSchema(BillingRule):
     payment_method = fields.String(validate=validate.OneOf(PAYMENT_METHODS))
     payment_method_type = fields.String()
-    payment_method_data = fields.Nested(PaymentMethodDataSchema)
+    payment_method_data = MethodData()
     billing = fields.Nested(BillingSchema)
     customer_acceptance = FreeForm()
     browser_info = fields.Nested(BrowserInfoSchema)

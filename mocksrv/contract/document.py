@@ -66,6 +66,7 @@ def build(app: Flask) -> dict[str, Any]:
     )
     for field_type, openapi_type in _FIELD_TYPES.items():
         plugin.map_to_openapi_type(field_type, openapi_type, None)  # type: ignore[no-untyped-call]
+    plugin.converter.add_attribute_function(_or_alternative)  # type: ignore[union-attr]
     plugin.converter.add_attribute_function(_null_means_absent)  # type: ignore[union-attr]
     spec.components.security_scheme(SECURITY_SCHEME, {"type": "apiKey", "in": "header", "name": "api-key"})
     spec.components.schema("Error", schema=ErrorSchema)
@@ -124,6 +125,16 @@ def _component_name(schema: type[Schema] | Schema) -> str:
     return name
 
 
+def _or_alternative(
+    converter: Any, field: fields.Field[Any], ret: dict[str, Any], **kwargs: Any
+) -> dict[str, Any]:
+    """A nested field that also takes another shape (`metadata={"or": schema}`): either one."""
+    alternative = field.metadata.get("or")
+    if alternative is None or "$ref" not in ret:
+        return {}
+    return {"anyOf": [{"$ref": ret.pop("$ref")}, alternative]}
+
+
 def _null_means_absent(
     converter: Any, field: fields.Field[Any], ret: dict[str, Any], **kwargs: Any
 ) -> dict[str, Any]:
@@ -132,6 +143,8 @@ def _null_means_absent(
         return {}
     if "$ref" in ret:
         return {"anyOf": [{"$ref": ret.pop("$ref")}, {"type": "null"}]}
+    if "anyOf" in ret:
+        return {"anyOf": [*ret["anyOf"], {"type": "null"}]}
     attributes: dict[str, Any] = {}
     if "type" in ret:
         kinds = ret["type"] if isinstance(ret["type"], list) else [ret["type"]]

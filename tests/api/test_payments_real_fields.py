@@ -10,7 +10,7 @@ import pytest
 from mocksrv.api import real_values
 from tests import payloads
 from tests.api.expected import card_data, card_payment, customer_details, invalid, later, malformed, missing
-from tests.api.scenarios import STATUSES, advance, create, ok, payment_count, payment_in
+from tests.api.scenarios import STATUSES, advance, create, ok, payment_count, payment_in, retrieve
 from tests.conftest import Api
 
 pytestmark = pytest.mark.usefixtures("frozen")
@@ -508,3 +508,54 @@ def test_an_expand_flag_that_is_not_a_boolean_is_refused(api: Api, name: str) ->
 
     assert response.status_code == 400
     assert response.json == invalid(name, "not a valid boolean")
+
+
+# -- payment_method_data as a bare name -------------------------------------------------------
+
+
+def reward_payment(**fields: Any) -> dict[str, Any]:
+    body = payloads.payment(None, confirm=True, payment_method="reward", payment_method_type="evoucher")
+    return {**body, "payment_method_data": "reward", "billing": payloads.BILLING, **fields}
+
+
+def test_a_reward_is_sent_as_the_bare_name_and_shown_as_its_kind(api: Api) -> None:
+    body = ok(api.post("/payments", reward_payment(payment_id="pay_1")))
+
+    assert (body["status"], body["payment_method"], body["payment_method_type"]) == (
+        "succeeded",
+        "reward",
+        "evoucher",
+    )
+    assert body["payment_method_data"] == {"reward": {}}
+    assert retrieve(api, "pay_1")["payment_method_data"] == {"reward": {}}
+
+
+def test_a_reward_confirms_a_payment_awaiting_its_method(api: Api) -> None:
+    create(api, None, payment_id="pay_1", payment_method="reward")
+
+    body = ok(
+        api.post("/payments/pay_1/confirm", {"payment_method_data": "reward", "billing": payloads.BILLING})
+    )
+
+    assert (body["status"], body["payment_method_data"]) == ("succeeded", {"reward": {}})
+
+
+@pytest.mark.parametrize("name", ["mandate_payment", "card", ""])
+def test_another_bare_name_is_refused_naming_the_field(api: Api, name: str) -> None:
+    count = payment_count(api)
+
+    response = api.post("/payments", reward_payment(payment_method_data=name))
+
+    assert response.status_code == 400
+    assert response.json == invalid("payment_method_data", "must be an object or one of: reward")
+    assert payment_count(api) == count
+
+
+def test_a_reward_still_needs_the_billing_the_spec_requires(api: Api) -> None:
+    body = reward_payment()
+    del body["billing"]
+
+    response = api.post("/payments", body)
+
+    assert response.status_code == 400
+    assert response.json == missing("billing")

@@ -20,7 +20,10 @@ from mocksrv.domain.models import CaptureMethod
 from mocksrv.domain.payment_states import PaymentStatus
 
 # The kinds of method data a payment keeps; its `payment_method` is the kind sent.
-METHOD_KINDS = [name for name in schemas.PaymentMethodDataSchema._declared_fields if name != "billing"]
+METHOD_KINDS = [
+    *(name for name in schemas.PaymentMethodDataSchema._declared_fields if name != "billing"),
+    *schemas.BARE_METHOD_DATA,
+]
 # A card's brand as `brand_of` reads it from the number; `card_network` is the brand when known.
 CARD_NETWORKS = ["AmericanExpress", "Visa", "Mastercard", "Discover", "JCB", "DinersClub", "UnionPay"]
 AUTHENTICATION_TYPES = ["three_ds", "no_three_ds"]
@@ -103,6 +106,8 @@ class PaymentMethodDataAnswerSchema(AnswerSchema):
     open_banking = _method("open_banking")
     mobile_payment = _method("mobile_payment")
     network_token = _method("network_token")
+    # Sent as the bare name "reward": the kind, with nothing in it.
+    reward = fields.Dict(metadata={"optional": True})
 
 
 class PaymentBillingAddressAnswerSchema(AnswerSchema):
