@@ -89,6 +89,7 @@ ECHOED = (
     "tokenization",
     "partner_merchant_identifier_details",
     "payment_token",
+    "split_payments",
 )
 
 # The step an outcome takes; with the operation it makes the event name ("confirm" + "charge").

@@ -53,6 +53,13 @@ ECHOED: dict[str, Any] = {
     "tokenization": "skip_psp",
     "partner_merchant_identifier_details": {"partner_details": {"name": "p"}},
     "payment_token": "token_1",
+    "split_payments": {
+        "stripe_split_payment": {
+            "charge_type": "direct",
+            "application_fees": 10,
+            "transfer_account_id": "acct_1",
+        }
+    },
 }
 
 # The fields mocksrv checks and otherwise ignores, with a valid value.
@@ -70,7 +77,6 @@ CHECKED: dict[str, Any] = {
     "request_external_three_ds_authentication": False,
     "three_ds_data": {"version": "2.2.0"},
     "recurring_details": {"type": "mandate_id", "data": "man_1"},
-    "split_payments": {"stripe_split_payment": {"charge_type": "direct"}},
     "skip_external_tax_calculation": True,
     "psd2_sca_exemption_type": "low_value",
     "ctp_service_details": {"provider": "visa"},

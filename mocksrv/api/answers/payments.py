@@ -279,6 +279,7 @@ class PaymentAnswerSchema(AnswerSchema):
     tokenization = _echoed("tokenization")
     partner_merchant_identifier_details = _echoed("partner_merchant_identifier_details")
     payment_token = _echoed("payment_token")
+    split_payments = _echoed("split_payments")
 
 
 class PaymentSummaryAnswerSchema(AnswerSchema):
