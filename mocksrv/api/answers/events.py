@@ -13,7 +13,6 @@ from mocksrv.representations import (
     MANUAL_RETRY,
 )
 
-_EVENT_TYPES = EventType
 _EVENT_CLASSES = sorted(EVENT_CLASS_OF_CONTENT.values())
 _ATTEMPT_KINDS = [INITIAL_ATTEMPT, AUTOMATIC_RETRY, MANUAL_RETRY]
 
@@ -25,7 +24,7 @@ class EventItemAnswerSchema(AnswerSchema):
     merchant_id = fields.String()
     profile_id = fields.String()
     object_id = fields.String()
-    event_type = one_of(_EVENT_TYPES)
+    event_type = one_of(EventType)
     event_class = one_of(_EVENT_CLASSES)
     # Null until the event has been attempted.
     is_delivery_successful = fields.Boolean(allow_none=True)
