@@ -1,4 +1,4 @@
-"""Request schemas of the payments API: every field table of the spec, checked field by field."""
+"""Request schemas of /payments: every field table of the spec, checked field by field."""
 
 from __future__ import annotations
 
@@ -10,8 +10,20 @@ from typing import Any
 from marshmallow import EXCLUDE, ValidationError, fields, post_load, validate, validates_schema
 
 from mocksrv.api import real_values
+from mocksrv.api.schemas.common import (
+    Amount,
+    BillingSchema,
+    BrowserInfoSchema,
+    ContactSchema,
+    Country,
+    Currency,
+    CustomerDetailsSchema,
+    Minor,
+    OneOf,
+    Text,
+)
 from mocksrv.domain.merchants import MAX_SESSION_EXPIRY
-from mocksrv.domain.money import MAX_AMOUNT, MIN_AMOUNT, is_country
+from mocksrv.domain.money import MAX_AMOUNT
 from mocksrv.domain.payment_states import PaymentStatus
 from mocksrv.domain.store import Query
 from mocksrv.fieldtypes import (
@@ -24,102 +36,11 @@ from mocksrv.fieldtypes import (
     StrictInteger,
     Timestamp,
     TimestampText,
-    currency_code,
 )
 from mocksrv.schema import RequestSchema
 
 DESCRIPTOR_LIMIT = 22
 PAYMENT_METHODS = real_values.PAYMENT_METHODS
-
-
-def _country(value: str) -> None:
-    if not is_country(value):
-        raise ValidationError("Not an ISO 3166 alpha-2 country code.")
-
-
-def Amount(**kwargs: Any) -> StrictInteger:  # noqa: N802 - reads as a field type
-    return StrictInteger(validate=validate.Range(MIN_AMOUNT, MAX_AMOUNT), **kwargs)
-
-
-def Currency(**kwargs: Any) -> fields.String:  # noqa: N802
-    return fields.String(validate=currency_code, **kwargs)
-
-
-def Text(**kwargs: Any) -> fields.String:  # noqa: N802
-    return fields.String(validate=validate.Length(max=1000), **kwargs)
-
-
-class AddressSchema(RequestSchema):
-    line1 = fields.String(required=True)
-    line2 = fields.String()
-    line3 = fields.String()
-    city = fields.String(required=True)
-    state = fields.String(required=True)
-    zip = fields.String(required=True)
-    country = fields.String(required=True, validate=_country)
-    first_name = fields.String(required=True)
-    last_name = fields.String(required=True)
-    origin_zip = fields.String()
-
-
-def Country(**kwargs: Any) -> fields.String:  # noqa: N802 - reads as a field type
-    return fields.String(validate=_country, **kwargs)
-
-
-def Limited(longest: int = 255, **kwargs: Any) -> fields.String:  # noqa: N802
-    return fields.String(validate=validate.Length(max=longest), **kwargs)
-
-
-class AddressDetailsSchema(RequestSchema):
-    """An address as the real service takes it where the spec asks for none: every part optional,
-    with the real service's lengths."""
-
-    city = Limited(50)
-    country = Country()
-    line1 = Limited(200)
-    line2 = Limited(50)
-    line3 = Limited(50)
-    zip = Limited(50)
-    state = Limited()
-    first_name = Limited()
-    last_name = Limited()
-    origin_zip = Limited(50)
-
-
-class PhoneDetailsSchema(RequestSchema):
-    number = Limited()
-    country_code = Limited()
-
-
-class ContactSchema(RequestSchema):
-    """The real service's address object (an address, a phone, an e-mail), every part optional:
-    a shipping address, and a billing address where the spec asks for none."""
-
-    address = fields.Nested(AddressDetailsSchema)
-    phone = fields.Nested(PhoneDetailsSchema)
-    email = fields.Email()
-
-
-class CustomerDetailsSchema(RequestSchema):
-    """The customer a payment or payout names by `id`, with the details sent along."""
-
-    id = fields.String(required=True, validate=RESOURCE_ID)
-    name = Limited()
-    email = fields.Email()
-    phone = Limited(10)
-    phone_country_code = Limited(2)
-    tax_registration_id = Limited()
-
-
-class PhoneSchema(RequestSchema):
-    number = fields.String(required=True, validate=PHONE_NUMBER)
-    country_code = fields.String(required=True, validate=PHONE_COUNTRY_CODE)
-
-
-class BillingSchema(RequestSchema):
-    address = fields.Nested(AddressSchema, required=True)
-    phone = fields.Nested(PhoneSchema, required=True)
-    email = fields.Email()
 
 
 class CardSchema(RequestSchema):
@@ -192,24 +113,6 @@ class MethodData(fields.Nested):
         return super()._deserialize(value, attr, data, partial, **kwargs)
 
 
-class BrowserInfoSchema(RequestSchema):
-    ip_address = fields.String()
-    user_agent = fields.String()
-    accept_header = fields.String()
-    accept_language = fields.String()
-    language = fields.String()
-    color_depth = StrictInteger()
-    screen_height = StrictInteger()
-    screen_width = StrictInteger()
-    time_zone = StrictInteger()
-    java_enabled = StrictBoolean()
-    java_script_enabled = StrictBoolean()
-    os_type = fields.String()
-    os_version = fields.String()
-    device_model = fields.String()
-    referer = fields.String()
-
-
 class OrderLineSchema(RequestSchema):
     """A line of `order_details`: named by the spec's `name` or the real service's `product_name`."""
 
@@ -268,14 +171,6 @@ class BillingRule(RequestSchema):
         method_data = data.get("payment_method_data")
         if method_data is not None and "billing" not in data and "billing" not in method_data:
             raise ValidationError("Missing data for required field.", "billing")
-
-
-def OneOf(values: tuple[str, ...], **kwargs: Any) -> fields.String:  # noqa: N802
-    return fields.String(validate=validate.OneOf(values), **kwargs)
-
-
-def Minor(**kwargs: Any) -> StrictInteger:  # noqa: N802 - an amount that may be 0
-    return StrictInteger(validate=validate.Range(0, MAX_AMOUNT), **kwargs)
 
 
 class PaymentFieldsSchema(BillingRule):
@@ -472,28 +367,3 @@ class ReviewSchema(RequestSchema):
 
     class Meta:
         unknown = EXCLUDE
-
-
-class CustomerFieldsSchema(RequestSchema):
-    email = fields.Email()
-    name = fields.String()
-    phone = fields.String(validate=PHONE_NUMBER)
-    phone_country_code = fields.String(validate=PHONE_COUNTRY_CODE)
-    description = Text()
-    address = fields.Nested(AddressSchema(partial=True))
-    metadata = FreeForm()
-    tax_registration_id = fields.String()
-
-
-class CustomerCreateSchema(CustomerFieldsSchema):
-    customer_id = fields.String(validate=RESOURCE_ID)
-
-
-class CustomerListSchema(RequestSchema):
-    """Query parameters arrive as text; ones it does not know are ignored, as on any GET."""
-
-    class Meta:
-        unknown = EXCLUDE
-
-    limit = fields.Integer(validate=validate.Range(1, 100), load_default=10)
-    offset = fields.Integer(validate=validate.Range(min=0), load_default=0)

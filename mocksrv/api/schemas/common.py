@@ -1,0 +1,134 @@
+"""Request schemas and field types shared by the API's resources: addresses, phones, contacts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import ValidationError, fields, validate
+
+from mocksrv.domain.money import MAX_AMOUNT, MIN_AMOUNT, is_country
+from mocksrv.fieldtypes import (
+    PHONE_COUNTRY_CODE,
+    PHONE_NUMBER,
+    RESOURCE_ID,
+    StrictBoolean,
+    StrictInteger,
+    currency_code,
+)
+from mocksrv.schema import RequestSchema
+
+
+def _country(value: str) -> None:
+    if not is_country(value):
+        raise ValidationError("Not an ISO 3166 alpha-2 country code.")
+
+
+def Amount(**kwargs: Any) -> StrictInteger:  # noqa: N802 - reads as a field type
+    return StrictInteger(validate=validate.Range(MIN_AMOUNT, MAX_AMOUNT), **kwargs)
+
+
+def Currency(**kwargs: Any) -> fields.String:  # noqa: N802
+    return fields.String(validate=currency_code, **kwargs)
+
+
+def Text(**kwargs: Any) -> fields.String:  # noqa: N802
+    return fields.String(validate=validate.Length(max=1000), **kwargs)
+
+
+class AddressSchema(RequestSchema):
+    line1 = fields.String(required=True)
+    line2 = fields.String()
+    line3 = fields.String()
+    city = fields.String(required=True)
+    state = fields.String(required=True)
+    zip = fields.String(required=True)
+    country = fields.String(required=True, validate=_country)
+    first_name = fields.String(required=True)
+    last_name = fields.String(required=True)
+    origin_zip = fields.String()
+
+
+def Country(**kwargs: Any) -> fields.String:  # noqa: N802 - reads as a field type
+    return fields.String(validate=_country, **kwargs)
+
+
+def Limited(longest: int = 255, **kwargs: Any) -> fields.String:  # noqa: N802
+    return fields.String(validate=validate.Length(max=longest), **kwargs)
+
+
+class AddressDetailsSchema(RequestSchema):
+    """An address as the real service takes it where the spec asks for none: every part optional,
+    with the real service's lengths."""
+
+    city = Limited(50)
+    country = Country()
+    line1 = Limited(200)
+    line2 = Limited(50)
+    line3 = Limited(50)
+    zip = Limited(50)
+    state = Limited()
+    first_name = Limited()
+    last_name = Limited()
+    origin_zip = Limited(50)
+
+
+class PhoneDetailsSchema(RequestSchema):
+    number = Limited()
+    country_code = Limited()
+
+
+class ContactSchema(RequestSchema):
+    """The real service's address object (an address, a phone, an e-mail), every part optional:
+    a shipping address, and a billing address where the spec asks for none."""
+
+    address = fields.Nested(AddressDetailsSchema)
+    phone = fields.Nested(PhoneDetailsSchema)
+    email = fields.Email()
+
+
+class CustomerDetailsSchema(RequestSchema):
+    """The customer a payment or payout names by `id`, with the details sent along."""
+
+    id = fields.String(required=True, validate=RESOURCE_ID)
+    name = Limited()
+    email = fields.Email()
+    phone = Limited(10)
+    phone_country_code = Limited(2)
+    tax_registration_id = Limited()
+
+
+class PhoneSchema(RequestSchema):
+    number = fields.String(required=True, validate=PHONE_NUMBER)
+    country_code = fields.String(required=True, validate=PHONE_COUNTRY_CODE)
+
+
+class BillingSchema(RequestSchema):
+    address = fields.Nested(AddressSchema, required=True)
+    phone = fields.Nested(PhoneSchema, required=True)
+    email = fields.Email()
+
+
+def OneOf(values: tuple[str, ...], **kwargs: Any) -> fields.String:  # noqa: N802
+    return fields.String(validate=validate.OneOf(values), **kwargs)
+
+
+def Minor(**kwargs: Any) -> StrictInteger:  # noqa: N802 - an amount that may be 0
+    return StrictInteger(validate=validate.Range(0, MAX_AMOUNT), **kwargs)
+
+
+class BrowserInfoSchema(RequestSchema):
+    ip_address = fields.String()
+    user_agent = fields.String()
+    accept_header = fields.String()
+    accept_language = fields.String()
+    language = fields.String()
+    color_depth = StrictInteger()
+    screen_height = StrictInteger()
+    screen_width = StrictInteger()
+    time_zone = StrictInteger()
+    java_enabled = StrictBoolean()
+    java_script_enabled = StrictBoolean()
+    os_type = fields.String()
+    os_version = fields.String()
+    device_model = fields.String()
+    referer = fields.String()

@@ -1,0 +1,42 @@
+"""Request schemas of /customers."""
+
+from __future__ import annotations
+
+from marshmallow import EXCLUDE, fields, validate
+
+from mocksrv.api.schemas.common import (
+    AddressSchema,
+    Text,
+)
+from mocksrv.fieldtypes import (
+    PHONE_COUNTRY_CODE,
+    PHONE_NUMBER,
+    RESOURCE_ID,
+    FreeForm,
+)
+from mocksrv.schema import RequestSchema
+
+
+class CustomerFieldsSchema(RequestSchema):
+    email = fields.Email()
+    name = fields.String()
+    phone = fields.String(validate=PHONE_NUMBER)
+    phone_country_code = fields.String(validate=PHONE_COUNTRY_CODE)
+    description = Text()
+    address = fields.Nested(AddressSchema(partial=True))
+    metadata = FreeForm()
+    tax_registration_id = fields.String()
+
+
+class CustomerCreateSchema(CustomerFieldsSchema):
+    customer_id = fields.String(validate=RESOURCE_ID)
+
+
+class CustomerListSchema(RequestSchema):
+    """Query parameters arrive as text; ones it does not know are ignored, as on any GET."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+    limit = fields.Integer(validate=validate.Range(1, 100), load_default=10)
+    offset = fields.Integer(validate=validate.Range(min=0), load_default=0)
