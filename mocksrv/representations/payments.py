@@ -1,0 +1,212 @@
+"""How payments look in JSON: the payment, its attempt and captures, its summary, its sessions."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from mocksrv.domain.disputes import Dispute
+from mocksrv.domain.ephemeral_keys import EphemeralKey
+from mocksrv.domain.models import Customer, Payment
+from mocksrv.domain.payment_states import PaymentStatus
+from mocksrv.domain.refunds import Refund
+from mocksrv.domain.sandbox import Sandbox
+from mocksrv.representations.common import JsonObject, timestamp
+from mocksrv.representations.records import (
+    dispute_json,
+    refund_json,
+)
+
+
+def challenge_path(merchant_id: str, payment_id: str) -> str:
+    """The path of the 3D Secure challenge page of a payment."""
+    return f"/web/3ds/{merchant_id}/{payment_id}"
+
+
+def next_action(payment: Payment, base_url: str) -> JsonObject | None:
+    if payment.status is not PaymentStatus.REQUIRES_CUSTOMER_ACTION:
+        return None
+    url = f"{base_url.rstrip('/')}{challenge_path(payment.merchant_id, payment.payment_id)}"
+    return {"type": "redirect_to_url", "redirect_to_url": f"{url}?client_secret={payment.client_secret}"}
+
+
+def payment_json(
+    payment: Payment,
+    base_url: str,
+    disputes: Sequence[Dispute] = (),
+    refunds: Sequence[Refund] = (),
+    customer: Customer | None = None,
+) -> JsonObject:
+    return {
+        "payment_id": payment.payment_id,
+        "merchant_id": payment.merchant_id,
+        "profile_id": payment.profile_id,
+        "status": str(payment.status),  # a StrEnum's str() is its value, read without an enum lookup
+        "amount": payment.amount,
+        "amount_received": payment.amount_received,
+        "amount_capturable": payment.amount_capturable,
+        "amount_refunded": payment.amount_refunded,
+        "currency": payment.currency,
+        "capture_method": str(payment.capture_method),
+        "payment_method": payment.payment_method,
+        "payment_method_type": payment.payment_method_type,
+        "payment_method_data": payment.payment_method_data,
+        "authentication_type": payment.authentication_type,
+        "client_secret": payment.client_secret,
+        "expires_on": timestamp(payment.client_secret_expires_at),
+        "customer_id": payment.customer_id,
+        "email": payment.email,
+        "name": payment.name,
+        "phone": payment.phone,
+        "phone_country_code": payment.phone_country_code,
+        "description": payment.description,
+        "statement_descriptor": payment.statement_descriptor,
+        "metadata": payment.metadata,
+        "billing": payment.billing,
+        "return_url": payment.return_url,
+        "order_details": payment.order_details,
+        "browser_info": payment.browser_info,
+        "next_action": next_action(payment, base_url),
+        "created": timestamp(payment.created),
+        "modified_at": timestamp(payment.modified_at),
+        "captured_at": timestamp(payment.captured_at),
+        "cancelled_at": timestamp(payment.cancelled_at),
+        "cancellation_reason": payment.cancellation_reason,
+        "error_code": payment.error_code,
+        "error_message": payment.error_message,
+        "disputes": [dispute_json(dispute) for dispute in disputes],
+        "refunds": [refund_json(refund) for refund in refunds],
+        # The real service's names and required fields, beside the spec's.
+        "net_amount": net_amount(payment),
+        "attempt_count": payment.attempt_count,
+        "processor_merchant_id": payment.merchant_id,
+        "connector": payment.connector,
+        "connector_transaction_id": payment.attempt_id,
+        "unified_code": payment.error_code,
+        "unified_message": payment.error_message,
+        **(payment.echoed or {}),
+        "customer": None if customer is None else customer_details(customer),
+    }
+
+
+def net_amount(payment: Payment) -> int:
+    """The amount with the shipping cost, order tax and surcharge sent with it, as the real service sums."""
+    echoed = payment.echoed or {}
+    surcharge = echoed.get("surcharge_details") or {}
+    extras = (echoed.get("shipping_cost"), echoed.get("order_tax_amount"), surcharge.get("surcharge_amount"))
+    return payment.amount + sum(extra or 0 for extra in extras) + (surcharge.get("tax_amount") or 0)
+
+
+def customer_details(customer: Customer) -> JsonObject:
+    return {
+        "id": customer.customer_id,
+        "name": customer.name,
+        "email": customer.email,
+        "phone": customer.phone,
+        "phone_country_code": customer.phone_country_code,
+    }
+
+
+def payment_view(payment: Payment, base_url: str, sandbox: Sandbox) -> JsonObject:
+    """A payment as the API shows it: with its disputes, refunds and customer, as the real service does."""
+    merchant_id, payment_id = payment.merchant_id, payment.payment_id
+    disputes = sandbox.disputes.of_payment(merchant_id, payment_id)
+    refunds = sandbox.refunds.of_payment(merchant_id, payment_id)
+    customer = (
+        None if payment.customer_id is None else sandbox.customers.find(merchant_id, payment.customer_id)
+    )
+    return payment_json(payment, base_url, disputes, refunds, customer)
+
+
+# A payment's status, as the status of the attempt that brought it there.
+_ATTEMPT_STATUS = {
+    PaymentStatus.REQUIRES_CUSTOMER_ACTION: "authentication_pending",
+    PaymentStatus.REQUIRES_MERCHANT_ACTION: "unresolved",
+    PaymentStatus.PROCESSING: "pending",
+    PaymentStatus.REQUIRES_CAPTURE: "authorized",
+    PaymentStatus.PARTIALLY_CAPTURED: "partial_charged",
+    PaymentStatus.PARTIALLY_CAPTURED_AND_CAPTURABLE: "partial_charged_and_chargeable",
+    PaymentStatus.SUCCEEDED: "charged",
+    PaymentStatus.FAILED: "authorization_failed",
+    PaymentStatus.CANCELLED: "voided",
+    PaymentStatus.EXPIRED: "expired",
+}
+
+
+def payment_attempts_json(payment: Payment) -> list[JsonObject]:
+    """The payment's attempts at the processor, oldest first: a payment is confirmed at most once,
+    so there is one once it is confirmed, with the payment's own state."""
+    if payment.attempt_count == 0:
+        return []
+    status = _ATTEMPT_STATUS.get(payment.status, "started")
+    if payment.error_code == "authentication_failed":
+        status = "authentication_failed"
+    return [
+        {
+            "attempt_id": payment.attempt_id,
+            "status": status,
+            "amount": payment.amount,
+            "currency": payment.currency,
+            "connector": payment.connector,
+            "connector_transaction_id": payment.attempt_id,
+            "payment_method": payment.payment_method,
+            "payment_method_type": payment.payment_method_type,
+            "capture_method": str(payment.capture_method),
+            "authentication_type": payment.authentication_type,
+            "error_code": payment.error_code,
+            "error_message": payment.error_message,
+            "unified_code": payment.error_code,
+            "unified_message": payment.error_message,
+            "cancellation_reason": payment.cancellation_reason,
+            "created_at": timestamp(payment.attempted_at),
+            "modified_at": timestamp(payment.modified_at),
+        }
+    ]
+
+
+def payment_captures_json(payment: Payment) -> list[JsonObject]:
+    """The captures made of the payment's authorization, oldest first."""
+    return [
+        {
+            "capture_id": capture.capture_id,
+            "status": "charged",
+            "amount": capture.amount,
+            "currency": payment.currency,
+            "connector": payment.connector,
+            "authorized_attempt_id": payment.attempt_id,
+            "connector_capture_id": capture.capture_id,
+            "capture_sequence": capture.sequence,
+            "error_message": None,
+            "error_code": None,
+            "error_reason": None,
+            "reference_id": None,
+            "created_at": timestamp(capture.created_at),
+        }
+        for capture in payment.captures
+    ]
+
+
+def payment_summary(payment: Payment) -> JsonObject:
+    return {
+        "payment_id": payment.payment_id,
+        "status": payment.status.value,
+        "amount": payment.amount,
+        "currency": payment.currency,
+        "created": timestamp(payment.created),
+    }
+
+
+def session_tokens_json(payment: Payment) -> JsonObject:
+    """The answer to a session-token request: no wallet is configured, so no token."""
+    return {"payment_id": payment.payment_id, "client_secret": payment.client_secret, "session_token": []}
+
+
+def ephemeral_key_json(key: EphemeralKey) -> JsonObject:
+    """An ephemeral key; its times in ISO 8601, as every time the server writes (decisions section 8)."""
+    return {
+        "id": key.id,
+        "merchant_id": key.merchant_id,
+        "customer_id": key.customer_id,
+        "created_at": timestamp(key.created),
+        "expires": timestamp(key.expires),
+        "secret": key.secret,
+    }
