@@ -7,7 +7,6 @@ document is built once, from the first app; every app of the tests is built from
 
 from __future__ import annotations
 
-import re
 from functools import cache
 from typing import Any
 
@@ -16,9 +15,8 @@ from flask import Flask
 from werkzeug.exceptions import HTTPException
 from werkzeug.test import TestResponse
 
-from mocksrv.contract.document import document
+from mocksrv.contract.document import document, openapi_path
 
-_ARGUMENT = re.compile(r"<(?:[^:<>]+:)?([^<>]+)>")
 _built: list[dict[str, Any]] = []
 _seen: set[tuple[str, str, str]] = set()  # (path, method, status) of every answer checked
 
@@ -79,7 +77,7 @@ def check(app: Flask, response: TestResponse) -> None:
     if rule.endpoint == "static" or response.status_code == 500:
         return  # Flask's own files; a 500 is asserted by the tests that provoke one
     doc = _document(app)
-    path = _ARGUMENT.sub(r"{\1}", rule.rule)
+    path = openapi_path(rule.rule)
     method = "get" if request.method == "HEAD" else request.method.lower()
     operation = doc["paths"][path][method]
     status = str(response.status_code)

@@ -23,7 +23,7 @@ SECURITY_SCHEME = "api_key"
 ERROR_RESPONSE = "Error"
 _EXTENSION = "mocksrv.openapi"
 _PATH_ARGUMENT = re.compile(r"<(?:[^:<>]+:)?([^<>]+)>")
-_NOT_DOCUMENTED = frozenset({"static"})
+_NOT_DOCUMENTED = frozenset({"static"})  # Flask's own route for the pages' files
 # The project's own field types, by the JSON type they take.
 _FIELD_TYPES: dict[type, str] = {
     Number: "number",
@@ -31,7 +31,7 @@ _FIELD_TYPES: dict[type, str] = {
     StrictInteger: "integer",
     StrictBoolean: "boolean",
     Timestamp: "string",
-}  # Flask's own route for the pages' files
+}
 
 
 class ErrorDetailSchema(Schema):
@@ -84,12 +84,17 @@ def build(app: Flask) -> dict[str, Any]:
         methods = sorted((rule.methods or set()) - {"HEAD", "OPTIONS"})
         for method in methods:
             operation_id = rule.endpoint if len(methods) == 1 else f"{rule.endpoint}_{method.lower()}"
-            entry = paths.setdefault(_PATH_ARGUMENT.sub(r"{\1}", rule.rule), {})
+            entry = paths.setdefault(openapi_path(rule.rule), {})
             entry[method.lower()] = _operation(app, rule, operation, operation_id)
     for path, operations in paths.items():
         spec.path(path=path, operations=operations)
     built: dict[str, Any] = _ecma_patterns(spec.to_dict())
     return built
+
+
+def openapi_path(rule: str) -> str:
+    """A Flask rule as the document writes its path: `/payments/<id:payment_id>`, `/payments/{payment_id}`."""
+    return _PATH_ARGUMENT.sub(r"{\1}", rule)
 
 
 def _ecma_patterns(node: Any) -> Any:

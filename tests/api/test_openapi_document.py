@@ -10,7 +10,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from mocksrv.cli import main
-from mocksrv.contract.document import document
+from mocksrv.contract.document import document, openapi_path
 
 
 def test_the_document_is_served_without_a_key(app: Flask, client: FlaskClient) -> None:
@@ -25,7 +25,7 @@ def test_the_document_is_served_without_a_key(app: Flask, client: FlaskClient) -
 
 def test_every_route_and_method_of_the_app_is_in_the_document(app: Flask) -> None:
     served = {
-        (rule.rule.replace("<id:", "{").replace("<", "{").replace(">", "}"), method.lower())
+        (openapi_path(rule.rule), method.lower())
         for rule in app.url_map.iter_rules()
         if rule.endpoint != "static"
         for method in rule.methods or ()
