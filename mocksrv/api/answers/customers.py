@@ -31,3 +31,13 @@ class CustomerDeletedAnswerSchema(AnswerSchema):
     customer_deleted = fields.Boolean()
     address_deleted = fields.Boolean()
     payment_methods_deleted = fields.Boolean()
+
+
+class CustomerDetailsAnswerSchema(AnswerSchema):
+    """The customer a payment or payout names, as the real service shows it inside them."""
+
+    id = fields.String()
+    name = fields.String(allow_none=True)
+    email = fields.String(allow_none=True)
+    phone = fields.String(allow_none=True)
+    phone_country_code = fields.String(allow_none=True)

@@ -14,6 +14,7 @@ from typing import Any
 from marshmallow import Schema, fields
 
 from mocksrv.api import schemas
+from mocksrv.api.answers.customers import CustomerDetailsAnswerSchema
 from mocksrv.contract import AnswerSchema, one_of
 from mocksrv.domain.cards import CARD_TYPES
 from mocksrv.domain.models import CaptureMethod
@@ -143,14 +144,6 @@ class PaymentNextActionAnswerSchema(AnswerSchema):
     redirect_to_url = fields.String()
 
 
-class PaymentCustomerAnswerSchema(AnswerSchema):
-    id = fields.String()
-    name = fields.String(allow_none=True)
-    email = fields.String(allow_none=True)
-    phone = fields.String(allow_none=True)
-    phone_country_code = fields.String(allow_none=True)
-
-
 class PaymentAttemptAnswerSchema(AnswerSchema):
     """The payment's attempt at the processor, with `expand_attempts`."""
 
@@ -246,7 +239,7 @@ class PaymentAnswerSchema(AnswerSchema):
     connector_transaction_id = fields.String(allow_none=True)
     unified_code = fields.String(allow_none=True)
     unified_message = fields.String(allow_none=True)
-    customer = fields.Nested(PaymentCustomerAnswerSchema, allow_none=True)
+    customer = fields.Nested(CustomerDetailsAnswerSchema, allow_none=True)
     attempts = fields.List(fields.Nested(PaymentAttemptAnswerSchema), metadata={"optional": True})
     captures = fields.List(fields.Nested(PaymentCaptureAnswerSchema), metadata={"optional": True})
     # The real service's fields kept as sent (ECHOED in mocksrv/domain/payments.py).

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from marshmallow import fields
 
+from mocksrv.api.answers.customers import CustomerDetailsAnswerSchema
 from mocksrv.contract import AnswerSchema, one_of
 from mocksrv.domain.payouts import PAYOUT_TYPES, PayoutStatus
 
@@ -27,14 +28,6 @@ class PayoutMethodAnswerSchema(AnswerSchema):
     bank_redirect = fields.Dict(metadata={"optional": True})
 
 
-class PayoutCustomerAnswerSchema(AnswerSchema):
-    id = fields.String()
-    name = fields.String(allow_none=True)
-    email = fields.String(allow_none=True)
-    phone = fields.String(allow_none=True)
-    phone_country_code = fields.String(allow_none=True)
-
-
 class PayoutAnswerSchema(AnswerSchema):
     payout_id = fields.String()
     merchant_id = fields.String()
@@ -56,7 +49,7 @@ class PayoutAnswerSchema(AnswerSchema):
     connector = fields.String()
     merchant_order_reference_id = fields.String(allow_none=True)
     billing = fields.Dict(allow_none=True)
-    customer = fields.Nested(PayoutCustomerAnswerSchema, allow_none=True)
+    customer = fields.Nested(CustomerDetailsAnswerSchema, allow_none=True)
     return_url = fields.String(allow_none=True)
     business_country = fields.String(allow_none=True)
     business_label = fields.String(allow_none=True)
