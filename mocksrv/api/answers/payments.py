@@ -47,6 +47,8 @@ NEXT_ACTION_TYPES = ["redirect_to_url"]
 
 def _sent(schema: type[Schema], name: str) -> Any:
     """The request field `name` of `schema`, as an answer shows it back: present only when sent."""
+    # The class's declared field, not an instance's: a field bound to the request schema would be
+    # documented as a request field (optional, so also null).
     field = copy.deepcopy(schema._declared_fields[name])
     field.metadata = {**field.metadata, "optional": True}
     return field
