@@ -10,6 +10,7 @@ from mocksrv.api.events import events
 from mocksrv.api.payments import health, payments
 from mocksrv.api.payouts import payouts
 from mocksrv.api.profiles import profiles
+from mocksrv.api.recurring import recurring
 from mocksrv.api.refunds import refunds
 from mocksrv.api.sessions import sessions
 
@@ -24,3 +25,4 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(disputes)
     app.register_blueprint(sessions)
     app.register_blueprint(events)
+    app.register_blueprint(recurring)

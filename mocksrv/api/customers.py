@@ -61,10 +61,10 @@ def update_customer(customer_id: str) -> Json:
 
 
 @customers.delete("/customers/<id:customer_id>")
-@documented(CustomerDeletedAnswerSchema)
+@documented(CustomerDeletedAnswerSchema, errors=(400,))
 def delete_customer(customer_id: str) -> Json:
     principal = authenticate()
-    customer = sandbox().customers.delete(principal.merchant_id, customer_id)
+    customer = sandbox().delete_customer(principal.merchant_id, customer_id)
     return {
         "customer_id": customer.customer_id,
         "customer_deleted": True,

@@ -42,7 +42,7 @@ def check_health() -> Json:
 
 
 @payments.post("/payments")
-@documented(PaymentAnswerSchema, body=_create)
+@documented(PaymentAnswerSchema, body=_create, errors=(404,))
 def create_payment() -> Json:
     principal = authenticate()
     fields = load(_create, json_body())

@@ -169,6 +169,13 @@ MIT_CATEGORIES = ("installment", "unscheduled", "recurring", "resubmission")
 TOKENIZATIONS = ("skip_psp", "tokenize_at_psp")
 
 ACCEPTANCE_TYPES = ("online", "offline")
+RECURRING_DETAIL_TYPES = (
+    "mandate_id",
+    "payment_method_id",
+    "processor_payment_token",
+    "network_transaction_id_and_card_details",
+    "network_transaction_id_and_network_token_details",
+)
 
 CONNECTORS = (
     "authipay",

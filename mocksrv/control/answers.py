@@ -7,7 +7,7 @@ from marshmallow import fields
 from mocksrv.contract import AnswerSchema, one_of
 from mocksrv.domain import disputes, payments, payouts, refunds, webhooks
 from mocksrv.domain.events import ContentType, EventType
-from mocksrv.domain.outcomes import OutcomeResult
+from mocksrv.domain.outcomes import CARD_CHECKS, CHECK_RESULTS, OutcomeResult
 from mocksrv.domain.webhooks import DeliveryState
 
 TIMER_KINDS = [
@@ -64,6 +64,7 @@ class ControlOutcomeAnswerSchema(AnswerSchema):
     then = fields.Nested("ControlOutcomeAnswerSchema", metadata={"optional": True})
     opens_dispute = fields.Boolean(metadata={"optional": True})
     refund_result = one_of(["succeeded", "failed"], metadata={"optional": True})
+    checks = fields.Dict(keys=one_of(CARD_CHECKS), values=one_of(CHECK_RESULTS), metadata={"optional": True})
 
 
 class ControlOutcomeMatchAnswerSchema(AnswerSchema):
@@ -71,6 +72,8 @@ class ControlOutcomeMatchAnswerSchema(AnswerSchema):
     payment_method_type = fields.String(metadata={"optional": True})
     card_number = fields.List(fields.String(), metadata={"optional": True})
     fields_contain = fields.Dict(keys=fields.String(), values=fields.String(), metadata={"optional": True})
+    off_session = fields.Boolean(metadata={"optional": True})
+    authentication_type = one_of(["three_ds", "no_three_ds"], metadata={"optional": True})
 
 
 class ControlOutcomeRuleAnswerSchema(AnswerSchema):
@@ -99,6 +102,7 @@ class ControlTransitionsAnswerSchema(AnswerSchema):
     refund = fields.List(fields.Nested(ControlTransitionAnswerSchema))
     dispute = fields.List(fields.Nested(ControlTransitionAnswerSchema))
     payout = fields.List(fields.Nested(ControlTransitionAnswerSchema))
+    mandate = fields.List(fields.Nested(ControlTransitionAnswerSchema))
     webhook_delivery = fields.List(fields.Nested(ControlTransitionAnswerSchema))
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import secrets
 from datetime import datetime
 from typing import Any
 
@@ -59,28 +62,22 @@ CARD_ISSUING_COUNTRY = "US"
 CARD_TYPES = ("credit", "debit")  # payment_method_type values that are a card's type
 
 
-def card_summary(card: dict[str, Any], now: datetime, method_type: str | None = None) -> dict[str, Any]:
-    """Check a card and return what is kept of it; raise IR_04 naming the bad field.
+def card_summary(
+    card: dict[str, Any], now: datetime, method_type: str | None = None, path: str = _CARD
+) -> dict[str, Any]:
+    """Check a card and return what is kept of it; raise IR_04 naming the bad field (under `path`).
 
     The spec's names (`last4`, `brand`, `exp_month`, `exp_year`) and the real service's beside
-    them; of the number, only the first six digits (`card_isin`) and the last four are kept.
+    them; of the number, only the first six digits (`card_isin`) and the last four are kept. The
+    CVC is checked when sent (a card saved without one has its check `unavailable`).
     """
     number = card["card_number"].replace(" ", "")
     if not luhn_valid(number):
-        raise InvalidField(f"{_CARD}.card_number", "the card number is not valid")
-    month_text = card["card_exp_month"]
-    month = int(month_text) if _digits(month_text) else 0
-    if not 1 <= month <= 12:
-        raise InvalidField(f"{_CARD}.card_exp_month", "a month from 01 to 12")
-    year_text = card["card_exp_year"]
-    if not _digits(year_text) or len(year_text) not in (2, 4):
-        raise InvalidField(f"{_CARD}.card_exp_year", "a year of two or four digits")
-    year = int(year_text) + (2000 if len(year_text) == 2 else 0)
-    if (year, month) < (now.year, now.month):
-        raise InvalidField(f"{_CARD}.card_exp_year", "the card has expired")
-    cvc = card["card_cvc"]
-    if not _digits(cvc) or len(cvc) not in (3, 4):
-        raise InvalidField(f"{_CARD}.card_cvc", "three or four digits")
+        raise InvalidField(f"{path}.card_number", "the card number is not valid")
+    month, year = card_expiry(card, now, path)
+    cvc = card.get("card_cvc")
+    if cvc is not None:
+        check_cvc(cvc, f"{path}.card_cvc")
     brand = brand_of(number)
     return {
         "last4": number[-4:],
@@ -95,9 +92,41 @@ def card_summary(card: dict[str, Any], now: datetime, method_type: str | None = 
         "card_isin": number[:6],
         "card_exp_month": f"{month:02d}",
         "card_exp_year": str(year),
-        "payment_checks": {"cvc_check": "pass"},
+        "payment_checks": {"cvc_check": "unavailable" if cvc is None else "pass"},
     }
+
+
+def card_expiry(card: dict[str, Any], now: datetime, path: str) -> tuple[int, int]:
+    """The month and the four-digit year of a card's expiry; IR_04 if malformed or past on the clock."""
+    month_text = card["card_exp_month"]
+    month = int(month_text) if _digits(month_text) else 0
+    if not 1 <= month <= 12:
+        raise InvalidField(f"{path}.card_exp_month", "a month from 01 to 12")
+    year_text = card["card_exp_year"]
+    if not _digits(year_text) or len(year_text) not in (2, 4):
+        raise InvalidField(f"{path}.card_exp_year", "a year of two or four digits")
+    year = int(year_text) + (2000 if len(year_text) == 2 else 0)
+    if (year, month) < (now.year, now.month):
+        raise InvalidField(f"{path}.card_exp_year", "the card has expired")
+    return month, year
+
+
+def check_cvc(cvc: str, path: str) -> None:
+    if not _digits(cvc) or len(cvc) not in (3, 4):
+        raise InvalidField(path, "three or four digits")
 
 
 def normalized_number(card: dict[str, Any]) -> str:
     return str(card["card_number"]).replace(" ", "")
+
+
+# The key of the card keys: made anew by each process, so a key tells nothing of its number.
+_CARD_KEY_SECRET = secrets.token_bytes(32)
+
+
+def card_key(number: str) -> str:
+    """What a saved card keeps of its number for the magic values: a keyed digest, never the number.
+
+    A saved card is charged again without its number, and the magic-value table still matches it:
+    a rule's card numbers are compared as these keys (`OutcomeRule`)."""
+    return hmac.new(_CARD_KEY_SECRET, number.encode(), hashlib.sha256).hexdigest()

@@ -30,6 +30,8 @@ class EventType(StrEnum):
     PAYOUT_FAILED = "payout_failed"
     PAYOUT_CANCELLED = "payout_cancelled"
     PAYOUT_REVERSED = "payout_reversed"
+    MANDATE_ACTIVE = "mandate_active"
+    MANDATE_REVOKED = "mandate_revoked"
 
 
 class ContentType(StrEnum):
@@ -37,6 +39,7 @@ class ContentType(StrEnum):
     REFUND_DETAILS = "refund_details"
     PAYOUT_DETAILS = "payout_details"
     DISPUTE_DETAILS = "dispute_details"
+    MANDATE_DETAILS = "mandate_details"
 
 
 @dataclass(frozen=True, slots=True)

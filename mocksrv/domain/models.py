@@ -172,6 +172,7 @@ class Customer:
     address: JsonObject | None = None
     metadata: JsonObject | None = None
     tax_registration_id: str | None = None
+    default_payment_method_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,6 +229,10 @@ class Payment:
     attempt_count: int = 0  # confirmations made: each one an attempt at the processor
     attempted_at: datetime | None = None  # when the latest attempt was made
     captures: tuple[Capture, ...] = ()  # oldest first
+    payment_method_id: str | None = None  # the saved method it is paid with, or is to save
+    mandate_id: str | None = None  # the mandate it charges, or sets up
+    card_key: str | None = None  # the key of the card's number, to save the card (cards.card_key)
+    customer_acceptance: JsonObject | None = None  # as sent, for the method or mandate it saves
     # Fields of the real service's request that mocksrv keeps as sent and shows back (`ECHOED`).
     echoed: JsonObject | None = None
 

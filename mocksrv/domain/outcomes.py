@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from mocksrv.domain.cards import card_key
 from mocksrv.domain.errors import InvalidField
 
 
@@ -41,6 +42,7 @@ class Outcome:
     then: Outcome | None = None
     opens_dispute: bool = False
     refund_result: str | None = None
+    checks: tuple[tuple[str, str], ...] = ()  # card checks that do not pass: (check, result)
 
     def to_data(self) -> dict[str, Any]:
         data: dict[str, Any] = {"result": self.result.value}
@@ -56,10 +58,27 @@ class Outcome:
             data["opens_dispute"] = True
         if self.refund_result is not None:
             data["refund_result"] = self.refund_result
+        if self.checks:
+            data["checks"] = dict(self.checks)
         return data
 
 
 SUCCESS = Outcome(OutcomeResult.SUCCESS)
+
+# The card checks a payment answers (`payment_checks`), and what each may come out as.
+CARD_CHECKS = ("cvc_check", "address_line1_check", "address_postal_code_check")
+CHECK_RESULTS = ("pass", "fail", "unavailable")
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What a rule may match besides the method's data: how the payment is made."""
+
+    off_session: bool = False  # charged without the customer (a merchant-initiated payment)
+    authentication_type: str | None = None  # three_ds or no_three_ds, as the payment asks
+
+
+ON_SESSION = Context()
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,16 +91,37 @@ class OutcomeRule:
     payment_method_type: str | None = None
     card_numbers: frozenset[str] = frozenset()
     fields_contain: tuple[tuple[str, str], ...] = ()  # (dotted path in method data, substring)
+    off_session: bool | None = None
+    authentication_type: str | None = None
+    card_keys: frozenset[str] = frozenset()  # the card numbers' keys, to match a saved card
 
-    def matches(self, payment_method: str, payment_method_type: str | None, data: Mapping[str, Any]) -> bool:
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "card_keys", frozenset(card_key(number) for number in self.card_numbers))
+
+    def matches(
+        self,
+        payment_method: str,
+        payment_method_type: str | None,
+        data: Mapping[str, Any],
+        context: Context = ON_SESSION,
+    ) -> bool:
         if self.payment_method is not None and self.payment_method != payment_method:
             return False
         if self.payment_method_type is not None and self.payment_method_type != payment_method_type:
             return False
+        if self.off_session is not None and self.off_session != context.off_session:
+            return False
+        if self.authentication_type is not None and self.authentication_type != context.authentication_type:
+            return False
         if self.card_numbers:
             card = data.get("card")
-            number = card.get("card_number") if isinstance(card, Mapping) else None
-            if number not in self.card_numbers:
+            if not isinstance(card, Mapping):
+                return False
+            number = card.get("card_number")
+            if number is None:  # a saved card: matched by the key of its number
+                if card.get("card_key") not in self.card_keys:
+                    return False
+            elif number not in self.card_numbers:
                 return False
         for path, needle in self.fields_contain:
             value = _dig(data, path)
@@ -99,6 +139,10 @@ class OutcomeRule:
             match["card_number"] = sorted(self.card_numbers)
         if self.fields_contain:
             match["fields_contain"] = dict(self.fields_contain)
+        if self.off_session is not None:
+            match["off_session"] = self.off_session
+        if self.authentication_type is not None:
+            match["authentication_type"] = self.authentication_type
         data: dict[str, Any] = {"match": match, "outcome": self.outcome.to_data()}
         if self.name is not None:
             data = {"name": self.name, **data}
@@ -111,9 +155,15 @@ class OutcomeTable:
     def __init__(self, rules: tuple[OutcomeRule, ...]) -> None:
         self.rules = rules
 
-    def match(self, payment_method: str, payment_method_type: str | None, data: Mapping[str, Any]) -> Outcome:
+    def match(
+        self,
+        payment_method: str,
+        payment_method_type: str | None,
+        data: Mapping[str, Any],
+        context: Context = ON_SESSION,
+    ) -> Outcome:
         for rule in self.rules:
-            if rule.matches(payment_method, payment_method_type, data):
+            if rule.matches(payment_method, payment_method_type, data, context):
                 return rule.outcome
         return SUCCESS
 
@@ -148,7 +198,16 @@ def _rule(item: Any, path: str) -> OutcomeRule:
     if not isinstance(match, Mapping):
         raise InvalidField(f"{path}.match")
     _no_unknown(
-        match, {"payment_method", "payment_method_type", "card_number", "fields_contain"}, f"{path}.match"
+        match,
+        {
+            "payment_method",
+            "payment_method_type",
+            "card_number",
+            "fields_contain",
+            "off_session",
+            "authentication_type",
+        },
+        f"{path}.match",
     )
     numbers = match.get("card_number", [])
     if isinstance(numbers, str):
@@ -160,6 +219,12 @@ def _rule(item: Any, path: str) -> OutcomeRule:
         isinstance(k, str) and isinstance(v, str) for k, v in contains.items()
     ):
         raise InvalidField(f"{path}.match.fields_contain", "an object of field path to substring")
+    off_session = match.get("off_session")
+    if off_session is not None and not isinstance(off_session, bool):
+        raise InvalidField(f"{path}.match.off_session", "true or false")
+    authentication_type = _optional_str(match, "authentication_type", f"{path}.match")
+    if authentication_type not in (None, "three_ds", "no_three_ds"):
+        raise InvalidField(f"{path}.match.authentication_type", "three_ds or no_three_ds")
     if "outcome" not in item:
         raise InvalidField(f"{path}.outcome", missing=True)
     return OutcomeRule(
@@ -169,6 +234,8 @@ def _rule(item: Any, path: str) -> OutcomeRule:
         payment_method_type=_optional_str(match, "payment_method_type", f"{path}.match"),
         card_numbers=frozenset(numbers),
         fields_contain=tuple(contains.items()),
+        off_session=off_session,
+        authentication_type=authentication_type,
     )
 
 
@@ -177,7 +244,16 @@ def _outcome(item: Any, path: str) -> Outcome:
         raise InvalidField(path)
     _no_unknown(
         item,
-        {"result", "error_code", "error_message", "after_seconds", "then", "opens_dispute", "refund_result"},
+        {
+            "result",
+            "error_code",
+            "error_message",
+            "after_seconds",
+            "then",
+            "opens_dispute",
+            "refund_result",
+            "checks",
+        },
         path,
     )
     try:
@@ -212,6 +288,14 @@ def _outcome(item: Any, path: str) -> Outcome:
     refund_result = _optional_str(item, "refund_result", path)
     if refund_result not in (None, "succeeded", "failed"):
         raise InvalidField(f"{path}.refund_result", "succeeded or failed")
+    checks = item.get("checks", {})
+    if not isinstance(checks, Mapping):
+        raise InvalidField(f"{path}.checks", "an object of card check to result")
+    for check, check_result in checks.items():
+        if check not in CARD_CHECKS:
+            raise InvalidField(f"{path}.checks.{check}", f"one of {', '.join(CARD_CHECKS)}")
+        if check_result not in CHECK_RESULTS:
+            raise InvalidField(f"{path}.checks.{check}", f"one of {', '.join(CHECK_RESULTS)}")
     return Outcome(
         result=result,
         error_code=error_code,
@@ -220,6 +304,7 @@ def _outcome(item: Any, path: str) -> Outcome:
         then=then,
         opens_dispute=opens_dispute,
         refund_result=refund_result,
+        checks=tuple(checks.items()),
     )
 
 

@@ -8,8 +8,6 @@ from datetime import datetime, timedelta
 from types import MappingProxyType
 from typing import Any
 
-from mocksrv.domain.bank import kept_account
-from mocksrv.domain.cards import card_summary, normalized_number
 from mocksrv.domain.clock import Clock
 from mocksrv.domain.errors import (
     ClientSecretExpired,
@@ -23,15 +21,17 @@ from mocksrv.domain.events import ContentType
 from mocksrv.domain.ids import new_id, new_secret
 from mocksrv.domain.lifecycle import Lifecycle
 from mocksrv.domain.merchants import MerchantService
-from mocksrv.domain.models import Capture, CaptureMethod, Page, Payment, build
+from mocksrv.domain.method_data import MethodData, Paying
+from mocksrv.domain.models import Capture, CaptureMethod, Page, Payment, build, evolve
 from mocksrv.domain.outbox import Outbox
-from mocksrv.domain.outcomes import SUCCESS, Outcome, OutcomeResult
+from mocksrv.domain.outcomes import SUCCESS, Context, Outcome, OutcomeResult
 from mocksrv.domain.payment_states import (
     CAPTURE_CONFLICT_STATES,
     PAYMENT_TRANSITIONS,
     PaymentEvent,
     PaymentStatus,
 )
+from mocksrv.domain.recurring.records import MANDATES, Mandate, MandateStatus, MandateType
 from mocksrv.domain.scheduler import Scheduler
 from mocksrv.domain.store import MemoryStore, Query
 
@@ -55,6 +55,7 @@ _DESCRIPTIVE = (
     "order_details",
     "browser_info",
     "authentication_type",
+    "customer_acceptance",
 )
 
 # Fields of the real service's payment request that mocksrv does not act on but keeps as sent and
@@ -64,7 +65,6 @@ ECHOED = (
     "setup_future_usage",
     "off_session",
     "mandate_data",
-    "mandate_id",
     "statement_descriptor_name",
     "statement_descriptor_suffix",
     "payment_experience",
@@ -124,6 +124,7 @@ class PaymentService:
         self._clock = clock
         self._scheduler = scheduler
         self._merchants = merchants
+        self._methods = MethodData(store, merchants)
         self._capture_window = capture_window
         self._lifecycle: Lifecycle[Payment, PaymentStatus, PaymentEvent] = Lifecycle(
             store,
@@ -168,10 +169,23 @@ class PaymentService:
         if profile is None:
             raise InvalidField("profile_id", "no such business profile")
         payment_id = fields.get("payment_id") or new_id("pay")
-        method = self._method(merchant_id, fields, now) if _sends_method(fields) else {}
+        if fields["amount"] == 0 and not _sets_up(fields):
+            raise InvalidField(
+                "amount", "0 only for a setup payment, with mandate_data or setup_future_usage"
+            )
         described = _described(fields)
         if "return_url" not in described and profile.return_url is not None:
             described["return_url"] = profile.return_url
+        method = {}
+        if self._methods.sends_method(fields):
+            paying = Paying(
+                merchant_id,
+                fields,
+                described.get("customer_id"),
+                described.get("billing"),
+                _context(described.get("echoed"), fields.get("authentication_type")),
+            )
+            method = self._methods.resolve(paying, now)
         expiry = fields.get("session_expiry", profile.session_expiry)
         payment = build(
             Payment,
@@ -193,7 +207,7 @@ class PaymentService:
         confirm = bool(fields.get("confirm"))
         if confirm and payment.outcome is None:
             raise InvalidField("payment_method_data", missing=True)
-        if confirm and "payment_method" not in fields:
+        if confirm and method.get("payment_method_id") is None and "payment_method" not in fields:
             raise InvalidField("payment_method", missing=True)
         with self._store.transaction(merchant_id):
             if self._store.get(PAYMENTS, merchant_id, payment_id) is not None:
@@ -214,8 +228,8 @@ class PaymentService:
             changes.update({name: fields[name] for name in ("amount", "currency") if name in fields})
             if "capture_method" in fields:
                 changes["capture_method"] = CaptureMethod(fields["capture_method"])
-            if _sends_method(fields):
-                changes.update(self._method(merchant_id, fields, now))
+            if self._methods.sends_method(fields):
+                changes.update(self._resolve(payment, fields, changes, now))
                 event = PaymentEvent.ATTACH_METHOD
             else:
                 event = PaymentEvent.UPDATE_DETAILS
@@ -237,14 +251,9 @@ class PaymentService:
             PAYMENT_TRANSITIONS.check_action(payment.status, "confirm")
             if client_secret is not None and now >= payment.client_secret_expires_at:
                 raise ClientSecretExpired()
-            changes: dict[str, Any] = {
-                name: fields[name] for name in ("browser_info", "return_url", "billing") if name in fields
-            }
-            billing = _method_billing(fields)
-            if "billing" not in changes and billing is not None:
-                changes["billing"] = billing
-            if _sends_method(fields):
-                changes.update(self._method(merchant_id, fields, now))
+            changes = _described(fields, payment.echoed)
+            if self._methods.sends_method(fields):
+                changes.update(self._resolve(payment, fields, changes, now))
             outcome = changes.get("outcome", payment.outcome)
             if outcome is None:
                 raise InvalidField("payment_method_data", missing=True)
@@ -362,8 +371,10 @@ class PaymentService:
         """Move the payment as `outcome` says, as part of `action`, with the changes `sent` along
         (a confirm's method and billing) in the same copy; schedule what follows."""
         changes: dict[str, Any] = {"next_outcome": None}
+        mandate = None
         if action == "confirm":
             changes.update(attempt_count=payment.attempt_count + 1, attempted_at=now)
+            mandate = self._recurring(evolve(payment, **sent) if sent else payment, changes, now)
         if outcome.result is OutcomeResult.SUCCESS:
             if payment.capture_method.at_once:
                 step = "charge"
@@ -381,8 +392,10 @@ class PaymentService:
             changes["next_outcome"] = outcome.then
         if outcome.result is OutcomeResult.CHALLENGE and not sent.get("return_url", payment.return_url):
             raise InvalidField("return_url", missing=True)
-        updated = self._lifecycle.move(payment, _EVENTS[f"{action}.{step}"], now, **sent, **changes)
         merchant_id = payment.merchant_id
+        if mandate is not None:  # stored first: the payment's event moves it (MandateService.on_event)
+            self._store.put(MANDATES, merchant_id, mandate)
+        updated = self._lifecycle.move(payment, _EVENTS[f"{action}.{step}"], now, **sent, **changes)
         if step == "authorize":
             self._scheduler.schedule(
                 merchant_id, now + self._capture_window, EXPIRE_TIMER, payment.payment_id
@@ -400,35 +413,69 @@ class PaymentService:
             raise PaymentNotFound()
         return payment
 
-    def _method(self, merchant_id: str, fields: Mapping[str, Any], now: datetime) -> dict[str, Any]:
-        """Check the payment method sent and return what is kept of it, with its outcome."""
-        data: dict[str, Any] = fields["payment_method_data"]
-        kinds = [kind for kind in data if kind != "billing" and data[kind] is not None]
-        if len(kinds) != 1:
-            raise InvalidField(
-                "payment_method_data",
-                "exactly one kind of method data, such as card, wallet, bank_transfer or crypto",
+    def _resolve(
+        self, payment: Payment, fields: Mapping[str, Any], changes: Mapping[str, Any], now: datetime
+    ) -> dict[str, Any]:
+        """What an update or a confirmation pays with, its outcome as the payment now stands."""
+        paying = Paying(
+            payment.merchant_id,
+            fields,
+            changes.get("customer_id", payment.customer_id),
+            changes.get("billing", payment.billing),
+            _context(changes.get("echoed", payment.echoed), payment.authentication_type),
+        )
+        return self._methods.resolve(paying, now)
+
+    def _recurring(self, payment: Payment, changes: dict[str, Any], now: datetime) -> Mandate | None:
+        """At a confirmation: check the mandate it charges, or set up the mandate it asks for, or
+        name the method it saves; returns a mandate to store, and adds to `changes`."""
+        merchant_id = payment.merchant_id
+        if payment.mandate_id is not None:
+            self._methods.check_mandate(
+                payment.mandate_id, merchant_id, payment.amount, payment.currency, now
             )
-        kind = kinds[0]
-        method = fields.get("payment_method") or kind
-        if method != kind:
-            raise InvalidField("payment_method_data", f"holds {kind} data for payment_method {method}")
-        method_type = fields.get("payment_method_type")
-        if kind == "card":
-            card = data["card"]
-            kept: dict[str, Any] = {"card": card_summary(card, now, method_type)}
-            matched = {"card": {**card, "card_number": normalized_number(card)}}
-        elif kind == "bank_transfer":
-            kept, matched = {kind: kept_account(data[kind])}, {kind: data[kind]}
-        else:
-            kept = matched = {kind: data[kind]}
-        outcomes = self._merchants.merchant(merchant_id).outcomes
-        return {
-            "payment_method": method,
-            "payment_method_type": method_type,
-            "payment_method_data": kept,
-            "outcome": outcomes.match(method, method_type, matched),
-        }
+            return None
+        echoed = payment.echoed or {}
+        mandate_data = echoed.get("mandate_data")
+        if mandate_data is None and echoed.get("setup_future_usage") is None:
+            return None
+        if payment.customer_id is None:
+            raise InvalidField(
+                "customer_id",
+                "a payment that saves its method or sets up a mandate needs a customer",
+                missing=True,
+            )
+        method_id = payment.payment_method_id or new_id("pm")
+        changes["payment_method_id"] = method_id
+        if mandate_data is None:
+            return None
+        acceptance = mandate_data.get("customer_acceptance") or payment.customer_acceptance
+        if acceptance is None:
+            raise InvalidField("mandate_data.customer_acceptance", missing=True)
+        changes["mandate_id"] = mandate_id = new_id("man")
+        kind, limits = _mandate_type(mandate_data)
+        card = (payment.payment_method_data or {}).get("card")
+        return build(
+            Mandate,
+            mandate_id=mandate_id,
+            merchant_id=merchant_id,
+            status=MandateStatus.PENDING,
+            created=now,
+            updated_at=now,
+            payment_id=payment.payment_id,
+            payment_method_id=method_id,
+            payment_method=payment.payment_method or "card",
+            customer_id=payment.customer_id,
+            payment_method_type=payment.payment_method_type,
+            card=card,
+            customer_acceptance=acceptance,
+            mandate_type=kind,
+            amount=limits.get("amount"),
+            currency=limits.get("currency"),
+            start_date=_moment(limits.get("start_date")),
+            end_date=_moment(limits.get("end_date")),
+            metadata=limits.get("metadata"),
+        )
 
 
 def check_customer(store: MemoryStore, merchant_id: str, fields: Mapping[str, Any]) -> None:
@@ -466,8 +513,25 @@ def _method_billing(fields: Mapping[str, Any]) -> Any:
     return None if method_data is None else method_data.get("billing")
 
 
-def _sends_method(fields: Mapping[str, Any]) -> bool:
-    return fields.get("payment_method_data") is not None
+def _sets_up(fields: Mapping[str, Any]) -> bool:
+    """Whether a payment sets up a mandate or saves its method: one that may be for 0."""
+    return fields.get("mandate_data") is not None or fields.get("setup_future_usage") is not None
+
+
+def _context(echoed: Mapping[str, Any] | None, authentication_type: str | None) -> Context:
+    return Context(bool((echoed or {}).get("off_session")), authentication_type)
+
+
+def _mandate_type(mandate_data: Mapping[str, Any]) -> tuple[MandateType, Mapping[str, Any]]:
+    """Single or multi use, and its limits; a mandate without a type is multi use, without limits."""
+    mandate_type = mandate_data.get("mandate_type") or {}
+    if mandate_type.get("single_use") is not None:
+        return MandateType.SINGLE_USE, mandate_type["single_use"]
+    return MandateType.MULTI_USE, mandate_type.get("multi_use") or {}
+
+
+def _moment(text: str | None) -> datetime | None:
+    return None if text is None else datetime.fromisoformat(text)
 
 
 def _check_client_secret(payment: Payment, client_secret: str | None, required: bool) -> None:

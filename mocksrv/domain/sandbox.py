@@ -18,13 +18,16 @@ from mocksrv.domain.merchants import (
     MerchantSeed,
     MerchantService,
 )
-from mocksrv.domain.models import Environment
+from mocksrv.domain.models import Customer, Environment
 from mocksrv.domain.outbox import Outbox
 from mocksrv.domain.outcomes import OutcomeTable
 from mocksrv.domain.payment_states import PAYMENT_TRANSITIONS
 from mocksrv.domain.payments import CUSTOMERS, PAYMENTS, PaymentService
 from mocksrv.domain.payouts import PAYOUT_TRANSITIONS, PAYOUTS, PayoutService
 from mocksrv.domain.ratelimit import RateLimiter
+from mocksrv.domain.recurring.mandates import MandateService
+from mocksrv.domain.recurring.payment_methods import PaymentMethodService
+from mocksrv.domain.recurring.records import MANDATE_TRANSITIONS, MANDATES, PAYMENT_METHODS
 from mocksrv.domain.refunds import REFUND_TRANSITIONS, REFUNDS, RefundService
 from mocksrv.domain.scheduler import Scheduler
 from mocksrv.domain.store import Collection, MemoryStore
@@ -42,6 +45,8 @@ COLLECTIONS = [
     Collection(DISPUTES, "dispute_id", indexed=("status", "payment_id")),
     Collection(DELIVERIES, "event_id", ordered=False),
     Collection(ATTEMPTS, "attempt_id", created_field="attempted_at", indexed=("event_id",)),
+    Collection(PAYMENT_METHODS, "payment_method_id", indexed=("customer_id", "payment_token")),
+    Collection(MANDATES, "mandate_id", indexed=("customer_id",)),
     EPHEMERAL_KEY_COLLECTION,
 ]
 
@@ -50,11 +55,23 @@ TRANSITION_TABLES: dict[str, TransitionTable[Any, Any]] = {
     "refund": REFUND_TRANSITIONS,
     "dispute": DISPUTE_TRANSITIONS,
     "payout": PAYOUT_TRANSITIONS,
+    "mandate": MANDATE_TRANSITIONS,
     "webhook_delivery": DELIVERY_TRANSITIONS,
 }
 
 # What a reset deletes; keys, profiles and settings stay.
-RESETTABLE = [PAYMENTS, CUSTOMERS, REFUNDS, PAYOUTS, DISPUTES, DELIVERIES, ATTEMPTS, EPHEMERAL_KEYS]
+RESETTABLE = [
+    PAYMENTS,
+    CUSTOMERS,
+    REFUNDS,
+    PAYOUTS,
+    DISPUTES,
+    DELIVERIES,
+    ATTEMPTS,
+    EPHEMERAL_KEYS,
+    PAYMENT_METHODS,
+    MANDATES,
+]
 
 # The payment that /__mock/seed creates, over and over.
 SEED_PAYMENT = {
@@ -115,8 +132,12 @@ class Sandbox:
         self.payouts = PayoutService(self.store, self.clock, self.scheduler, self.outbox, self.merchants)
         self.disputes = DisputeService(self.store, self.clock, self.scheduler, self.outbox)
         self.webhooks = WebhookService(self.store, self.clock, self.scheduler, self.merchants)
+        self.payment_methods = PaymentMethodService(self.store, self.clock)
+        self.mandates = MandateService(self.store, self.clock, self.outbox)
         self.outbox.subscribe(self.webhooks.on_event)
         self.outbox.subscribe(self.disputes.on_event)
+        self.outbox.subscribe(self.payment_methods.on_event)
+        self.outbox.subscribe(self.mandates.on_event)
         self.payments = PaymentService(
             self.store,
             self.clock,
@@ -130,6 +151,14 @@ class Sandbox:
         credentials = self.merchants.create(seed)
         self.seeded.append(credentials)
         return credentials
+
+    def delete_customer(self, merchant_id: str, customer_id: str) -> Customer:
+        """Delete a customer with its saved methods; refused (IR_10) while a mandate of it is active."""
+        with self.store.transaction(merchant_id):
+            self.customers.retrieve(merchant_id, customer_id)
+            self.mandates.check_none_active(merchant_id, customer_id)
+            self.payment_methods.delete_of_customer(merchant_id, customer_id)
+            return self.customers.delete(merchant_id, customer_id)
 
     def seed_payments(self, merchant_id: str, count: int) -> int:
         """Create `count` succeeded card payments through the ordinary create path."""

@@ -22,6 +22,10 @@ _PARTICIPLES = {
     "expire": "expired",
     "fulfill": "fulfilled",
     "reverse": "reversed",
+    "revoke": "revoked",
+    "activate": "activated",
+    "lapse": "lapsed",
+    "use": "used",
 }
 
 

@@ -10,6 +10,7 @@ from mocksrv.domain.disputes import Dispute
 from mocksrv.domain.events import Event
 from mocksrv.domain.models import Payment
 from mocksrv.domain.payouts import Payout
+from mocksrv.domain.recurring.records import Mandate
 from mocksrv.domain.refunds import Refund
 from mocksrv.domain.sandbox import Sandbox
 from mocksrv.domain.webhooks import DeliveryAttempt, EventDelivery
@@ -22,6 +23,7 @@ from mocksrv.representations.records import (
     payout_json,
     refund_json,
 )
+from mocksrv.representations.recurring import mandate_json
 
 
 def resource_json(resource: object, base_url: str, sandbox: Sandbox) -> JsonObject:
@@ -34,6 +36,8 @@ def resource_json(resource: object, base_url: str, sandbox: Sandbox) -> JsonObje
         return payout_json(resource)
     if isinstance(resource, Dispute):
         return dispute_json(resource)
+    if isinstance(resource, Mandate):
+        return mandate_json(resource)
     raise TypeError(f"no representation for {type(resource).__name__}")
 
 
@@ -87,6 +91,7 @@ EVENT_CLASS_OF_CONTENT = {
     "refund_details": "refunds",
     "dispute_details": "disputes",
     "payout_details": "payouts",
+    "mandate_details": "mandates",
 }
 # How the real service names an attempt: the first scheduled one, a scheduled retry, or one by hand.
 INITIAL_ATTEMPT, AUTOMATIC_RETRY, MANUAL_RETRY = "initial_attempt", "automatic_retry", "manual_retry"

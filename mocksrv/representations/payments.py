@@ -83,6 +83,8 @@ def payment_json(
         "connector_transaction_id": payment.attempt_id,
         "unified_code": payment.error_code,
         "unified_message": payment.error_message,
+        "mandate_id": payment.mandate_id,
+        "payment_method_id": payment.payment_method_id,
         **(payment.echoed or {}),
         "customer": None if customer is None else customer_details(customer),
     }

@@ -156,7 +156,11 @@ def card_data(
             "card_isin": number[:6],
             "card_exp_month": exp_month,
             "card_exp_year": exp_year,
-            "payment_checks": {"cvc_check": "pass"},
+            "payment_checks": {
+                "cvc_check": "pass",
+                "address_line1_check": "pass",
+                "address_postal_code_check": "pass",
+            },
         }
     }
 
@@ -209,6 +213,8 @@ def card_payment(now: str, payment_id: str, number: str = "4242424242424242", **
         "connector_transaction_id": f"{payment_id}_1",
         "unified_code": None,
         "unified_message": None,
+        "mandate_id": None,
+        "payment_method_id": None,
         "customer": None,
     }
     body.update(changes)

@@ -608,7 +608,7 @@ def test_outcomes_show_the_fixture_table(api: Api) -> None:
         },
         "outcome": {"result": "success"},
     }
-    assert rules[12] == {
+    assert rules[17] == {
         "name": "asynchronous success",
         "match": {"card_number": ["4000000000000077"]},
         "outcome": {"result": "processing", "after_seconds": 10, "then": {"result": "success"}},
@@ -902,7 +902,7 @@ def test_transitions_list_every_resources_table(api: Api) -> None:
     response = api.get("/__mock/transitions")
 
     assert response.status_code == 200
-    assert sorted(response.json) == ["dispute", "payment", "payout", "refund", "webhook_delivery"]
+    assert sorted(response.json) == ["dispute", "mandate", "payment", "payout", "refund", "webhook_delivery"]
     assert response.json["refund"][0] == {
         "from": "pending",
         "event": "settle.succeeded",

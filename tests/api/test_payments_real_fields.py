@@ -16,19 +16,14 @@ from tests.conftest import Api
 pytestmark = pytest.mark.usefixtures("frozen")
 
 # Every field of the real create request that mocksrv keeps and shows back, with a valid value.
+# (Those that save a method, set up or charge a mandate have tests of their own: test_recurring_api.py.)
 ECHOED: dict[str, Any] = {
     "shipping": {
         "address": {"line1": "2 Dock Road", "city": "Oakland", "zip": "94607", "country": "US"},
         "phone": {"number": "5105550100", "country_code": "+1"},
         "email": "ship@example.com",
     },
-    "setup_future_usage": "on_session",
     "off_session": False,
-    "mandate_data": {
-        "customer_acceptance": {"acceptance_type": "online", "accepted_at": "2026-01-02T03:04:05Z"},
-        "mandate_type": {"single_use": {"amount": 1000, "currency": "USD"}},
-    },
-    "mandate_id": "man_1",
     "statement_descriptor_name": "Seed Shop",
     "statement_descriptor_suffix": "ORDER 1",
     "payment_experience": "redirect_to_url",
@@ -52,7 +47,6 @@ ECHOED: dict[str, Any] = {
     "billing_descriptor": {"name": "Seed Shop", "city": "San Francisco", "reference": "r1"},
     "tokenization": "skip_psp",
     "partner_merchant_identifier_details": {"partner_details": {"name": "p"}},
-    "payment_token": "token_1",
     "split_payments": {
         "stripe_split_payment": {
             "charge_type": "direct",
@@ -76,7 +70,6 @@ CHECKED: dict[str, Any] = {
     "request_incremental_authorization": False,
     "request_external_three_ds_authentication": False,
     "three_ds_data": {"version": "2.2.0"},
-    "recurring_details": {"type": "mandate_id", "data": "man_1"},
     "skip_external_tax_calculation": True,
     "psd2_sca_exemption_type": "low_value",
     "ctp_service_details": {"provider": "visa"},
@@ -108,9 +101,11 @@ def test_a_create_with_every_real_field_is_a_payment_showing_what_it_keeps(api: 
 def test_an_update_keeps_the_fields_kept_before_beside_those_it_sends(api: Api) -> None:
     create(api, None, payment_id="pay_1", merchant_order_reference_id="order_1", off_session=True)
 
-    updated = ok(api.post("/payments/pay_1", {"merchant_order_reference_id": "order_2", "mandate_id": "m"}))
+    updated = ok(
+        api.post("/payments/pay_1", {"merchant_order_reference_id": "order_2", "business_label": "m"})
+    )
 
-    assert (updated["merchant_order_reference_id"], updated["off_session"], updated["mandate_id"]) == (
+    assert (updated["merchant_order_reference_id"], updated["off_session"], updated["business_label"]) == (
         "order_2",
         True,
         "m",
@@ -546,14 +541,16 @@ def test_a_reward_confirms_a_payment_awaiting_its_method(api: Api) -> None:
     assert (body["status"], body["payment_method_data"]) == ("succeeded", {"reward": {}})
 
 
-@pytest.mark.parametrize("name", ["mandate_payment", "card", ""])
+@pytest.mark.parametrize("name", ["card", ""])
 def test_another_bare_name_is_refused_naming_the_field(api: Api, name: str) -> None:
     count = payment_count(api)
 
     response = api.post("/payments", reward_payment(payment_method_data=name))
 
     assert response.status_code == 400
-    assert response.json == invalid("payment_method_data", "must be an object or one of: reward")
+    assert response.json == invalid(
+        "payment_method_data", "must be an object or one of: reward, mandate_payment"
+    )
     assert payment_count(api) == count
 
 

@@ -177,9 +177,9 @@ INVALID_CREATE_FIELDS = [
     ("amount", 10.5, "not a valid integer"),
     ("amount", 1000.0, "not a valid integer"),
     ("amount", None, "field may not be null"),
-    ("amount", 0, "must be greater than or equal to 1 and less than or equal to 99999999999"),
-    ("amount", -1, "must be greater than or equal to 1 and less than or equal to 99999999999"),
-    ("amount", 100_000_000_000, "must be greater than or equal to 1 and less than or equal to 99999999999"),
+    ("amount", 0, "0 only for a setup payment, with mandate_data or setup_future_usage"),
+    ("amount", -1, "must be greater than or equal to 0 and less than or equal to 99999999999"),
+    ("amount", 100_000_000_000, "must be greater than or equal to 0 and less than or equal to 99999999999"),
     # currency: ISO 4217
     ("currency", "usd", "not an ISO 4217 currency code"),
     ("currency", "US", "not an ISO 4217 currency code"),
@@ -569,7 +569,7 @@ def test_update_with_an_invalid_field_leaves_the_payment_unchanged(
         ),
         (
             payloads.confirmation(customer_acceptance="yes"),
-            invalid("customer_acceptance", "not a valid mapping type"),
+            invalid("customer_acceptance", "invalid input type"),
         ),
     ],
     ids=case_id,

@@ -171,9 +171,13 @@ def test_client_secret_expires_after_the_profile_session_expiry(sandbox: Sandbox
 def test_create_keeps_the_card_summary_only(sandbox: Sandbox) -> None:
     created = create(sandbox, payment_method_data=card(card_holder_name="Ada Lovelace"))
     now = sandbox.clock.now(MERCHANT_ID)
-    assert created.payment_method_data == {
-        "card": card_summary(card(card_holder_name="Ada Lovelace")["card"], now, "credit")
+    summary = card_summary(card(card_holder_name="Ada Lovelace")["card"], now, "credit")
+    summary["payment_checks"] = {
+        "cvc_check": "pass",
+        "address_line1_check": "pass",
+        "address_postal_code_check": "pass",
     }
+    assert created.payment_method_data == {"card": summary}
     assert created.payment_method_data["card"]["card_isin"] == "424242"
 
 

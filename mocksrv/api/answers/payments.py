@@ -18,6 +18,7 @@ from mocksrv.api.answers.customers import CustomerDetailsAnswerSchema
 from mocksrv.contract import AnswerSchema, one_of
 from mocksrv.domain.cards import CARD_TYPES
 from mocksrv.domain.models import CaptureMethod
+from mocksrv.domain.outcomes import CHECK_RESULTS
 from mocksrv.domain.payment_states import PaymentStatus
 
 # The kinds of method data a payment keeps; its `payment_method` is the kind sent.
@@ -68,7 +69,9 @@ class HealthAnswerSchema(AnswerSchema):
 
 
 class PaymentCardChecksAnswerSchema(AnswerSchema):
-    cvc_check = one_of(["pass"])
+    cvc_check = one_of(CHECK_RESULTS)
+    address_line1_check = one_of(CHECK_RESULTS)
+    address_postal_code_check = one_of(CHECK_RESULTS)
 
 
 class PaymentCardAnswerSchema(AnswerSchema):
@@ -249,7 +252,8 @@ class PaymentAnswerSchema(AnswerSchema):
     setup_future_usage = _echoed("setup_future_usage")
     off_session = _echoed("off_session")
     mandate_data = _echoed("mandate_data")
-    mandate_id = _echoed("mandate_id")
+    mandate_id = fields.String(allow_none=True)
+    payment_method_id = fields.String(allow_none=True)
     statement_descriptor_name = _echoed("statement_descriptor_name")
     statement_descriptor_suffix = _echoed("statement_descriptor_suffix")
     payment_experience = _echoed("payment_experience")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from marshmallow import EXCLUDE, ValidationError, fields, post_load, validate, validates_schema
@@ -83,9 +83,9 @@ class PaymentMethodDataSchema(RequestSchema):
     billing = fields.Nested(lambda: BillingSchema())
 
 
-# The kinds of method data the real service takes as a bare name, having no details to send.
-# (Its "mandate_payment" comes with mandates, which mocksrv does not model yet.)
-BARE_METHOD_DATA = ("reward",)
+# The kinds of method data the real service takes as a bare name, having no details to send
+# ("mandate_payment": charge the mandate the payment names).
+BARE_METHOD_DATA = ("reward", "mandate_payment")
 
 
 class MethodData(fields.Nested):
@@ -139,16 +139,59 @@ class OrderLineSchema(RequestSchema):
             raise ValidationError("Missing data for required field.", "name")
 
 
+class OnlineAcceptanceSchema(RequestSchema):
+    ip_address = fields.String(required=True, validate=validate.Length(max=64))
+    user_agent = fields.String(required=True, validate=validate.Length(max=1000))
+
+
 class CustomerAcceptanceSchema(RequestSchema):
     acceptance_type = fields.String(required=True, validate=validate.OneOf(real_values.ACCEPTANCE_TYPES))
     accepted_at = TimestampText()
-    online = FreeForm()
+    online = fields.Nested(OnlineAcceptanceSchema)
+
+
+class MandateAmountSchema(RequestSchema):
+    """A mandate's limit: the most a charge (single use) or all charges (multi use) may take."""
+
+    amount = Amount(required=True)
+    currency = Currency(required=True)
+    start_date = TimestampText()
+    end_date = TimestampText()
+    metadata = FreeForm()
+
+    @validates_schema
+    def ends_after_start(self, data: dict[str, Any], **kwargs: Any) -> None:
+        start, end = data.get("start_date"), data.get("end_date")
+        if start is not None and end is not None and _moment(end) <= _moment(start):
+            raise ValidationError("Must be after start_date.", "end_date")
+
+
+class MandateTypeSchema(RequestSchema):
+    single_use = fields.Nested(MandateAmountSchema)
+    multi_use = fields.Nested(MandateAmountSchema)
+
+    @validates_schema
+    def one_type(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if "single_use" in data and "multi_use" in data:
+            raise ValidationError("Either single_use or multi_use, not both.", "single_use")
 
 
 class MandateDataSchema(RequestSchema):
     update_mandate_id = fields.String()
     customer_acceptance = fields.Nested(CustomerAcceptanceSchema)
-    mandate_type = FreeForm()
+    mandate_type = fields.Nested(MandateTypeSchema)
+
+
+class RecurringDetailsSchema(RequestSchema):
+    """A saved method or a mandate to charge: `{"type": "mandate_id", "data": "man_..."}`."""
+
+    type = fields.String(required=True, validate=validate.OneOf(real_values.RECURRING_DETAIL_TYPES))
+    data = fields.Raw(required=True)
+
+    @validates_schema
+    def names_an_id(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if data.get("type") in ("mandate_id", "payment_method_id") and not isinstance(data.get("data"), str):
+            raise ValidationError("Not a valid string.", "data")
 
 
 class SurchargeSchema(RequestSchema):
@@ -169,7 +212,13 @@ class BillingRule(RequestSchema):
     @validates_schema
     def billing_goes_with_method(self, data: dict[str, Any], **kwargs: Any) -> None:
         method_data = data.get("payment_method_data")
-        if method_data is not None and "billing" not in data and "billing" not in method_data:
+        charges_mandate = method_data is not None and set(method_data) == {"mandate_payment"}
+        if (
+            method_data is not None
+            and not charges_mandate
+            and "billing" not in data
+            and "billing" not in method_data
+        ):
             raise ValidationError("Missing data for required field.", "billing")
 
 
@@ -229,6 +278,7 @@ class PaymentFieldsSchema(BillingRule):
     routing = FreeForm()
     connector = fields.List(OneOf(real_values.CONNECTORS))
     customer_acceptance = fields.Nested(CustomerAcceptanceSchema)
+    card_cvc = fields.String()
     merchant_connector_details = FreeForm()
     payment_link = StrictBoolean()
     payment_link_config = FreeForm()
@@ -237,7 +287,7 @@ class PaymentFieldsSchema(BillingRule):
     request_incremental_authorization = StrictBoolean()
     request_external_three_ds_authentication = StrictBoolean()
     three_ds_data = FreeForm()
-    recurring_details = FreeForm()
+    recurring_details = fields.Nested(RecurringDetailsSchema)
     split_payments = FreeForm()
     skip_external_tax_calculation = StrictBoolean()
     psd2_sca_exemption_type = OneOf(real_values.SCA_EXEMPTIONS)
@@ -259,7 +309,7 @@ class PaymentFieldsSchema(BillingRule):
 
 
 class PaymentCreateSchema(PaymentFieldsSchema):
-    amount = Amount(required=True)
+    amount = Minor(required=True)  # 0 only for a setup payment, as the service checks
     currency = Currency(required=True)
     profile_id = fields.String(required=True)
     payment_id = fields.String(validate=RESOURCE_ID)
@@ -276,8 +326,15 @@ class PaymentConfirmSchema(BillingRule):
     payment_method = fields.String(validate=validate.OneOf(PAYMENT_METHODS))
     payment_method_type = fields.String()
     payment_method_data = MethodData()
+    payment_token = fields.String()
+    card_cvc = fields.String()
+    recurring_details = fields.Nested(RecurringDetailsSchema)
+    mandate_id = fields.String(validate=validate.Length(max=64))
+    mandate_data = fields.Nested(MandateDataSchema)
+    setup_future_usage = OneOf(real_values.FUTURE_USAGES)
+    off_session = StrictBoolean()
     billing = fields.Nested(BillingSchema)
-    customer_acceptance = FreeForm()
+    customer_acceptance = fields.Nested(CustomerAcceptanceSchema)
     browser_info = fields.Nested(BrowserInfoSchema)
     return_url = fields.Url(require_tld=False)
     client_secret = fields.String()
@@ -335,6 +392,10 @@ class PaymentRetrieveQuerySchema(RequestSchema):
     force_sync = fields.Boolean()
     expand_attempts = fields.Boolean()
     expand_captures = fields.Boolean()
+
+
+def _moment(text: str) -> datetime:
+    return datetime.fromisoformat(text)
 
 
 _MS = timedelta(milliseconds=1)

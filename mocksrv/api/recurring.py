@@ -1,0 +1,160 @@
+"""Routes of saved payment methods and mandates.
+
+The merchant's routes take the secret key. The two a checkout page calls take the publishable key
+with the payment's `client_secret` (or the secret key with it): the saved methods of the payment's
+customer (`GET /customers/payment_methods`) and the methods the page may offer for the payment
+(`GET /account/payment_methods`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, request
+
+from mocksrv.api.answers.recurring import (
+    AccountPaymentMethodsAnswerSchema,
+    CustomerPaymentMethodsAnswerSchema,
+    DefaultPaymentMethodAnswerSchema,
+    MandateAnswerSchema,
+    MandateRevokedAnswerSchema,
+    PaymentMethodAnswerSchema,
+    PaymentMethodDeletedAnswerSchema,
+)
+from mocksrv.api.schemas.recurring import (
+    PaymentMethodCreateSchema,
+    PaymentMethodUpdateSchema,
+    SavedMethodsQuerySchema,
+)
+from mocksrv.contract import Auth, documented
+from mocksrv.domain.errors import ClientSecretMissing
+from mocksrv.domain.models import Payment
+from mocksrv.representations.recurring import (
+    account_payment_methods_json,
+    customer_payment_methods_json,
+    mandate_json,
+    mandate_revoked_json,
+    payment_method_json,
+)
+from mocksrv.rest import authenticate, json_body, load, sandbox
+
+recurring = Blueprint("recurring", __name__)
+
+_create = PaymentMethodCreateSchema()
+_update = PaymentMethodUpdateSchema()
+_saved_query = SavedMethodsQuerySchema()
+
+Json = dict[str, Any]
+
+
+@recurring.post("/payment_methods")
+@documented(PaymentMethodAnswerSchema, body=_create)
+def create_payment_method() -> Json:
+    principal = authenticate()
+    fields = load(_create, json_body())
+    return payment_method_json(sandbox().payment_methods.create(principal.merchant_id, fields))
+
+
+@recurring.get("/payment_methods/<id:payment_method_id>")
+@documented(PaymentMethodAnswerSchema)
+def retrieve_payment_method(payment_method_id: str) -> Json:
+    principal = authenticate()
+    return payment_method_json(sandbox().payment_methods.retrieve(principal.merchant_id, payment_method_id))
+
+
+@recurring.post("/payment_methods/<id:payment_method_id>/update")
+@documented(PaymentMethodAnswerSchema, body=_update)
+def update_payment_method(payment_method_id: str) -> Json:
+    principal = authenticate()
+    fields = load(_update, json_body())
+    method = sandbox().payment_methods.update(principal.merchant_id, payment_method_id, fields)
+    return payment_method_json(method)
+
+
+@recurring.delete("/payment_methods/<id:payment_method_id>")
+@documented(PaymentMethodDeletedAnswerSchema)
+def delete_payment_method(payment_method_id: str) -> Json:
+    principal = authenticate()
+    method = sandbox().payment_methods.delete(principal.merchant_id, payment_method_id)
+    return {"payment_method_id": method.payment_method_id, "deleted": True}
+
+
+@recurring.get("/customers/<id:customer_id>/payment_methods")
+@documented(CustomerPaymentMethodsAnswerSchema, query=_saved_query)
+def list_customer_payment_methods(customer_id: str) -> Json:
+    principal = authenticate()
+    load(_saved_query, request.args.to_dict())
+    return _saved_methods(principal.merchant_id, customer_id)
+
+
+@recurring.get("/customers/payment_methods")
+@documented(CustomerPaymentMethodsAnswerSchema, query=_saved_query, auth=Auth.PUBLISHABLE, errors=(404,))
+def list_payment_customer_payment_methods() -> Json:
+    """The saved methods of the customer of the payment the client secret belongs to."""
+    payment = _payment_of_client_secret()
+    if payment.customer_id is None:
+        return customer_payment_methods_json([], None) | {"is_guest_customer": True}
+    return _saved_methods(payment.merchant_id, payment.customer_id)
+
+
+@recurring.get("/account/payment_methods")
+@documented(AccountPaymentMethodsAnswerSchema, query=_saved_query, auth=Auth.PUBLISHABLE, errors=(404,))
+def list_account_payment_methods() -> Json:
+    payment = _payment_of_client_secret()
+    profile = sandbox().merchants.profile(payment.merchant_id, payment.profile_id)
+    if profile is None:  # a profile is never deleted; the default one stands in all the same
+        profile = sandbox().merchants.default_profile(payment.merchant_id)
+    return account_payment_methods_json(payment, profile)
+
+
+@recurring.post("/<id:customer_id>/payment_methods/<id:payment_method_id>/default")
+@documented(DefaultPaymentMethodAnswerSchema, errors=(400,))
+def set_default_payment_method(customer_id: str, payment_method_id: str) -> Json:
+    principal = authenticate()
+    method = sandbox().payment_methods.set_default(principal.merchant_id, customer_id, payment_method_id)
+    return {
+        "default_payment_method_id": method.payment_method_id,
+        "customer_id": customer_id,
+        "payment_method": method.payment_method,
+        "payment_method_type": method.payment_method_type,
+    }
+
+
+@recurring.get("/mandates/<id:mandate_id>")
+@documented(MandateAnswerSchema)
+def retrieve_mandate(mandate_id: str) -> Json:
+    principal = authenticate()
+    return mandate_json(sandbox().mandates.retrieve(principal.merchant_id, mandate_id))
+
+
+@recurring.post("/mandates/revoke/<id:mandate_id>")
+@documented(MandateRevokedAnswerSchema, errors=(400,))
+def revoke_mandate(mandate_id: str) -> Json:
+    principal = authenticate()
+    return mandate_revoked_json(sandbox().mandates.revoke(principal.merchant_id, mandate_id))
+
+
+@recurring.get("/customers/<id:customer_id>/mandates")
+@documented(MandateAnswerSchema(many=True))
+def list_customer_mandates(customer_id: str) -> list[Json]:
+    principal = authenticate()
+    sandbox().customers.retrieve(principal.merchant_id, customer_id)
+    return [mandate_json(m) for m in sandbox().mandates.of_customer(principal.merchant_id, customer_id)]
+
+
+def _saved_methods(merchant_id: str, customer_id: str) -> Json:
+    customer = sandbox().customers.retrieve(merchant_id, customer_id)
+    methods = sandbox().payment_methods.of_customer(merchant_id, customer_id)
+    return customer_payment_methods_json(methods, customer.default_payment_method_id)
+
+
+def _payment_of_client_secret() -> Payment:
+    """The payment a client secret in the query belongs to (`pay_..._secret_...`), checked as a
+    retrieve with the publishable key checks it: IR_08 if missing, IR_09 if wrong."""
+    principal = authenticate(publishable=True)
+    query = load(_saved_query, request.args.to_dict())
+    client_secret = query.get("client_secret")
+    if not client_secret:
+        raise ClientSecretMissing()
+    payment_id = client_secret.partition("_secret_")[0]
+    return sandbox().payments.retrieve(principal.merchant_id, payment_id, client_secret, secret_required=True)

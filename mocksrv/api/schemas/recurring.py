@@ -1,0 +1,71 @@
+"""Request schemas of /payment_methods, the customers' saved methods and /mandates."""
+
+from __future__ import annotations
+
+from marshmallow import EXCLUDE, fields, validate
+
+from mocksrv.api import real_values
+from mocksrv.api.schemas.common import BillingSchema, Limited, OneOf
+from mocksrv.fieldtypes import RESOURCE_ID, FreeForm, StrictInteger
+from mocksrv.schema import RequestSchema
+
+
+class SavedCardSchema(RequestSchema):
+    """A card to save: its CVC may be sent, and is checked, never kept."""
+
+    card_number = fields.String(required=True, validate=validate.Length(max=23))
+    card_exp_month = fields.String(required=True)
+    card_exp_year = fields.String(required=True)
+    card_holder_name = Limited(required=True)
+    card_cvc = fields.String()
+    nick_name = Limited()
+    card_issuing_country = Limited()
+    card_issuing_country_code = Limited()
+    card_network = Limited()
+    card_issuer = Limited()
+    card_type = Limited()
+
+
+class PaymentMethodCreateSchema(RequestSchema):
+    payment_method = OneOf(real_values.PAYMENT_METHODS, required=True)
+    payment_method_type = OneOf(real_values.PAYMENT_METHOD_TYPES)
+    payment_method_issuer = Limited()
+    payment_method_issuer_code = Limited()
+    card = fields.Nested(SavedCardSchema)
+    metadata = FreeForm()
+    customer_id = fields.String(validate=RESOURCE_ID)
+    card_network = Limited()
+    bank_transfer = FreeForm()
+    wallet = FreeForm()
+    client_secret = Limited()
+    payment_method_data = FreeForm()
+    billing = fields.Nested(BillingSchema)
+
+
+class CardUpdateSchema(RequestSchema):
+    card_exp_month = fields.String(required=True)
+    card_exp_year = fields.String(required=True)
+    card_holder_name = Limited(required=True)
+    nick_name = Limited()
+    last4_digits = Limited()
+    card_issuer = Limited()
+    issuer_country = Limited()
+    issuer_country_code = Limited()
+    card_network = Limited()
+
+
+class PaymentMethodUpdateSchema(RequestSchema):
+    card = fields.Nested(CardUpdateSchema)
+    wallet = FreeForm()
+    client_secret = Limited()
+
+
+class SavedMethodsQuerySchema(RequestSchema):
+    """The query of the saved-method lists; the filters of the real service are taken and ignored
+    (every saved method is listed), as on any GET."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+    client_secret = fields.String()
+    limit = StrictInteger(validate=validate.Range(1, 100))

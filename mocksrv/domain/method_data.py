@@ -1,0 +1,251 @@
+"""What a payment pays with: method data sent with it, a saved method, or a mandate.
+
+Each is checked, cut to what may be kept (never a card number or CVC, an account number's last four
+digits only), and matched to its outcome in the magic-value table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from mocksrv.domain.bank import kept_account
+from mocksrv.domain.cards import card_key, card_summary, check_cvc, normalized_number
+from mocksrv.domain.errors import InvalidField, ResourceNotFound
+from mocksrv.domain.merchants import MerchantService
+from mocksrv.domain.outcomes import CARD_CHECKS, Context, Outcome, OutcomeResult
+from mocksrv.domain.recurring.records import (
+    MANDATES,
+    PAYMENT_METHODS,
+    Mandate,
+    MandateInvalid,
+    SavedPaymentMethod,
+    mandate_refusal,
+)
+from mocksrv.domain.store import MemoryStore, Query
+
+# A bare `payment_method_data` that says "charge the mandate", with nothing else in it.
+MANDATE_PAYMENT = "mandate_payment"
+# The outcome of a payment that asks the customer to authenticate when the customer is not there.
+AUTHENTICATION_REQUIRED = Outcome(
+    OutcomeResult.DECLINE,
+    error_code="authentication_required",
+    error_message="The card requires authentication, and the customer is not present.",
+)
+RECURRING_TYPES = ("mandate_id", "payment_method_id")
+# Method data that goes with a `payment_token`: the saved card's CVC, as a checkout page collects it.
+CARD_TOKEN = "card_token"
+# The fields that name a saved method or a mandate to pay with.
+_SAVED_WAYS = ("recurring_details", "mandate_id", "payment_token")
+
+
+@dataclass(frozen=True, slots=True)
+class Paying:
+    """How a payment is to pay: what its request said, with what the payment already holds."""
+
+    merchant_id: str
+    fields: Mapping[str, Any]  # the request's fields
+    customer_id: str | None  # the payment's customer, as the request or the payment names it
+    billing: Mapping[str, Any] | None
+    context: Context
+
+
+class MethodData:
+    def __init__(self, store: MemoryStore, merchants: MerchantService) -> None:
+        self._store = store
+        self._merchants = merchants
+
+    def sends_method(self, fields: Mapping[str, Any]) -> bool:
+        """Whether the request names what to pay with: method data, a saved method or a mandate."""
+        return any(fields.get(name) is not None for name in ("payment_method_data", *_SAVED_WAYS))
+
+    def resolve(self, paying: Paying, now: datetime) -> dict[str, Any]:
+        """The payment's fields for what the request pays with, its outcome among them."""
+        fields = paying.fields
+        _one_way(fields)
+        recurring = _recurring(fields)
+        if recurring is not None:
+            return self._recurring(paying, *recurring)
+        if fields.get("payment_token") is not None:
+            return self._token(paying, fields["payment_token"])
+        return self._sent(paying, now)
+
+    def check_mandate(
+        self, mandate_id: str, merchant_id: str, amount: int, currency: str, now: datetime
+    ) -> None:
+        """HE_03 unless the mandate allows this charge now (at each confirmation)."""
+        mandate = self._mandate(merchant_id, mandate_id)
+        reason = mandate_refusal(mandate, amount, currency, now)
+        if reason is not None:
+            raise MandateInvalid(reason, param="mandate_id")
+
+    # -- the three ways to pay ----------------------------------------------------------------
+
+    def _sent(self, paying: Paying, now: datetime) -> dict[str, Any]:
+        fields = paying.fields
+        data: dict[str, Any] = fields["payment_method_data"]
+        kinds = [kind for kind in data if kind != "billing" and data[kind] is not None]
+        if kinds == [MANDATE_PAYMENT]:
+            raise InvalidField("payment_method_data", "mandate_payment charges a mandate: send mandate_id")
+        if len(kinds) != 1:
+            raise InvalidField(
+                "payment_method_data",
+                "exactly one kind of method data, such as card, wallet, bank_transfer or crypto",
+            )
+        kind = kinds[0]
+        method = fields.get("payment_method") or kind
+        if method != kind:
+            raise InvalidField("payment_method_data", f"holds {kind} data for payment_method {method}")
+        method_type = fields.get("payment_method_type")
+        extra: dict[str, Any] = {}
+        if kind == "card":
+            card = data["card"]
+            number = normalized_number(card)
+            kept: dict[str, Any] = {"card": card_summary(card, now, method_type)}
+            matched = {"card": {**card, "card_number": number}}
+            extra["card_key"] = card_key(number)
+        elif kind == "bank_transfer":
+            kept, matched = {kind: kept_account(data[kind])}, {kind: data[kind]}
+        else:
+            kept = matched = {kind: data[kind]}
+        outcome = self._outcome(paying, method, method_type, matched)
+        if kind == "card":
+            kept["card"]["payment_checks"] = _checks(kept["card"], paying.billing, outcome)
+        return {
+            "payment_method": method,
+            "payment_method_type": method_type,
+            "payment_method_data": kept,
+            "outcome": outcome,
+            "payment_method_id": None,
+            **extra,
+        }
+
+    def _token(self, paying: Paying, token: str) -> dict[str, Any]:
+        saved = self._by_token(paying.merchant_id, token)
+        if saved is None:
+            raise InvalidField("payment_token", "no such saved payment method")
+        return self._saved(paying, saved, "payment_token")
+
+    def _recurring(self, paying: Paying, kind: str, value: str, path: str) -> dict[str, Any]:
+        if kind == "mandate_id":
+            mandate = self._mandate(paying.merchant_id, value)
+            self._check_customer(paying, mandate.customer_id, path)
+            saved = self._saved_method(paying.merchant_id, mandate.payment_method_id)
+            if saved is None:
+                raise MandateInvalid("the mandate's payment method has been deleted", param=path)
+            return {**self._saved(paying, saved, path), "mandate_id": mandate.mandate_id}
+        saved = self._saved_method(paying.merchant_id, value)
+        if saved is None:
+            raise InvalidField(path, "no such payment method")
+        if paying.context.off_session and not saved.off_session:
+            raise MandateInvalid(
+                "the payment method was not saved for payments without the customer "
+                "(save it with setup_future_usage: off_session)",
+                param=path,
+            )
+        return self._saved(paying, saved, path)
+
+    def _saved(self, paying: Paying, saved: SavedPaymentMethod, path: str) -> dict[str, Any]:
+        self._check_customer(paying, saved.customer_id, path)
+        changes: dict[str, Any] = {
+            "payment_method": saved.payment_method,
+            "payment_method_type": saved.payment_method_type,
+            "payment_method_id": saved.payment_method_id,
+        }
+        if saved.customer_id is not None and paying.customer_id is None:
+            changes["customer_id"] = saved.customer_id
+        if saved.card is not None:
+            token_data = (paying.fields.get("payment_method_data") or {}).get(CARD_TOKEN) or {}
+            cvc = paying.fields.get("card_cvc", token_data.get("card_cvc"))
+            if cvc is not None:
+                check_cvc(cvc, "card_cvc")
+            matched = {"card": {"card_key": saved.card_key}}
+            outcome = self._outcome(paying, saved.payment_method, saved.payment_method_type, matched)
+            card = {
+                **saved.card,
+                "card_exp_month": saved.card["exp_month"],
+                "card_exp_year": saved.card["exp_year"],
+                "payment_checks": {"cvc_check": "unavailable" if cvc is None else "pass"},
+            }
+            card["payment_checks"] = _checks(card, paying.billing or saved.billing, outcome)
+            changes.update(payment_method_data={"card": card}, card_key=saved.card_key, outcome=outcome)
+        else:
+            details = saved.details or {}
+            outcome = self._outcome(paying, saved.payment_method, saved.payment_method_type, details)
+            changes.update(payment_method_data=dict(details), outcome=outcome)
+        return changes
+
+    # -- lookups and checks -------------------------------------------------------------------
+
+    def _outcome(
+        self, paying: Paying, method: str, method_type: str | None, matched: Mapping[str, Any]
+    ) -> Outcome:
+        outcomes = self._merchants.merchant(paying.merchant_id).outcomes
+        outcome = outcomes.match(method, method_type, matched, paying.context)
+        if paying.context.off_session and outcome.result is OutcomeResult.CHALLENGE:
+            return AUTHENTICATION_REQUIRED  # nobody is there to authenticate
+        return outcome
+
+    def _check_customer(self, paying: Paying, owner: str | None, path: str) -> None:
+        if owner is not None and paying.customer_id is not None and owner != paying.customer_id:
+            raise InvalidField(path, "it belongs to another customer than the payment's")
+
+    def _mandate(self, merchant_id: str, mandate_id: str) -> Mandate:
+        mandate: Mandate | None = self._store.get(MANDATES, merchant_id, mandate_id)
+        if mandate is None:
+            raise ResourceNotFound("Mandate")
+        return mandate
+
+    def _saved_method(self, merchant_id: str, payment_method_id: str) -> SavedPaymentMethod | None:
+        saved: SavedPaymentMethod | None = self._store.get(PAYMENT_METHODS, merchant_id, payment_method_id)
+        return saved
+
+    def _by_token(self, merchant_id: str, token: str) -> SavedPaymentMethod | None:
+        found: list[SavedPaymentMethod] = self._store.query(
+            PAYMENT_METHODS, merchant_id, Query.of(payment_token=token, limit=1)
+        ).items
+        return found[0] if found else None
+
+
+def _recurring(fields: Mapping[str, Any]) -> tuple[str, str, str] | None:
+    """(kind, id, the field's path) of the saved method or mandate the request names, if any."""
+    details = fields.get("recurring_details")
+    if details is not None:
+        if details["type"] not in RECURRING_TYPES:
+            raise InvalidField(
+                "recurring_details.type", "mocksrv charges a mandate_id or a payment_method_id"
+            )
+        return details["type"], details["data"], "recurring_details.data"
+    if fields.get("mandate_id") is not None:
+        return "mandate_id", fields["mandate_id"], "mandate_id"
+    return None
+
+
+def _one_way(fields: Mapping[str, Any]) -> None:
+    """Refuse a request that names two things to pay with (method data and a saved method, say)."""
+    ways = [name for name in _SAVED_WAYS if fields.get(name) is not None]
+    if not ways:
+        return
+    if fields.get("mandate_data") is not None and ways[0] != "payment_token":
+        raise MandateInvalid(
+            f"Expected one out of {ways[0]} and mandate_data but got both", param="mandate_data"
+        )
+    kinds = set(fields.get("payment_method_data") or {}) - {"billing", MANDATE_PAYMENT, CARD_TOKEN}
+    second = "payment_method_data" if kinds else (ways[1] if len(ways) > 1 else None)
+    if second is not None:
+        raise InvalidField(second, f"{ways[0]} names what to pay with already: send one of them")
+
+
+def _checks(card: Mapping[str, Any], billing: Mapping[str, Any] | None, outcome: Outcome) -> dict[str, str]:
+    """The card checks a payment shows: the CVC's as the card says, the address's as the billing
+    has them, and any the outcome says do not pass."""
+    address = (billing or {}).get("address") or {}
+    checks = {
+        "cvc_check": card["payment_checks"]["cvc_check"],
+        "address_line1_check": "pass" if address.get("line1") else "unavailable",
+        "address_postal_code_check": "pass" if address.get("zip") else "unavailable",
+    }
+    checks.update(outcome.checks)
+    return {name: checks[name] for name in CARD_CHECKS}

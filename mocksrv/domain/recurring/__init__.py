@@ -1,0 +1,1 @@
+"""Paying again: saved payment methods, mandates, and the payments made with them."""

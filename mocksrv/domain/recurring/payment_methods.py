@@ -1,0 +1,211 @@
+"""Saved payment methods: a customer's cards (and other methods), saved by a payment or created alone."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+from mocksrv.domain.bank import kept_account
+from mocksrv.domain.cards import card_expiry, card_key, card_summary, normalized_number
+from mocksrv.domain.clock import Clock
+from mocksrv.domain.errors import InvalidField, ResourceNotFound
+from mocksrv.domain.events import Event, EventType
+from mocksrv.domain.ids import new_id, new_secret
+from mocksrv.domain.models import Customer, JsonObject, Payment, build, evolve
+from mocksrv.domain.payments import CUSTOMERS
+from mocksrv.domain.recurring.records import PAYMENT_METHODS, SavedPaymentMethod
+from mocksrv.domain.store import MemoryStore, Query
+
+NOT_FOUND = "Payment method"
+
+# The events of a payment that has been paid: a card it was asked to save is saved then.
+_PAID = frozenset({EventType.PAYMENT_SUCCEEDED.value, EventType.PAYMENT_AUTHORIZED.value})
+# What a saved card shows of the payment's card summary (`cards.card_summary`).
+_SAVED_CARD_FIELDS = (
+    "last4",
+    "brand",
+    "exp_month",
+    "exp_year",
+    "card_holder_name",
+    "card_network",
+    "card_type",
+    "card_issuer",
+    "card_issuing_country",
+    "card_isin",
+)
+# The kinds of method data kept as sent, with any account number cut to its last four digits.
+_OTHER_KINDS = ("bank_transfer", "bank_debit", "wallet")
+
+
+class PaymentMethodService:
+    def __init__(self, store: MemoryStore, clock: Clock) -> None:
+        self._store = store
+        self._clock = clock
+
+    # -- reads --------------------------------------------------------------------------------
+
+    def retrieve(self, merchant_id: str, payment_method_id: str) -> SavedPaymentMethod:
+        method = self.find(merchant_id, payment_method_id)
+        if method is None:
+            raise ResourceNotFound(NOT_FOUND)
+        return method
+
+    def find(self, merchant_id: str, payment_method_id: str) -> SavedPaymentMethod | None:
+        method: SavedPaymentMethod | None = self._store.get(PAYMENT_METHODS, merchant_id, payment_method_id)
+        return method
+
+    def by_token(self, merchant_id: str, payment_token: str) -> SavedPaymentMethod | None:
+        found: list[SavedPaymentMethod] = self._store.query(
+            PAYMENT_METHODS, merchant_id, Query.of(payment_token=payment_token, limit=1)
+        ).items
+        return found[0] if found else None
+
+    def of_customer(self, merchant_id: str, customer_id: str) -> list[SavedPaymentMethod]:
+        """The customer's saved methods, the latest used (or saved) first."""
+        page = self._store.query(
+            PAYMENT_METHODS, merchant_id, Query.of(customer_id=customer_id, limit=sys.maxsize)
+        )
+        methods: list[SavedPaymentMethod] = page.items
+        return sorted(methods, key=lambda m: m.last_used_at or m.created, reverse=True)
+
+    # -- operations ---------------------------------------------------------------------------
+
+    def create(self, merchant_id: str, fields: Mapping[str, Any]) -> SavedPaymentMethod:
+        """`POST /payment_methods`: a method saved without a payment."""
+        now = self._clock.now(merchant_id)
+        kind = fields["payment_method"]
+        kept: dict[str, Any] = {}
+        if kind == "card":
+            card = fields.get("card")
+            if card is None:
+                raise InvalidField("card", missing=True)
+            summary = card_summary(card, now, fields.get("payment_method_type"), path="card")
+            kept.update(card=_saved_card(summary), card_key=card_key(normalized_number(card)))
+            kept["nick_name"] = card.get("nick_name")
+        else:
+            kept["details"] = _other_details(kind, fields)
+        with self._store.transaction(merchant_id):
+            customer_id = fields.get("customer_id")
+            if customer_id is not None and self._store.get(CUSTOMERS, merchant_id, customer_id) is None:
+                raise InvalidField("customer_id", "no such customer; create it with POST /customers first")
+            method = build(
+                SavedPaymentMethod,
+                payment_method_id=new_id("pm"),
+                merchant_id=merchant_id,
+                payment_method=kind,
+                payment_method_type=fields.get("payment_method_type"),
+                created=now,
+                payment_token=_new_token(),
+                customer_id=customer_id,
+                metadata=fields.get("metadata"),
+                billing=fields.get("billing"),
+                # A card saved by the merchant is saved for use without the customer, as on file.
+                off_session=True,
+                **kept,
+            )
+            self._store.put(PAYMENT_METHODS, merchant_id, method)
+            return method
+
+    def update(
+        self, merchant_id: str, payment_method_id: str, fields: Mapping[str, Any]
+    ) -> SavedPaymentMethod:
+        """A card's new expiry, holder name or nick name (`POST /payment_methods/:id/update`)."""
+        now = self._clock.now(merchant_id)
+        with self._store.transaction(merchant_id):
+            method = self.retrieve(merchant_id, payment_method_id)
+            card = fields.get("card")
+            if card is None:
+                return method
+            if method.card is None:
+                raise InvalidField("card", f"the payment method is a {method.payment_method}, not a card")
+            month, year = card_expiry(card, now, "card")
+            changed = {
+                **method.card,
+                "exp_month": f"{month:02d}",
+                "exp_year": str(year),
+                "card_holder_name": card["card_holder_name"],
+            }
+            nick_name = card.get("nick_name", method.nick_name)
+            updated = evolve(method, card=changed, nick_name=nick_name)
+            self._store.put(PAYMENT_METHODS, merchant_id, updated)
+            return updated
+
+    def delete(self, merchant_id: str, payment_method_id: str) -> SavedPaymentMethod:
+        with self._store.transaction(merchant_id):
+            method = self.retrieve(merchant_id, payment_method_id)
+            self._store.delete(PAYMENT_METHODS, merchant_id, payment_method_id)
+            if method.customer_id is not None:
+                customer: Customer | None = self._store.get(CUSTOMERS, merchant_id, method.customer_id)
+                if customer is not None and customer.default_payment_method_id == payment_method_id:
+                    self._store.put(CUSTOMERS, merchant_id, evolve(customer, default_payment_method_id=None))
+            return method
+
+    def delete_of_customer(self, merchant_id: str, customer_id: str) -> None:
+        """Delete every method the customer saved (in the caller's transaction)."""
+        for method in self.of_customer(merchant_id, customer_id):
+            self._store.delete(PAYMENT_METHODS, merchant_id, method.payment_method_id)
+
+    def set_default(self, merchant_id: str, customer_id: str, payment_method_id: str) -> SavedPaymentMethod:
+        with self._store.transaction(merchant_id):
+            customer: Customer | None = self._store.get(CUSTOMERS, merchant_id, customer_id)
+            if customer is None:
+                raise ResourceNotFound("Customer")
+            method = self.retrieve(merchant_id, payment_method_id)
+            if method.customer_id != customer_id:
+                raise InvalidField("payment_method_id", "the payment method is not the customer's")
+            self._store.put(
+                CUSTOMERS, merchant_id, evolve(customer, default_payment_method_id=payment_method_id)
+            )
+            return method
+
+    def on_event(self, event: Event) -> None:
+        """Save the card of a paid payment that asked for it, or note when a saved one was last used."""
+        payment = event.resource
+        if event.event_type not in _PAID or not isinstance(payment, Payment):
+            return
+        if payment.payment_method_id is None:
+            return
+        merchant_id = payment.merchant_id
+        saved = self.find(merchant_id, payment.payment_method_id)
+        if saved is not None:
+            self._store.put(PAYMENT_METHODS, merchant_id, evolve(saved, last_used_at=event.created))
+            return
+        echoed = payment.echoed or {}
+        mandate_data = echoed.get("mandate_data") or {}
+        card = (payment.payment_method_data or {}).get("card")
+        method = build(
+            SavedPaymentMethod,
+            payment_method_id=payment.payment_method_id,
+            merchant_id=merchant_id,
+            payment_method=payment.payment_method or "card",
+            payment_method_type=payment.payment_method_type,
+            created=event.created,
+            payment_token=_new_token(),
+            customer_id=payment.customer_id,
+            card=None if card is None else _saved_card(card),
+            card_key=payment.card_key,
+            details=None if card is not None else dict(payment.payment_method_data or {}),
+            billing=payment.billing,
+            customer_acceptance=mandate_data.get("customer_acceptance") or echoed.get("customer_acceptance"),
+            off_session=echoed.get("setup_future_usage") == "off_session" or payment.mandate_id is not None,
+            last_used_at=event.created,
+        )
+        self._store.put(PAYMENT_METHODS, merchant_id, method)
+
+
+def _saved_card(summary: Mapping[str, Any]) -> JsonObject:
+    return {name: summary.get(name) for name in _SAVED_CARD_FIELDS}
+
+
+def _other_details(kind: str, fields: Mapping[str, Any]) -> JsonObject:
+    data = fields.get(kind) or (fields.get("payment_method_data") or {}).get(kind)
+    if data is None:
+        raise InvalidField(kind, f"the {kind} details of the payment method", missing=True)
+    if kind not in _OTHER_KINDS:
+        raise InvalidField("payment_method", f"card or one of {', '.join(_OTHER_KINDS)}")
+    return {kind: kept_account(data)}
+
+
+def _new_token() -> str:
+    return f"token_{new_secret(20)}"
