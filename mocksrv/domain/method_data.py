@@ -6,6 +6,7 @@ digits only), and matched to its outcome in the magic-value table.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -21,8 +22,10 @@ from mocksrv.domain.recurring.records import (
     PAYMENT_METHODS,
     Mandate,
     MandateInvalid,
+    MandateStatus,
     SavedPaymentMethod,
     mandate_refusal,
+    status_refusal,
 )
 from mocksrv.domain.store import MemoryStore, Query
 
@@ -131,7 +134,13 @@ class MethodData:
     def _recurring(self, paying: Paying, kind: str, value: str, path: str) -> dict[str, Any]:
         if kind == "mandate_id":
             mandate = self._mandate(paying.merchant_id, value)
+            if mandate.status is not MandateStatus.ACTIVE:
+                raise MandateInvalid(status_refusal(mandate), param="mandate_id")
             self._check_customer(paying, mandate.customer_id, path)
+            # Charging a mandate is a merchant-initiated payment: the customer is not there.
+            paying = dataclasses.replace(
+                paying, context=dataclasses.replace(paying.context, off_session=True)
+            )
             saved = self._saved_method(paying.merchant_id, mandate.payment_method_id)
             if saved is None:
                 raise MandateInvalid("the mandate's payment method has been deleted", param=path)

@@ -25,13 +25,15 @@ from mocksrv.domain.method_data import MethodData, Paying
 from mocksrv.domain.models import Capture, CaptureMethod, Page, Payment, build, evolve
 from mocksrv.domain.outbox import Outbox
 from mocksrv.domain.outcomes import SUCCESS, Context, Outcome, OutcomeResult
+from mocksrv.domain.payment_fields import described_fields
 from mocksrv.domain.payment_states import (
     CAPTURE_CONFLICT_STATES,
     PAYMENT_TRANSITIONS,
     PaymentEvent,
     PaymentStatus,
 )
-from mocksrv.domain.recurring.records import MANDATES, Mandate, MandateStatus, MandateType
+from mocksrv.domain.recurring.records import MANDATES, Mandate
+from mocksrv.domain.recurring.setup import set_up, sets_up
 from mocksrv.domain.scheduler import Scheduler
 from mocksrv.domain.store import MemoryStore, Query
 
@@ -39,58 +41,6 @@ PAYMENTS = "payment"
 CUSTOMERS = "customer"
 SETTLE_TIMER = "payment.settle"
 EXPIRE_TIMER = "payment.expire"
-
-# Fields copied as given from a create or update body onto the payment.
-_DESCRIPTIVE = (
-    "customer_id",
-    "email",
-    "name",
-    "phone",
-    "phone_country_code",
-    "description",
-    "statement_descriptor",
-    "metadata",
-    "billing",
-    "return_url",
-    "order_details",
-    "browser_info",
-    "authentication_type",
-    "customer_acceptance",
-)
-
-# Fields of the real service's payment request that mocksrv does not act on but keeps as sent and
-# shows in every answer about the payment, as the real service's payment response does.
-ECHOED = (
-    "shipping",
-    "setup_future_usage",
-    "off_session",
-    "mandate_data",
-    "statement_descriptor_name",
-    "statement_descriptor_suffix",
-    "payment_experience",
-    "business_country",
-    "business_label",
-    "allowed_payment_method_types",
-    "connector_metadata",
-    "surcharge_details",
-    "frm_metadata",
-    "request_extended_authorization",
-    "merchant_order_reference_id",
-    "order_tax_amount",
-    "shipping_cost",
-    "force_3ds_challenge",
-    "is_iframe_redirection_enabled",
-    "payment_channel",
-    "enable_partial_authorization",
-    "enable_overcapture",
-    "is_stored_credential",
-    "mit_category",
-    "billing_descriptor",
-    "tokenization",
-    "partner_merchant_identifier_details",
-    "payment_token",
-    "split_payments",
-)
 
 # The step an outcome takes; with the operation it makes the event name ("confirm" + "charge").
 _STEPS = {
@@ -169,11 +119,11 @@ class PaymentService:
         if profile is None:
             raise InvalidField("profile_id", "no such business profile")
         payment_id = fields.get("payment_id") or new_id("pay")
-        if fields["amount"] == 0 and not _sets_up(fields):
+        if fields["amount"] == 0 and not sets_up(fields):
             raise InvalidField(
                 "amount", "0 only for a setup payment, with mandate_data or setup_future_usage"
             )
-        described = _described(fields)
+        described = described_fields(fields)
         if "return_url" not in described and profile.return_url is not None:
             described["return_url"] = profile.return_url
         method = {}
@@ -224,7 +174,7 @@ class PaymentService:
             PAYMENT_TRANSITIONS.check_action(payment.status, "update")
             now = self._clock.now(merchant_id)
             check_customer(self._store, merchant_id, fields)
-            changes = _described(fields, payment.echoed)
+            changes = described_fields(fields, payment.echoed)
             changes.update({name: fields[name] for name in ("amount", "currency") if name in fields})
             if "capture_method" in fields:
                 changes["capture_method"] = CaptureMethod(fields["capture_method"])
@@ -251,7 +201,7 @@ class PaymentService:
             PAYMENT_TRANSITIONS.check_action(payment.status, "confirm")
             if client_secret is not None and now >= payment.client_secret_expires_at:
                 raise ClientSecretExpired()
-            changes = _described(fields, payment.echoed)
+            changes = described_fields(fields, payment.echoed)
             if self._methods.sends_method(fields):
                 changes.update(self._resolve(payment, fields, changes, now))
             outcome = changes.get("outcome", payment.outcome)
@@ -395,7 +345,7 @@ class PaymentService:
         merchant_id = payment.merchant_id
         if mandate is not None:  # stored first: the payment's event moves it (MandateService.on_event)
             self._store.put(MANDATES, merchant_id, mandate)
-        updated = self._lifecycle.move(payment, _EVENTS[f"{action}.{step}"], now, **sent, **changes)
+        updated = self._lifecycle.move(payment, _EVENTS[f"{action}.{step}"], now, **{**sent, **changes})
         if step == "authorize":
             self._scheduler.schedule(
                 merchant_id, now + self._capture_window, EXPIRE_TIMER, payment.payment_id
@@ -422,7 +372,10 @@ class PaymentService:
             fields,
             changes.get("customer_id", payment.customer_id),
             changes.get("billing", payment.billing),
-            _context(changes.get("echoed", payment.echoed), payment.authentication_type),
+            _context(
+                changes.get("echoed", payment.echoed),
+                changes.get("authentication_type", payment.authentication_type),
+            ),
         )
         return self._methods.resolve(paying, now)
 
@@ -435,47 +388,7 @@ class PaymentService:
                 payment.mandate_id, merchant_id, payment.amount, payment.currency, now
             )
             return None
-        echoed = payment.echoed or {}
-        mandate_data = echoed.get("mandate_data")
-        if mandate_data is None and echoed.get("setup_future_usage") is None:
-            return None
-        if payment.customer_id is None:
-            raise InvalidField(
-                "customer_id",
-                "a payment that saves its method or sets up a mandate needs a customer",
-                missing=True,
-            )
-        method_id = payment.payment_method_id or new_id("pm")
-        changes["payment_method_id"] = method_id
-        if mandate_data is None:
-            return None
-        acceptance = mandate_data.get("customer_acceptance") or payment.customer_acceptance
-        if acceptance is None:
-            raise InvalidField("mandate_data.customer_acceptance", missing=True)
-        changes["mandate_id"] = mandate_id = new_id("man")
-        kind, limits = _mandate_type(mandate_data)
-        card = (payment.payment_method_data or {}).get("card")
-        return build(
-            Mandate,
-            mandate_id=mandate_id,
-            merchant_id=merchant_id,
-            status=MandateStatus.PENDING,
-            created=now,
-            updated_at=now,
-            payment_id=payment.payment_id,
-            payment_method_id=method_id,
-            payment_method=payment.payment_method or "card",
-            customer_id=payment.customer_id,
-            payment_method_type=payment.payment_method_type,
-            card=card,
-            customer_acceptance=acceptance,
-            mandate_type=kind,
-            amount=limits.get("amount"),
-            currency=limits.get("currency"),
-            start_date=_moment(limits.get("start_date")),
-            end_date=_moment(limits.get("end_date")),
-            metadata=limits.get("metadata"),
-        )
+        return set_up(payment, changes, now)
 
 
 def check_customer(store: MemoryStore, merchant_id: str, fields: Mapping[str, Any]) -> None:
@@ -488,50 +401,8 @@ def check_customer(store: MemoryStore, merchant_id: str, fields: Mapping[str, An
         raise InvalidField(path, "no such customer; create it with POST /customers first")
 
 
-def _described(fields: Mapping[str, Any], echoed: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """What a create or update body sets of the payment's descriptive and echoed fields.
-
-    `customer.id` names the customer as `customer_id` does, and the billing sent inside
-    `payment_method_data` is the payment's billing when none is sent beside it.
-    """
-    described = {name: fields[name] for name in _DESCRIPTIVE if name in fields}
-    customer = fields.get("customer")
-    if customer is not None and "customer_id" not in described and customer.get("id") is not None:
-        described["customer_id"] = customer["id"]
-    billing = _method_billing(fields)
-    if "billing" not in described and billing is not None:
-        described["billing"] = billing
-    sent = {name: fields[name] for name in ECHOED if name in fields}
-    if sent:
-        described["echoed"] = {**(echoed or {}), **sent}
-    return described
-
-
-def _method_billing(fields: Mapping[str, Any]) -> Any:
-    """The billing sent inside `payment_method_data`, if any: the payment's when none is beside it."""
-    method_data = fields.get("payment_method_data")
-    return None if method_data is None else method_data.get("billing")
-
-
-def _sets_up(fields: Mapping[str, Any]) -> bool:
-    """Whether a payment sets up a mandate or saves its method: one that may be for 0."""
-    return fields.get("mandate_data") is not None or fields.get("setup_future_usage") is not None
-
-
 def _context(echoed: Mapping[str, Any] | None, authentication_type: str | None) -> Context:
     return Context(bool((echoed or {}).get("off_session")), authentication_type)
-
-
-def _mandate_type(mandate_data: Mapping[str, Any]) -> tuple[MandateType, Mapping[str, Any]]:
-    """Single or multi use, and its limits; a mandate without a type is multi use, without limits."""
-    mandate_type = mandate_data.get("mandate_type") or {}
-    if mandate_type.get("single_use") is not None:
-        return MandateType.SINGLE_USE, mandate_type["single_use"]
-    return MandateType.MULTI_USE, mandate_type.get("multi_use") or {}
-
-
-def _moment(text: str | None) -> datetime | None:
-    return None if text is None else datetime.fromisoformat(text)
 
 
 def _check_client_secret(payment: Payment, client_secret: str | None, required: bool) -> None:

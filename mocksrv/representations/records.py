@@ -25,6 +25,7 @@ def customer_json(customer: Customer) -> JsonObject:
         "address": customer.address,
         "metadata": customer.metadata,
         "tax_registration_id": customer.tax_registration_id,
+        "default_payment_method_id": customer.default_payment_method_id,
         "created_at": timestamp(customer.created),
     }
 

@@ -41,6 +41,7 @@ def customer(now: str, customer_id: Any, **fields: Any) -> dict[str, Any]:
         "address": None,
         "metadata": None,
         "tax_registration_id": None,
+        "default_payment_method_id": None,
         "created_at": now,
     }
     body.update(fields)

@@ -17,6 +17,7 @@ class CustomerAnswerSchema(AnswerSchema):
     address = fields.Dict(allow_none=True)
     metadata = fields.Dict(allow_none=True)
     tax_registration_id = fields.String(allow_none=True)
+    default_payment_method_id = fields.String(allow_none=True)
     created_at = fields.String()
 
 

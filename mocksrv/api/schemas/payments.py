@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from marshmallow import EXCLUDE, ValidationError, fields, post_load, validate, validates_schema
@@ -22,6 +22,7 @@ from mocksrv.api.schemas.common import (
     OneOf,
     Text,
 )
+from mocksrv.domain.clock import parse_timestamp
 from mocksrv.domain.merchants import MAX_SESSION_EXPIRY
 from mocksrv.domain.money import MAX_AMOUNT
 from mocksrv.domain.payment_states import PaymentStatus
@@ -162,7 +163,7 @@ class MandateAmountSchema(RequestSchema):
     @validates_schema
     def ends_after_start(self, data: dict[str, Any], **kwargs: Any) -> None:
         start, end = data.get("start_date"), data.get("end_date")
-        if start is not None and end is not None and _moment(end) <= _moment(start):
+        if start is not None and end is not None and parse_timestamp(end) <= parse_timestamp(start):
             raise ValidationError("Must be after start_date.", "end_date")
 
 
@@ -392,10 +393,6 @@ class PaymentRetrieveQuerySchema(RequestSchema):
     force_sync = fields.Boolean()
     expand_attempts = fields.Boolean()
     expand_captures = fields.Boolean()
-
-
-def _moment(text: str) -> datetime:
-    return datetime.fromisoformat(text)
 
 
 _MS = timedelta(milliseconds=1)

@@ -6,7 +6,7 @@ from marshmallow import EXCLUDE, fields, validate
 
 from mocksrv.api import real_values
 from mocksrv.api.schemas.common import BillingSchema, Limited, OneOf
-from mocksrv.fieldtypes import RESOURCE_ID, FreeForm, StrictInteger
+from mocksrv.fieldtypes import RESOURCE_ID, FreeForm
 from mocksrv.schema import RequestSchema
 
 
@@ -68,4 +68,4 @@ class SavedMethodsQuerySchema(RequestSchema):
         unknown = EXCLUDE
 
     client_secret = fields.String()
-    limit = StrictInteger(validate=validate.Range(1, 100))
+    limit = fields.Integer(validate=validate.Range(1, 100))

@@ -171,6 +171,11 @@ class PaymentMethodService:
         if saved is not None:
             self._store.put(PAYMENT_METHODS, merchant_id, evolve(saved, last_used_at=event.created))
             return
+        # Saved when first paid: authorized, or charged at once. The capture of an authorization
+        # saves nothing, so a card deleted in between stays deleted.
+        first_paid = event.event_type == EventType.PAYMENT_AUTHORIZED or payment.authorized_at is None
+        if not first_paid:
+            return
         echoed = payment.echoed or {}
         mandate_data = echoed.get("mandate_data") or {}
         card = (payment.payment_method_data or {}).get("card")

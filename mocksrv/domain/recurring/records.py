@@ -101,12 +101,17 @@ class MandateInvalid(DomainError):
         super().__init__(f"Mandate Validation Failed: {reason}", param=param)
 
 
-def mandate_refusal(mandate: Mandate, amount: int, currency: str, now: datetime) -> str | None:
-    """Why the mandate does not allow a charge of `amount` `currency` at `now`; None if it does."""
+def status_refusal(mandate: Mandate) -> str:
+    """Why a mandate that is not active cannot be charged."""
     if mandate.status is MandateStatus.REVOKED:
         return "the mandate has been revoked"
+    return f"the mandate is {mandate.status.value}, not active"
+
+
+def mandate_refusal(mandate: Mandate, amount: int, currency: str, now: datetime) -> str | None:
+    """Why the mandate does not allow a charge of `amount` `currency` at `now`; None if it does."""
     if mandate.status is not MandateStatus.ACTIVE:
-        return f"the mandate is {mandate.status.value}, not active"
+        return status_refusal(mandate)
     if mandate.start_date is not None and now < mandate.start_date:
         return "the mandate has not started yet"
     if mandate.end_date is not None and now > mandate.end_date:
