@@ -15,10 +15,14 @@ def last_four(number: str) -> str:
 
 
 def kept_account(details: Mapping[str, Any]) -> dict[str, Any]:
-    """The details with every account number cut to its last four; the rest as sent."""
-    return {
-        name: last_four(str(value))
-        if name in ACCOUNT_NUMBER_FIELDS and isinstance(value, str | int)
-        else value
-        for name, value in details.items()
-    }
+    """The details with every account number cut to its last four, also in the objects inside them
+    (a bank debit's `{"ach_bank_debit": {"account_number": ...}}`); the rest as sent."""
+    return {name: _kept(name, value) for name, value in details.items()}
+
+
+def _kept(name: str, value: Any) -> Any:
+    if name in ACCOUNT_NUMBER_FIELDS and isinstance(value, str | int):
+        return last_four(str(value))
+    if isinstance(value, Mapping):
+        return kept_account(value)
+    return value

@@ -38,6 +38,8 @@ AUTHENTICATION_REQUIRED = Outcome(
     error_message="The card requires authentication, and the customer is not present.",
 )
 RECURRING_TYPES = ("mandate_id", "payment_method_id")
+# The kinds of method data that hold bank account numbers: kept with their last four digits only.
+ACCOUNT_KINDS = ("bank_transfer", "bank_debit")
 # Method data that goes with a `payment_token`: the saved card's CVC, as a checkout page collects it.
 CARD_TOKEN = "card_token"
 # The fields that name a saved method or a mandate to pay with.
@@ -109,7 +111,7 @@ class MethodData:
             kept: dict[str, Any] = {"card": card_summary(card, now, method_type)}
             matched = {"card": {**card, "card_number": number}}
             extra["card_key"] = card_key(number)
-        elif kind == "bank_transfer":
+        elif kind in ACCOUNT_KINDS:
             kept, matched = {kind: kept_account(data[kind])}, {kind: data[kind]}
         else:
             kept = matched = {kind: data[kind]}

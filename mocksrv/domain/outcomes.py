@@ -123,11 +123,7 @@ class OutcomeRule:
                     return False
             elif number not in self.card_numbers:
                 return False
-        for path, needle in self.fields_contain:
-            value = _dig(data, path)
-            if not isinstance(value, str) or needle.lower() not in value.lower():
-                return False
-        return True
+        return all(_contains(_dig(data, path), needle.lower()) for path, needle in self.fields_contain)
 
     def to_data(self) -> dict[str, Any]:
         match: dict[str, Any] = {}
@@ -188,6 +184,17 @@ def _dig(data: Mapping[str, Any], path: str) -> Any:
             return None
         value = value.get(part)
     return value
+
+
+def _contains(value: Any, needle: str) -> bool:
+    """Whether the text, or any text in the object or list, holds `needle` (given in lower case)."""
+    if isinstance(value, str):
+        return needle in value.lower()
+    if isinstance(value, Mapping):
+        return any(_contains(item, needle) for item in value.values())
+    if isinstance(value, list):
+        return any(_contains(item, needle) for item in value)
+    return False
 
 
 def _rule(item: Any, path: str) -> OutcomeRule:

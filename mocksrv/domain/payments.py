@@ -58,6 +58,7 @@ REJECTED_CODE = "manual_review_rejected"
 REJECTED_MESSAGE = "The payment was rejected after manual review"
 AUTHENTICATION_FAILED_CODE = "authentication_failed"
 AUTHENTICATION_FAILED_MESSAGE = "The customer did not complete 3D Secure authentication"
+NOT_AUTHORIZED_MESSAGE = "The customer did not authorize the payment"
 
 
 class PaymentService:
@@ -294,7 +295,11 @@ class PaymentService:
                 PaymentEvent.AUTHENTICATE_DECLINE,
                 now,
                 error_code=AUTHENTICATION_FAILED_CODE,
-                error_message=AUTHENTICATION_FAILED_MESSAGE,
+                error_message=(
+                    AUTHENTICATION_FAILED_MESSAGE
+                    if payment.payment_method == "card"
+                    else NOT_AUTHORIZED_MESSAGE
+                ),
                 next_outcome=None,
             )
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import segno
+
 from mocksrv.domain.disputes import Dispute
 from mocksrv.domain.ephemeral_keys import EphemeralKey
 from mocksrv.domain.models import Customer, Payment
@@ -22,11 +24,26 @@ def challenge_path(merchant_id: str, payment_id: str) -> str:
     return f"/web/3ds/{merchant_id}/{payment_id}"
 
 
+# The method types whose customer scans a QR code with a phone, as the real service shows them.
+QR_METHOD_TYPES = frozenset({"we_chat_pay", "ali_pay"})
+
+
 def next_action(payment: Payment, base_url: str) -> JsonObject | None:
+    """Where the customer goes: the hosted authorization page, as a link or a QR code of it."""
     if payment.status is not PaymentStatus.REQUIRES_CUSTOMER_ACTION:
         return None
-    url = f"{base_url.rstrip('/')}{challenge_path(payment.merchant_id, payment.payment_id)}"
-    return {"type": "redirect_to_url", "redirect_to_url": f"{url}?client_secret={payment.client_secret}"}
+    path = challenge_path(payment.merchant_id, payment.payment_id)
+    url = f"{base_url.rstrip('/')}{path}?client_secret={payment.client_secret}"
+    if payment.payment_method_type in QR_METHOD_TYPES:
+        return {
+            "type": "qr_code_information",
+            "image_data_url": segno.make(url, error="m").svg_data_uri(),
+            "display_to_timestamp": None,
+            "qr_code_url": url,
+            "display_text": None,
+            "border_color": None,
+        }
+    return {"type": "redirect_to_url", "redirect_to_url": url}
 
 
 def payment_json(

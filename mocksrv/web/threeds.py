@@ -1,4 +1,10 @@
-"""The 3D Secure challenge page that a payment's next_action sends the customer to."""
+"""The hosted authorization page that a payment's next_action sends the customer to.
+
+One page for every method that sends the customer somewhere: 3D Secure for a card, the provider's
+page for pay later, bank redirects and wallet redirects (the link of a QR code for the methods paid
+by phone). It names the method and the amount, and offers Complete (Authorize) and Fail, and
+Cancel for the methods other than cards; each returns to the payment's `return_url`, signed.
+"""
 
 from __future__ import annotations
 
@@ -7,12 +13,38 @@ from werkzeug.wrappers import Response
 
 from mocksrv.contract import Auth, documented
 from mocksrv.domain.errors import ClientSecretMissing, InvalidField
+from mocksrv.domain.models import Payment
 from mocksrv.domain.payment_states import PAYMENT_TRANSITIONS
 from mocksrv.domain.signing import signed_redirect
 from mocksrv.representations import challenge_path
 from mocksrv.rest import sandbox
 
 threeds = Blueprint("threeds", __name__, template_folder="templates")
+
+# How the page names a method type; any other is named from its value ("bank_x" -> "Bank X").
+METHOD_NAMES = {
+    "klarna": "Klarna",
+    "affirm": "Affirm",
+    "afterpay_clearpay": "Afterpay / Clearpay",
+    "ideal": "iDEAL",
+    "eps": "EPS",
+    "giropay": "giropay",
+    "sofort": "Sofort",
+    "przelewy24": "Przelewy24",
+    "bancontact_card": "Bancontact",
+    "blik": "BLIK",
+    "paypal": "PayPal",
+    "ali_pay": "Alipay",
+    "we_chat_pay": "WeChat Pay",
+}
+_CANCELLED_REASON = "cancelled by the customer on the authorization page"
+
+
+def method_name(payment: Payment) -> str:
+    method_type = payment.payment_method_type or payment.payment_method or "card"
+    if payment.payment_method == "card":
+        return "Card"
+    return METHOD_NAMES.get(method_type, method_type.replace("_", " ").capitalize())
 
 
 def _client_secret() -> str:
@@ -25,24 +57,42 @@ def _client_secret() -> str:
 @threeds.get(challenge_path("<merchant_id>", "<payment_id>"))
 @documented(auth=Auth.NONE, content_type="text/html", errors=(400,))
 def challenge(merchant_id: str, payment_id: str) -> str:
-    """The challenge page: the customer completes or fails the authentication."""
+    """The page: the customer authorizes the payment, fails it, or (not for a card) cancels it."""
     client_secret = _client_secret()
     payment = sandbox().payments.retrieve(merchant_id, payment_id, client_secret, secret_required=True)
     PAYMENT_TRANSITIONS.check_action(payment.status, "authenticate")
-    return render_template("threeds.html", payment=payment, client_secret=client_secret)
+    card = payment.payment_method == "card"
+    name = method_name(payment)
+    return render_template(
+        "threeds.html",
+        payment=payment,
+        client_secret=client_secret,
+        title="3D Secure authentication" if card else f"Pay with {name}",
+        prompt="Your bank asks you to confirm this payment."
+        if card
+        else f"Authorize this payment with {name}.",
+        method=name,
+        complete_label="Complete" if card else "Authorize",
+        cancellable=not card,
+    )
 
 
 @threeds.post(challenge_path("<merchant_id>", "<payment_id>"))
 @documented(auth=Auth.NONE, status=302, content_type="text/html", errors=(400, 413))
 def finish(merchant_id: str, payment_id: str) -> Response:
-    """Finish the challenge from its form, and redirect to the payment's return_url, signed."""
+    """Finish from the page's form, and redirect to the payment's return_url, signed."""
     client_secret = _client_secret()
     payments = sandbox().payments
-    payments.retrieve(merchant_id, payment_id, client_secret, secret_required=True)
+    payment = payments.retrieve(merchant_id, payment_id, client_secret, secret_required=True)
     action = request.form.get("action")
-    if action not in ("complete", "fail"):
-        raise InvalidField("action", "complete or fail", missing=action is None)
-    payment = payments.authenticate(merchant_id, payment_id, completed=action == "complete")
+    allowed = ("complete", "fail") if payment.payment_method == "card" else ("complete", "fail", "cancel")
+    if action not in allowed:
+        raise InvalidField("action", " or ".join(allowed), missing=action is None)
+    if action == "cancel":
+        PAYMENT_TRANSITIONS.check_action(payment.status, "authenticate")
+        payment = payments.cancel(merchant_id, payment_id, _CANCELLED_REASON)
+    else:
+        payment = payments.authenticate(merchant_id, payment_id, completed=action == "complete")
     profile = sandbox().merchants.default_profile(merchant_id)
     params = {
         "status": payment.status.value,
@@ -50,6 +100,6 @@ def finish(merchant_id: str, payment_id: str) -> Response:
         "payment_intent_client_secret": payment.client_secret,
         "amount": str(payment.amount),
     }
-    # The challenge is only offered to payments with a return_url, so it is always there.
+    # The page is only offered to payments with a return_url, so it is always there.
     location = signed_redirect(payment.return_url or "", params, profile.payment_response_hash_key)
     return redirect(location, code=302)

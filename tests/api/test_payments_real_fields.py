@@ -143,7 +143,9 @@ def test_a_scheduled_payment_is_captured_as_a_manual_one(api: Api) -> None:
     )
 
 
-MODELLED = {"card", "crypto", "wallet", "bank_transfer"}
+# Modelled: test_redirect_methods_api.py has the methods that go through the authorization page, and
+# the bank debits.
+MODELLED = {"card", "crypto", "wallet", "bank_transfer", "pay_later", "bank_redirect", "bank_debit"}
 
 
 @pytest.mark.parametrize("kind", [k for k in real_values.PAYMENT_METHOD_DATA_KINDS if k not in MODELLED])

@@ -43,7 +43,7 @@ ATTEMPT_STATUSES = [
     "voided",
     "expired",
 ]
-NEXT_ACTION_TYPES = ["redirect_to_url"]
+NEXT_ACTION_TYPES = ["redirect_to_url", "qr_code_information"]
 
 
 def _sent(schema: type[Schema], name: str) -> Any:
@@ -143,10 +143,16 @@ class PaymentBillingAnswerSchema(AnswerSchema):
 
 
 class PaymentNextActionAnswerSchema(AnswerSchema):
-    """Where to send the customer: the 3D Secure challenge page, with the client secret."""
+    """Where to send the customer: the hosted authorization page, with the client secret; as a link
+    (`redirect_to_url`), or as a QR code of the link for the methods paid by phone."""
 
     type = one_of(NEXT_ACTION_TYPES)
-    redirect_to_url = fields.String()
+    redirect_to_url = fields.String(metadata={"optional": True})
+    image_data_url = fields.String(metadata={"optional": True})
+    qr_code_url = fields.String(metadata={"optional": True})
+    display_to_timestamp = fields.Integer(allow_none=True, metadata={"optional": True})
+    display_text = fields.String(allow_none=True, metadata={"optional": True})
+    border_color = fields.String(allow_none=True, metadata={"optional": True})
 
 
 class PaymentAttemptAnswerSchema(AnswerSchema):

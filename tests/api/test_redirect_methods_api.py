@@ -1,0 +1,294 @@
+"""Methods that send the customer elsewhere, through the one hosted authorization page (pay later,
+bank redirects, wallet redirects and QR codes), and bank debits that settle days later."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+import pytest
+from flask.testing import FlaskClient
+
+from mocksrv import verify_redirect
+from tests.api.expected import challenge_url, invalid, later
+from tests.api.scenarios import advance, ok, payment_count, retrieve
+from tests.conftest import Api
+from tests.payloads import BILLING, PROFILE_ID, SIGNING_KEY
+
+pytestmark = pytest.mark.usefixtures("frozen")
+
+RETURN_URL = "https://shop.example/return"
+PAGE = "/web/3ds/merchant_default/pay_1"
+THREE_DAYS = 3 * 24 * 3600
+
+# (payment_method, payment_method_type, method data, the name the page shows)
+REDIRECTS = [
+    ("pay_later", "klarna", {"klarna_redirect": {}}, "Klarna"),
+    ("pay_later", "affirm", {"affirm_redirect": {}}, "Affirm"),
+    ("pay_later", "afterpay_clearpay", {"afterpay_clearpay_redirect": {}}, "Afterpay / Clearpay"),
+    ("bank_redirect", "ideal", {"ideal": {"bank_name": "ing"}}, "iDEAL"),
+    ("bank_redirect", "eps", {"eps": {"bank_name": "bank_austria"}}, "EPS"),
+    ("bank_redirect", "giropay", {"giropay": {}}, "giropay"),
+    ("bank_redirect", "sofort", {"sofort": {"country": "DE"}}, "Sofort"),
+    ("bank_redirect", "przelewy24", {"przelewy24": {}}, "Przelewy24"),
+    ("wallet", "paypal", {"paypal_redirect": {}}, "PayPal"),
+]
+
+
+def pay(api: Api, method: str, method_type: str, data: dict[str, Any], **fields: Any) -> dict[str, Any]:
+    body = {
+        "payment_id": "pay_1",
+        "amount": 2599,
+        "currency": "EUR",
+        "profile_id": PROFILE_ID,
+        "confirm": True,
+        "return_url": RETURN_URL,
+        "payment_method": method,
+        "payment_method_type": method_type,
+        "payment_method_data": {method: data},
+        "billing": copy.deepcopy(BILLING),
+        **fields,
+    }
+    return ok(api.post("/payments", body))
+
+
+def klarna(api: Api, **fields: Any) -> dict[str, Any]:
+    return pay(api, "pay_later", "klarna", {"klarna_redirect": {}}, **fields)
+
+
+def event_types(api: Api) -> list[str]:
+    """The merchant's event types, oldest first."""
+    return [event["event_type"] for event in reversed(ok(api.get("/__mock/events?limit=100"))["data"])]
+
+
+def press(client: FlaskClient, secret: str, action: str) -> Any:
+    return client.post(PAGE, data={"client_secret": secret, "action": action})
+
+
+def returned(location: str) -> dict[str, str]:
+    """The query the customer's browser comes back to the shop with, once its signature is checked."""
+    assert verify_redirect(location, SIGNING_KEY)
+    assert location.startswith(f"{RETURN_URL}?")
+    return dict(parse_qsl(urlsplit(location).query))
+
+
+@pytest.mark.parametrize(("method", "method_type", "data", "name"), REDIRECTS)
+def test_a_redirect_method_waits_for_the_customer_on_the_authorization_page(
+    api: Api, client: FlaskClient, method: str, method_type: str, data: dict[str, Any], name: str
+) -> None:
+    payment = pay(api, method, method_type, data)
+
+    assert (payment["status"], payment["next_action"]) == (
+        "requires_customer_action",
+        {"type": "redirect_to_url", "redirect_to_url": challenge_url("pay_1", payment["client_secret"])},
+    )
+    page = client.get(payment["next_action"]["redirect_to_url"])
+    html = page.get_data(as_text=True)
+    assert page.status_code == 200
+    assert f"<title>Pay with {name}</title>" in html
+    assert f'<dd id="method">{name}</dd>' in html
+    assert '<dd id="amount">2599 EUR</dd>' in html
+    assert [line.strip() for line in html.splitlines() if line.strip().startswith("<button")] == [
+        '<button class="complete" type="submit" name="action" value="complete">Authorize</button>',
+        '<button class="fail" type="submit" name="action" value="fail">Fail</button>',
+        '<button class="cancel" type="submit" name="action" value="cancel">Cancel</button>',
+    ]
+
+
+@pytest.mark.parametrize(
+    ("action", "status", "error"),
+    [
+        ("complete", "succeeded", None),
+        ("fail", "failed", ("authentication_failed", "The customer did not authorize the payment")),
+        ("cancel", "cancelled", None),
+    ],
+)
+def test_each_button_finishes_the_payment_and_returns_to_the_shop_signed(
+    api: Api, client: FlaskClient, frozen: str, action: str, status: str, error: tuple[str, str] | None
+) -> None:
+    secret = klarna(api)["client_secret"]
+
+    response = press(client, secret, action)
+
+    assert response.status_code == 302
+    assert returned(response.headers["Location"]) == {
+        "status": status,
+        "payment_id": "pay_1",
+        "payment_intent_client_secret": secret,
+        "amount": "2599",
+        "signature": returned(response.headers["Location"])["signature"],
+        "signature_algorithm": "HMAC-SHA512",
+    }
+    payment = retrieve(api, "pay_1")
+    assert (payment["status"], payment["next_action"]) == (status, None)
+    assert (payment["error_code"], payment["error_message"]) == (error or (None, None))
+    assert payment["amount_received"] == (2599 if status == "succeeded" else 0)
+    assert payment["cancellation_reason"] == (
+        "cancelled by the customer on the authorization page" if status == "cancelled" else None
+    )
+
+
+def test_the_page_reports_each_outcome_as_a_webhook_event(api: Api, client: FlaskClient) -> None:
+    secret = klarna(api)["client_secret"]
+
+    press(client, secret, "complete")
+
+    assert event_types(api) == ["action_required", "payment_succeeded"]
+
+
+def test_a_card_challenge_offers_no_cancel(api: Api, client: FlaskClient) -> None:
+    card = {
+        "card_number": "4000003800000446",
+        "card_exp_month": "12",
+        "card_exp_year": "2099",
+        "card_cvc": "123",
+    }
+    secret = pay(api, "card", "credit", card)["client_secret"]
+
+    html = client.get(f"{PAGE}?client_secret={secret}").get_data(as_text=True)
+    response = press(client, secret, "cancel")
+
+    assert "<title>3D Secure authentication</title>" in html
+    assert 'value="cancel"' not in html
+    assert (response.status_code, response.json) == (400, invalid("action", "complete or fail"))
+    assert retrieve(api, "pay_1")["status"] == "requires_customer_action"
+
+
+def test_a_redirect_method_needs_a_return_url(api: Api) -> None:
+    count = payment_count(api)
+
+    response = api.post(
+        "/payments",
+        {
+            "amount": 2599,
+            "currency": "EUR",
+            "profile_id": PROFILE_ID,
+            "confirm": True,
+            "payment_method": "bank_redirect",
+            "payment_method_type": "ideal",
+            "payment_method_data": {"bank_redirect": {"ideal": {}}},
+            "billing": copy.deepcopy(BILLING),
+        },
+    )
+
+    assert (response.status_code, response.json["error"]["message"]) == (
+        400,
+        "Missing required param: return_url",
+    )
+    assert payment_count(api) == count
+
+
+@pytest.mark.parametrize(("method_type", "name"), [("we_chat_pay", "WeChat Pay"), ("ali_pay", "Alipay")])
+def test_a_phone_wallet_shows_a_qr_code_of_the_page(
+    api: Api, client: FlaskClient, method_type: str, name: str
+) -> None:
+    payment = pay(api, "wallet", method_type, {f"{method_type}_qr": {}})
+
+    action = payment["next_action"]
+    url = challenge_url("pay_1", payment["client_secret"])
+    assert payment["status"] == "requires_customer_action"
+    assert {key: value for key, value in action.items() if key != "image_data_url"} == {
+        "type": "qr_code_information",
+        "display_to_timestamp": None,
+        "qr_code_url": url,
+        "display_text": None,
+        "border_color": None,
+    }
+    assert action["image_data_url"].startswith("data:image/svg+xml;charset=utf-8,%3Csvg")
+    assert f"<title>Pay with {name}</title>" in client.get(url).get_data(as_text=True)
+
+
+def test_apple_pay_still_succeeds_at_once(api: Api) -> None:
+    payment = pay(api, "wallet", "apple_pay", {"apple_pay": {"payment_data": "eyJ0b2tlbiI6IjEifQ=="}})
+
+    assert (payment["status"], payment["next_action"]) == ("succeeded", None)
+
+
+# -- bank debits ------------------------------------------------------------------------------------
+
+ACH = {"ach_bank_debit": {"account_number": "000123456789", "routing_number": "110000000"}}
+
+
+def debit(api: Api, data: dict[str, Any], method_type: str = "ach") -> dict[str, Any]:
+    return pay(api, "bank_debit", method_type, data, currency="USD")
+
+
+@pytest.mark.parametrize(
+    ("method_type", "data", "kept"),
+    [
+        ("ach", ACH, {"ach_bank_debit": {"account_number": "****6789", "routing_number": "110000000"}}),
+        (
+            "sepa",
+            {"sepa_bank_debit": {"iban": "DE89370400440532013000"}},
+            {"sepa_bank_debit": {"iban": "****3000"}},
+        ),
+        (
+            "bacs",
+            {"bacs_bank_debit": {"account_number": "00012345", "sort_code": "108800"}},
+            {"bacs_bank_debit": {"account_number": "****2345", "sort_code": "108800"}},
+        ),
+        (
+            "becs",
+            {"becs_bank_debit": {"account_number": "000123456", "bsb_number": "000000"}},
+            {"becs_bank_debit": {"account_number": "****3456", "bsb_number": "000000"}},
+        ),
+    ],
+)
+def test_a_bank_debit_is_processing_then_settles_three_days_later(
+    api: Api, frozen: str, method_type: str, data: dict[str, Any], kept: dict[str, Any]
+) -> None:
+    payment = debit(api, data, method_type)
+    assert (payment["status"], payment["payment_method_data"]) == ("processing", {"bank_debit": kept})
+
+    advance(api, THREE_DAYS - 1)
+    assert retrieve(api, "pay_1")["status"] == "processing"
+    advance(api, 1)
+
+    settled = retrieve(api, "pay_1")
+    assert (settled["status"], settled["amount_received"], settled["modified_at"]) == (
+        "succeeded",
+        2599,
+        later(frozen, THREE_DAYS),
+    )
+
+
+@pytest.mark.parametrize(
+    ("account", "code", "message"),
+    [
+        ("000111111113", "insufficient_funds", "The bank returned the debit: insufficient funds."),
+        ("000111111116", "account_closed", "The bank returned the debit: the account is closed."),
+    ],
+)
+def test_a_magic_account_is_returned_after_the_settlement_delay(
+    api: Api, account: str, code: str, message: str
+) -> None:
+    debit(api, {"ach_bank_debit": {"account_number": account, "routing_number": "110000000"}})
+
+    advance(api, THREE_DAYS)
+
+    returned_payment = retrieve(api, "pay_1")
+    assert (
+        returned_payment["status"],
+        returned_payment["error_code"],
+        returned_payment["error_message"],
+    ) == (
+        "failed",
+        code,
+        message,
+    )
+    assert returned_payment["payment_method_data"]["bank_debit"]["ach_bank_debit"]["account_number"] == (
+        f"****{account[-4:]}"
+    )
+    assert event_types(api) == ["payment_processing", "payment_failed"]
+
+
+def test_no_account_number_is_kept_whole(api: Api) -> None:
+    debit(api, {"ach_bank_debit": {"account_number": "000111111116", "routing_number": "110000000"}})
+    advance(api, THREE_DAYS)
+
+    shown = api.get("/payments/pay_1").get_data(as_text=True)
+    events = api.get("/__mock/events?limit=100").get_data(as_text=True)
+
+    assert "000111111116" not in shown
+    assert "000111111116" not in events

@@ -1,0 +1,104 @@
+"""Klarna and iDEAL through the hosted authorization page, and ACH debits settled on the mock
+clock, against a real `mocksrv serve` process, each on a merchant of its own."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from mocksrv import verify_redirect
+from tests.e2e.harness import Merchant, TimeoutSession, forms_of
+from tests.e2e.test_flows import RETURN_URL, query_of, retrieve, submit_challenge, without_query
+from tests.payloads import BILLING
+
+THREE_DAYS = 3 * 24 * 3600
+
+
+def pay(merchant: Merchant, method: str, method_type: str, data: dict[str, Any]) -> dict[str, Any]:
+    response = merchant.post(
+        "/payments",
+        {
+            "amount": 4500,
+            "currency": "EUR",
+            "profile_id": merchant.profile_id,
+            "confirm": True,
+            "return_url": RETURN_URL,
+            "payment_method": method,
+            "payment_method_type": method_type,
+            "payment_method_data": {method: data},
+            "billing": copy.deepcopy(BILLING),
+        },
+    )
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+@pytest.mark.parametrize(
+    ("method", "method_type", "data", "name"),
+    [
+        ("pay_later", "klarna", {"klarna_redirect": {}}, "Klarna"),
+        ("bank_redirect", "ideal", {"ideal": {"bank_name": "ing"}}, "iDEAL"),
+    ],
+)
+def test_a_redirect_payment_is_authorized_on_the_page_and_returns_signed(
+    merchant: Merchant, method: str, method_type: str, data: dict[str, Any], name: str
+) -> None:
+    created = pay(merchant, method, method_type, data)
+    page_url = created["next_action"]["redirect_to_url"]
+    with TimeoutSession() as browser:
+        page = browser.get(page_url)
+    form = forms_of(page.text)[0]
+
+    response = submit_challenge(page_url, "complete")
+
+    assert created["status"] == "requires_customer_action"
+    assert f"Pay with {name}" in page.text
+    assert [(b.value, b.label) for b in form.buttons] == [
+        ("complete", "Authorize"),
+        ("fail", "Fail"),
+        ("cancel", "Cancel"),
+    ]
+    location = response.headers["Location"]
+    assert (response.status_code, without_query(location)) == (302, RETURN_URL)
+    assert verify_redirect(location, merchant.signing_key)
+    params = query_of(location)
+    assert (params["status"], params["payment_id"], params["amount"]) == (
+        "succeeded",
+        created["payment_id"],
+        "4500",
+    )
+    assert retrieve(merchant, created["payment_id"])["status"] == "succeeded"
+
+
+def test_a_redirect_payment_cancelled_on_the_page_returns_cancelled(merchant: Merchant) -> None:
+    created = pay(merchant, "pay_later", "klarna", {"klarna_redirect": {}})
+
+    response = submit_challenge(created["next_action"]["redirect_to_url"], "cancel")
+
+    assert query_of(response.headers["Location"])["status"] == "cancelled"
+    assert retrieve(merchant, created["payment_id"])["status"] == "cancelled"
+
+
+@pytest.mark.parametrize(
+    ("account", "status", "error_code"),
+    [("000123456789", "succeeded", None), ("000111111113", "failed", "insufficient_funds")],
+)
+def test_an_ach_debit_settles_or_is_returned_three_days_later(
+    merchant: Merchant, account: str, status: str, error_code: str | None
+) -> None:
+    merchant.freeze()
+    created = pay(
+        merchant,
+        "bank_debit",
+        "ach",
+        {"ach_bank_debit": {"account_number": account, "routing_number": "110000000"}},
+    )
+
+    merchant.advance(seconds=THREE_DAYS)
+
+    settled = retrieve(merchant, created["payment_id"])
+    assert created["status"] == "processing"
+    assert (settled["status"], settled["error_code"]) == (status, error_code)
