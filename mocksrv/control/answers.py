@@ -13,6 +13,7 @@ from mocksrv.domain.webhooks import DeliveryState
 TIMER_KINDS = [
     payments.SETTLE_TIMER,
     payments.EXPIRE_TIMER,
+    payments.TRANSFER_TIMER,
     refunds.SETTLE_TIMER,
     payouts.SETTLE_TIMER,
     disputes.DEADLINE_TIMER,

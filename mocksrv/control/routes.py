@@ -220,6 +220,14 @@ def finish_authentication(payment_id: str) -> Json:
     return show_payment(payment)
 
 
+@control.post("/payments/<id:payment_id>/transfer")
+@documented("PaymentAnswerSchema", body=_merchant_only, auth=Auth.CONTROL, errors=(400,))
+def transfer_arrived(payment_id: str) -> Json:
+    """The customer's bank transfer arrived: a bank-transfer payment waiting for it goes on."""
+    merchant_id = _merchant(load(_merchant_only, json_body()))
+    return show_payment(sandbox().payments.transfer_arrived(merchant_id, payment_id))
+
+
 @control.get("/transitions")
 @documented(ControlTransitionsAnswerSchema, auth=Auth.CONTROL)
 def transitions() -> Json:

@@ -17,6 +17,7 @@ class OutcomeResult(StrEnum):
     CHALLENGE = "challenge"  # 3D Secure: the customer must authenticate
     REVIEW = "review"  # held for manual review
     PROCESSING = "processing"  # settled later on the mock clock
+    TRANSFER = "transfer"  # waits for the customer's bank transfer, until its window passes
 
 
 # Which result may follow a challenge or a processing step.
@@ -28,7 +29,10 @@ _FOLLOWERS = {
         OutcomeResult.PROCESSING,
     },
     OutcomeResult.PROCESSING: {OutcomeResult.SUCCESS, OutcomeResult.DECLINE},
+    OutcomeResult.TRANSFER: {OutcomeResult.SUCCESS, OutcomeResult.DECLINE},
 }
+# How long an outcome waits when its rule does not say (`after_seconds`).
+_DEFAULT_WAIT = {OutcomeResult.PROCESSING: 10, OutcomeResult.TRANSFER: 7 * 24 * 3600}
 
 DEFAULT_DECLINE_MESSAGE = "Your card was declined."
 
@@ -277,13 +281,13 @@ def _outcome(item: Any, path: str) -> Outcome:
         if then.result not in followers:
             raise InvalidField(f"{path}.then.result", f"cannot follow {result.value}")
     after = item.get("after_seconds")
-    if result is OutcomeResult.PROCESSING:
+    if result in _DEFAULT_WAIT:
         if after is None:
-            after = 10
+            after = _DEFAULT_WAIT[result]
         if not isinstance(after, int) or isinstance(after, bool) or after < 0:
             raise InvalidField(f"{path}.after_seconds", "a whole number of seconds, 0 or more")
     elif after is not None:
-        raise InvalidField(f"{path}.after_seconds", "only a processing outcome waits")
+        raise InvalidField(f"{path}.after_seconds", "only a processing or transfer outcome waits")
     error_code = _optional_str(item, "error_code", path)
     error_message = _optional_str(item, "error_message", path)
     if result is OutcomeResult.DECLINE:

@@ -41,6 +41,7 @@ PAYMENTS = "payment"
 CUSTOMERS = "customer"
 SETTLE_TIMER = "payment.settle"
 EXPIRE_TIMER = "payment.expire"
+TRANSFER_TIMER = "payment.transfer_window"
 
 # The step an outcome takes; with the operation it makes the event name ("confirm" + "charge").
 _STEPS = {
@@ -48,6 +49,7 @@ _STEPS = {
     OutcomeResult.CHALLENGE: "challenge",
     OutcomeResult.REVIEW: "review",
     OutcomeResult.PROCESSING: "defer",
+    OutcomeResult.TRANSFER: "challenge",  # the customer's action: sending the transfer
 }
 
 # Each event by its name ("confirm.charge"), as `PaymentEvent(name)` finds it, without the enum's lookup.
@@ -59,6 +61,8 @@ REJECTED_MESSAGE = "The payment was rejected after manual review"
 AUTHENTICATION_FAILED_CODE = "authentication_failed"
 AUTHENTICATION_FAILED_MESSAGE = "The customer did not complete 3D Secure authentication"
 NOT_AUTHORIZED_MESSAGE = "The customer did not authorize the payment"
+TRANSFER_EXPIRED_CODE = "transfer_expired"
+TRANSFER_EXPIRED_MESSAGE = "The bank transfer did not arrive before the transfer window closed"
 
 
 class PaymentService:
@@ -88,6 +92,7 @@ class PaymentService:
         )
         scheduler.register(SETTLE_TIMER, self._settle)
         scheduler.register(EXPIRE_TIMER, self._expire)
+        scheduler.register(TRANSFER_TIMER, self._transfer_window_passed)
 
     # -- reads --------------------------------------------------------------------------------
 
@@ -303,7 +308,32 @@ class PaymentService:
                 next_outcome=None,
             )
 
+    def transfer_arrived(self, merchant_id: str, payment_id: str) -> Payment:
+        """The customer's bank transfer arrived (the control plane): the payment turns out as its
+        outcome says."""
+        with self._store.transaction(merchant_id):
+            payment = self._get(merchant_id, payment_id)
+            PAYMENT_TRANSITIONS.check_action(payment.status, "authenticate")
+            if payment.payment_method != "bank_transfer":
+                raise InvalidField("payment_id", "the payment does not wait for a bank transfer")
+            return self._apply(
+                payment, payment.next_outcome or SUCCESS, "authenticate", self._clock.now(merchant_id)
+            )
+
     # -- timers -------------------------------------------------------------------------------
+
+    def _transfer_window_passed(self, merchant_id: str, payment_id: str) -> None:
+        payment = self._store.get(PAYMENTS, merchant_id, payment_id)
+        if payment is None or payment.status is not PaymentStatus.REQUIRES_CUSTOMER_ACTION:
+            return
+        self._lifecycle.move(
+            payment,
+            PaymentEvent.AUTHENTICATE_DECLINE,
+            self._clock.now(merchant_id),
+            error_code=TRANSFER_EXPIRED_CODE,
+            error_message=TRANSFER_EXPIRED_MESSAGE,
+            next_outcome=None,
+        )
 
     def _settle(self, merchant_id: str, payment_id: str) -> None:
         payment = self._store.get(PAYMENTS, merchant_id, payment_id)
@@ -343,7 +373,7 @@ class PaymentService:
             changes.update(
                 amount_capturable=0, error_code=outcome.error_code, error_message=outcome.error_message
             )
-        elif outcome.result in (OutcomeResult.CHALLENGE, OutcomeResult.PROCESSING):
+        elif outcome.result in (OutcomeResult.CHALLENGE, OutcomeResult.PROCESSING, OutcomeResult.TRANSFER):
             changes["next_outcome"] = outcome.then
         if outcome.result is OutcomeResult.CHALLENGE and not sent.get("return_url", payment.return_url):
             raise InvalidField("return_url", missing=True)
@@ -358,6 +388,9 @@ class PaymentService:
         elif step == "defer":
             due = now + timedelta(seconds=outcome.after_seconds or 0)
             self._scheduler.schedule(merchant_id, due, SETTLE_TIMER, payment.payment_id)
+        elif outcome.result is OutcomeResult.TRANSFER:
+            due = now + timedelta(seconds=outcome.after_seconds or 0)
+            self._scheduler.schedule(merchant_id, due, TRANSFER_TIMER, payment.payment_id)
         return updated
 
     # -- checks -------------------------------------------------------------------------------

@@ -32,6 +32,11 @@ def next_action(payment: Payment, base_url: str) -> JsonObject | None:
     """Where the customer goes: the hosted authorization page, as a link or a QR code of it."""
     if payment.status is not PaymentStatus.REQUIRES_CUSTOMER_ACTION:
         return None
+    if payment.payment_method == "bank_transfer":
+        return {
+            "type": "display_bank_transfer_information",
+            "bank_transfer_steps_and_charges_details": transfer_instructions(payment),
+        }
     path = challenge_path(payment.merchant_id, payment.payment_id)
     url = f"{base_url.rstrip('/')}{path}?client_secret={payment.client_secret}"
     if payment.payment_method_type in QR_METHOD_TYPES:
@@ -44,6 +49,47 @@ def next_action(payment: Payment, base_url: str) -> JsonObject | None:
             "border_color": None,
         }
     return {"type": "redirect_to_url", "redirect_to_url": url}
+
+
+# Where a customer sends a bank transfer, by method type, as the real service's instructions say it:
+# the sandbox's own test accounts, the payment's id as the reference.
+_RECEIVING_BANK = "mocksrv test bank"
+_HOLDER = "mocksrv sandbox"
+
+
+def transfer_instructions(payment: Payment) -> JsonObject:
+    reference = payment.payment_id
+    if payment.payment_method_type == "ach":
+        instructions: JsonObject = {
+            "ach_credit_transfer": {
+                "account_number": "000123456789",
+                "bank_name": _RECEIVING_BANK,
+                "routing_number": "110000000",
+                "swift_code": "MOCKUS00",
+            }
+        }
+    elif payment.payment_method_type == "bacs":
+        instructions = {
+            "bacs_bank_instructions": {
+                "account_holder_name": _HOLDER,
+                "account_number": "00012345",
+                "sort_code": "108800",
+            }
+        }
+    elif payment.payment_method_type == "multibanco":
+        instructions = {"multibanco": {"reference": reference, "entity": "12345"}}
+    else:  # SEPA, and any other type: an account in euros
+        instructions = {
+            "sepa_bank_instructions": {
+                "account_holder_name": _HOLDER,
+                "bic": "MOCKDEFFXXX",
+                "country": "DE",
+                "iban": "DE89370400440532013000",
+                "reference": reference,
+            }
+        }
+    receiver = {"amount_received": 0, "amount_charged": None, "amount_remaining": payment.amount}
+    return {**instructions, "receiver": receiver}
 
 
 def payment_json(

@@ -735,7 +735,7 @@ def test_the_outcome_is_fixed_when_the_method_is_attached(api: Api) -> None:
         ),
         (
             {"rules": [{"outcome": {"result": "success", "after_seconds": 5}}]},
-            invalid("rules.0.outcome.after_seconds", "only a processing outcome waits"),
+            invalid("rules.0.outcome.after_seconds", "only a processing or transfer outcome waits"),
         ),
         (
             {"rules": [{"outcome": {"result": "decline", "error_code": 51}}]},

@@ -292,3 +292,125 @@ def test_no_account_number_is_kept_whole(api: Api) -> None:
 
     assert "000111111116" not in shown
     assert "000111111116" not in events
+
+
+# -- bank transfers ---------------------------------------------------------------------------------
+
+WEEK = 7 * 24 * 3600
+SEPA_INSTRUCTIONS = {
+    "sepa_bank_instructions": {
+        "account_holder_name": "mocksrv sandbox",
+        "bic": "MOCKDEFFXXX",
+        "country": "DE",
+        "iban": "DE89370400440532013000",
+        "reference": "pay_1",
+    }
+}
+
+
+def transfer(api: Api, method_type: str = "sepa", account: str = "DE00123") -> dict[str, Any]:
+    return pay(api, "bank_transfer", method_type, {"account_number": account}, return_url=None)
+
+
+@pytest.mark.parametrize(
+    ("method_type", "instructions"),
+    [
+        ("sepa", SEPA_INSTRUCTIONS),
+        (
+            "ach",
+            {
+                "ach_credit_transfer": {
+                    "account_number": "000123456789",
+                    "bank_name": "mocksrv test bank",
+                    "routing_number": "110000000",
+                    "swift_code": "MOCKUS00",
+                }
+            },
+        ),
+        (
+            "bacs",
+            {
+                "bacs_bank_instructions": {
+                    "account_holder_name": "mocksrv sandbox",
+                    "account_number": "00012345",
+                    "sort_code": "108800",
+                }
+            },
+        ),
+        ("multibanco", {"multibanco": {"reference": "pay_1", "entity": "12345"}}),
+        ("pix", SEPA_INSTRUCTIONS),
+    ],
+)
+def test_a_bank_transfer_waits_with_the_transfer_instructions(
+    api: Api, method_type: str, instructions: dict[str, Any]
+) -> None:
+    payment = transfer(api, method_type)
+
+    assert (payment["status"], payment["next_action"]) == (
+        "requires_customer_action",
+        {
+            "type": "display_bank_transfer_information",
+            "bank_transfer_steps_and_charges_details": {
+                **instructions,
+                "receiver": {"amount_received": 0, "amount_charged": None, "amount_remaining": 2599},
+            },
+        },
+    )
+    assert payment["payment_method_data"] == {"bank_transfer": {"account_number": "****0123"}}
+
+
+def test_the_control_plane_says_the_transfer_arrived(api: Api, frozen: str) -> None:
+    transfer(api)
+    advance(api, WEEK - 1)
+
+    arrived = ok(api.post("/__mock/payments/pay_1/transfer", {}))
+
+    assert (arrived["status"], arrived["amount_received"], arrived["next_action"]) == (
+        "succeeded",
+        2599,
+        None,
+    )
+    assert arrived["modified_at"] == later(frozen, WEEK - 1)
+    assert retrieve(api, "pay_1") == arrived
+    assert event_types(api) == ["action_required", "payment_succeeded"]
+
+
+def test_a_transfer_to_a_decline_account_fails_when_it_arrives(api: Api) -> None:
+    transfer(api, account="decline-1")
+
+    arrived = ok(api.post("/__mock/payments/pay_1/transfer", {}))
+
+    assert (arrived["status"], arrived["error_code"], arrived["error_message"]) == (
+        "failed",
+        "transfer_failed",
+        "The bank transfer failed.",
+    )
+
+
+def test_a_transfer_that_never_arrives_fails_when_the_window_passes(api: Api) -> None:
+    transfer(api)
+
+    advance(api, WEEK)
+    late = api.post("/__mock/payments/pay_1/transfer", {})
+
+    payment = retrieve(api, "pay_1")
+    assert (payment["status"], payment["error_code"], payment["error_message"]) == (
+        "failed",
+        "transfer_expired",
+        "The bank transfer did not arrive before the transfer window closed",
+    )
+    assert event_types(api) == ["action_required", "payment_failed"]
+    assert late.status_code == 400
+    assert late.json["error"]["code"] == "IR_14"
+
+
+def test_only_a_bank_transfer_waits_for_a_transfer(api: Api) -> None:
+    klarna(api)
+
+    response = api.post("/__mock/payments/pay_1/transfer", {})
+
+    assert (response.status_code, response.json) == (
+        400,
+        invalid("payment_id", "the payment does not wait for a bank transfer"),
+    )
+    assert retrieve(api, "pay_1")["status"] == "requires_customer_action"

@@ -102,3 +102,16 @@ def test_an_ach_debit_settles_or_is_returned_three_days_later(
     settled = retrieve(merchant, created["payment_id"])
     assert created["status"] == "processing"
     assert (settled["status"], settled["error_code"]) == (status, error_code)
+
+
+def test_a_bank_transfer_is_completed_through_the_control_plane(merchant: Merchant) -> None:
+    created = pay(merchant, "bank_transfer", "sepa", {"account_number": "DE00123"})
+
+    arrived = merchant.post(f"/__mock/payments/{created['payment_id']}/transfer", {})
+
+    assert (created["status"], created["next_action"]["type"]) == (
+        "requires_customer_action",
+        "display_bank_transfer_information",
+    )
+    assert (arrived.status_code, arrived.json()["status"]) == (200, "succeeded")
+    assert retrieve(merchant, created["payment_id"])["status"] == "succeeded"

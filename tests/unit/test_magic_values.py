@@ -187,20 +187,34 @@ def test_crypto_payment_to_a_decline_address_fails_after_10_minutes(sandbox: San
     )
 
 
-def test_bank_transfer_is_processing_for_an_hour(sandbox: Sandbox) -> None:
+WEEK = 7 * 24 * 3600
+
+
+def test_bank_transfer_waits_for_the_transfer_for_a_week(sandbox: Sandbox) -> None:
     pending = pay_by(sandbox, "bank_transfer", "sepa", BANK)
-    assert pending.status is S.PROCESSING
-    assert settle(sandbox, pending.payment_id, 3599).status is S.PROCESSING
+    assert pending.status is S.REQUIRES_CUSTOMER_ACTION
+    assert settle(sandbox, pending.payment_id, WEEK - 1).status is S.REQUIRES_CUSTOMER_ACTION
 
 
-def test_bank_transfer_succeeds_after_an_hour(sandbox: Sandbox) -> None:
+def test_bank_transfer_succeeds_when_the_transfer_arrives(sandbox: Sandbox) -> None:
     pending = pay_by(sandbox, "bank_transfer", "sepa", BANK)
-    assert settle(sandbox, pending.payment_id, 3600).status is S.SUCCEEDED
+    settle(sandbox, pending.payment_id, WEEK - 1)
+    assert sandbox.payments.transfer_arrived(MERCHANT_ID, pending.payment_id).status is S.SUCCEEDED
 
 
-def test_bank_transfer_to_a_decline_account_fails_after_an_hour(sandbox: Sandbox) -> None:
+def test_bank_transfer_fails_when_its_window_passes(sandbox: Sandbox) -> None:
+    pending = pay_by(sandbox, "bank_transfer", "sepa", BANK)
+    settled = settle(sandbox, pending.payment_id, WEEK)
+    assert (settled.status, settled.error_code, settled.error_message) == (
+        S.FAILED,
+        "transfer_expired",
+        "The bank transfer did not arrive before the transfer window closed",
+    )
+
+
+def test_bank_transfer_to_a_decline_account_fails_when_the_transfer_arrives(sandbox: Sandbox) -> None:
     pending = pay_by(sandbox, "bank_transfer", "sepa", {**BANK, "account_number": "decline-0001"})
-    settled = settle(sandbox, pending.payment_id, 3600)
+    settled = sandbox.payments.transfer_arrived(MERCHANT_ID, pending.payment_id)
     assert (settled.status, settled.error_code, settled.error_message) == (
         S.FAILED,
         "transfer_failed",
@@ -483,7 +497,7 @@ BAD_TABLES: list[tuple[str, Any, str, str]] = [
         "wait on success",
         {"rules": [{"outcome": {"result": "success", "after_seconds": 5}}]},
         "rules.0.outcome.after_seconds",
-        "Invalid value provided: rules.0.outcome.after_seconds: only a processing outcome waits",
+        "Invalid value provided: rules.0.outcome.after_seconds: only a processing or transfer outcome waits",
     ),
     (
         "error_code not a string",

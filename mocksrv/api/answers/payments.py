@@ -43,7 +43,7 @@ ATTEMPT_STATUSES = [
     "voided",
     "expired",
 ]
-NEXT_ACTION_TYPES = ["redirect_to_url", "qr_code_information"]
+NEXT_ACTION_TYPES = ["redirect_to_url", "qr_code_information", "display_bank_transfer_information"]
 
 
 def _sent(schema: type[Schema], name: str) -> Any:
@@ -153,6 +153,7 @@ class PaymentNextActionAnswerSchema(AnswerSchema):
     display_to_timestamp = fields.Integer(allow_none=True, metadata={"optional": True})
     display_text = fields.String(allow_none=True, metadata={"optional": True})
     border_color = fields.String(allow_none=True, metadata={"optional": True})
+    bank_transfer_steps_and_charges_details = fields.Dict(metadata={"optional": True})
 
 
 class PaymentAttemptAnswerSchema(AnswerSchema):
