@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from mocksrv import verify_redirect
-from tests.e2e.harness import Merchant, TimeoutSession, forms_of
+from tests.e2e.harness import Merchant, Receiver, TimeoutSession, forms_of
 from tests.e2e.test_flows import RETURN_URL, query_of, retrieve, submit_challenge, without_query
 from tests.payloads import BILLING
 
@@ -115,3 +115,39 @@ def test_a_bank_transfer_is_completed_through_the_control_plane(merchant: Mercha
     )
     assert (arrived.status_code, arrived.json()["status"]) == (200, "succeeded")
     assert retrieve(merchant, created["payment_id"])["status"] == "succeeded"
+
+
+def test_each_outcome_of_the_other_methods_arrives_as_a_webhook(
+    webhook_merchant: Merchant, receiver: Receiver
+) -> None:
+    merchant = webhook_merchant
+    klarna = pay(merchant, "pay_later", "klarna", {"klarna_redirect": {}})
+    submit_challenge(klarna["next_action"]["redirect_to_url"], "complete")
+    ideal = pay(merchant, "bank_redirect", "ideal", {"ideal": {"bank_name": "ing"}})
+    submit_challenge(ideal["next_action"]["redirect_to_url"], "fail")
+    debits = [
+        pay(
+            merchant,
+            "bank_debit",
+            "ach",
+            {"ach_bank_debit": {"account_number": n, "routing_number": "110000000"}},
+        )
+        for n in ("000123456789", "000111111116")
+    ]
+    arrives = pay(merchant, "bank_transfer", "sepa", {"account_number": "DE00123"})
+    never = pay(merchant, "bank_transfer", "sepa", {"account_number": "DE00456"})
+    merchant.post(f"/__mock/payments/{arrives['payment_id']}/transfer", {})
+    merchant.advance(seconds=7 * 24 * 3600)
+
+    assert merchant.wait_webhooks(4.0) is True
+    seen: dict[str, list[str]] = {}
+    for body in receiver.bodies():
+        seen.setdefault(body["content"]["object"]["payment_id"], []).append(body["event_type"])
+    assert seen == {
+        klarna["payment_id"]: ["action_required", "payment_succeeded"],
+        ideal["payment_id"]: ["action_required", "payment_failed"],
+        debits[0]["payment_id"]: ["payment_processing", "payment_succeeded"],
+        debits[1]["payment_id"]: ["payment_processing", "payment_failed"],
+        arrives["payment_id"]: ["action_required", "payment_succeeded"],
+        never["payment_id"]: ["action_required", "payment_failed"],
+    }
