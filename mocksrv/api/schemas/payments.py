@@ -213,10 +213,11 @@ class BillingRule(RequestSchema):
     @validates_schema
     def billing_goes_with_method(self, data: dict[str, Any], **kwargs: Any) -> None:
         method_data = data.get("payment_method_data")
-        charges_mandate = method_data is not None and set(method_data) == {"mandate_payment"}
+        # A mandate to charge, or a saved card's CVC, names no new method to bill.
+        names_no_method = method_data is not None and set(method_data) <= {"mandate_payment", "card_token"}
         if (
             method_data is not None
-            and not charges_mandate
+            and not names_no_method
             and "billing" not in data
             and "billing" not in method_data
         ):
