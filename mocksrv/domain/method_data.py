@@ -55,6 +55,7 @@ class Paying:
     customer_id: str | None  # the payment's customer, as the request or the payment names it
     billing: Mapping[str, Any] | None
     context: Context
+    saves: bool = False  # the payment saves its card: the key of the number is kept for it
 
 
 class MethodData:
@@ -110,7 +111,8 @@ class MethodData:
             number = normalized_number(card)
             kept: dict[str, Any] = {"card": card_summary(card, now, method_type)}
             matched = {"card": {**card, "card_number": number}}
-            extra["card_key"] = card_key(number)
+            if paying.saves:
+                extra["card_key"] = card_key(number)
         elif kind in ACCOUNT_KINDS:
             kept, matched = {kind: kept_account(data[kind])}, {kind: data[kind]}
         else:

@@ -140,6 +140,7 @@ class PaymentService:
                 described.get("customer_id"),
                 described.get("billing"),
                 _context(described.get("echoed"), fields.get("authentication_type")),
+                saves=sets_up(fields),
             )
             method = self._methods.resolve(paying, now)
         expiry = fields.get("session_expiry", profile.session_expiry)
@@ -414,6 +415,7 @@ class PaymentService:
                 changes.get("echoed", payment.echoed),
                 changes.get("authentication_type", payment.authentication_type),
             ),
+            saves=sets_up(changes.get("echoed", payment.echoed) or {}),
         )
         return self._methods.resolve(paying, now)
 
