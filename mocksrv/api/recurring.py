@@ -101,9 +101,11 @@ def list_payment_customer_payment_methods() -> Json:
 @documented(AccountPaymentMethodsAnswerSchema, query=_saved_query, auth=Auth.PUBLISHABLE, errors=(404,))
 def list_account_payment_methods() -> Json:
     payment = _payment_of_client_secret()
-    profile = sandbox().merchants.profile(payment.merchant_id, payment.profile_id)
-    if profile is None:  # a profile is never deleted; the default one stands in all the same
-        profile = sandbox().merchants.default_profile(payment.merchant_id)
+    merchants = sandbox().merchants
+    # A profile is never deleted, so the payment's is there; the type says it may not be.
+    profile = merchants.profile(payment.merchant_id, payment.profile_id) or merchants.default_profile(
+        payment.merchant_id
+    )
     return account_payment_methods_json(payment, profile)
 
 

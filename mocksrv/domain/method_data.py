@@ -10,24 +10,24 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mocksrv.domain.bank import kept_account
 from mocksrv.domain.cards import card_key, card_summary, check_cvc, normalized_number
-from mocksrv.domain.errors import InvalidField, ResourceNotFound
+from mocksrv.domain.errors import InvalidField
 from mocksrv.domain.merchants import MerchantService
 from mocksrv.domain.outcomes import CARD_CHECKS, Context, Outcome, OutcomeResult
 from mocksrv.domain.recurring.records import (
-    MANDATES,
-    PAYMENT_METHODS,
-    Mandate,
     MandateInvalid,
     MandateStatus,
     SavedPaymentMethod,
     mandate_refusal,
     status_refusal,
 )
-from mocksrv.domain.store import MemoryStore, Query
+
+if TYPE_CHECKING:  # the services import the payments, which import this module
+    from mocksrv.domain.recurring.mandates import MandateService
+    from mocksrv.domain.recurring.payment_methods import PaymentMethodService
 
 # A bare `payment_method_data` that says "charge the mandate", with nothing else in it.
 MANDATE_PAYMENT = "mandate_payment"
@@ -58,14 +58,21 @@ class Paying:
     saves: bool = False  # the payment saves its card: the key of the number is kept for it
 
 
-class MethodData:
-    def __init__(self, store: MemoryStore, merchants: MerchantService) -> None:
-        self._store = store
-        self._merchants = merchants
+def sends_method(fields: Mapping[str, Any]) -> bool:
+    """Whether the request names what to pay with: method data, a saved method or a mandate."""
+    return any(fields.get(name) is not None for name in ("payment_method_data", *_SAVED_WAYS))
 
-    def sends_method(self, fields: Mapping[str, Any]) -> bool:
-        """Whether the request names what to pay with: method data, a saved method or a mandate."""
-        return any(fields.get(name) is not None for name in ("payment_method_data", *_SAVED_WAYS))
+
+class MethodResolver:
+    """Turns what a request pays with into the payment's method fields and outcome; the saved
+    methods and mandates it reads through their services."""
+
+    def __init__(
+        self, merchants: MerchantService, payment_methods: PaymentMethodService, mandates: MandateService
+    ) -> None:
+        self._merchants = merchants
+        self._payment_methods = payment_methods
+        self._mandates = mandates
 
     def resolve(self, paying: Paying, now: datetime) -> dict[str, Any]:
         """The payment's fields for what the request pays with, its outcome among them."""
@@ -82,7 +89,7 @@ class MethodData:
         self, mandate_id: str, merchant_id: str, amount: int, currency: str, now: datetime
     ) -> None:
         """HE_03 unless the mandate allows this charge now (at each confirmation)."""
-        mandate = self._mandate(merchant_id, mandate_id)
+        mandate = self._mandates.retrieve(merchant_id, mandate_id)
         reason = mandate_refusal(mandate, amount, currency, now)
         if reason is not None:
             raise MandateInvalid(reason, param="mandate_id")
@@ -130,14 +137,14 @@ class MethodData:
         }
 
     def _token(self, paying: Paying, token: str) -> dict[str, Any]:
-        saved = self._by_token(paying.merchant_id, token)
+        saved = self._payment_methods.by_token(paying.merchant_id, token)
         if saved is None:
             raise InvalidField("payment_token", "no such saved payment method")
         return self._saved(paying, saved, "payment_token")
 
     def _recurring(self, paying: Paying, kind: str, value: str, path: str) -> dict[str, Any]:
         if kind == "mandate_id":
-            mandate = self._mandate(paying.merchant_id, value)
+            mandate = self._mandates.retrieve(paying.merchant_id, value)
             if mandate.status is not MandateStatus.ACTIVE:
                 raise MandateInvalid(status_refusal(mandate), param="mandate_id")
             self._check_customer(paying, mandate.customer_id, path)
@@ -145,11 +152,11 @@ class MethodData:
             paying = dataclasses.replace(
                 paying, context=dataclasses.replace(paying.context, off_session=True)
             )
-            saved = self._saved_method(paying.merchant_id, mandate.payment_method_id)
+            saved = self._payment_methods.find(paying.merchant_id, mandate.payment_method_id)
             if saved is None:
                 raise MandateInvalid("the mandate's payment method has been deleted", param=path)
             return {**self._saved(paying, saved, path), "mandate_id": mandate.mandate_id}
-        saved = self._saved_method(paying.merchant_id, value)
+        saved = self._payment_methods.find(paying.merchant_id, value)
         if saved is None:
             raise InvalidField(path, "no such payment method")
         if paying.context.off_session and not saved.off_session:
@@ -204,22 +211,6 @@ class MethodData:
     def _check_customer(self, paying: Paying, owner: str | None, path: str) -> None:
         if owner is not None and paying.customer_id is not None and owner != paying.customer_id:
             raise InvalidField(path, "it belongs to another customer than the payment's")
-
-    def _mandate(self, merchant_id: str, mandate_id: str) -> Mandate:
-        mandate: Mandate | None = self._store.get(MANDATES, merchant_id, mandate_id)
-        if mandate is None:
-            raise ResourceNotFound("Mandate")
-        return mandate
-
-    def _saved_method(self, merchant_id: str, payment_method_id: str) -> SavedPaymentMethod | None:
-        saved: SavedPaymentMethod | None = self._store.get(PAYMENT_METHODS, merchant_id, payment_method_id)
-        return saved
-
-    def _by_token(self, merchant_id: str, token: str) -> SavedPaymentMethod | None:
-        found: list[SavedPaymentMethod] = self._store.query(
-            PAYMENT_METHODS, merchant_id, Query.of(payment_token=token, limit=1)
-        ).items
-        return found[0] if found else None
 
 
 def _recurring(fields: Mapping[str, Any]) -> tuple[str, str, str] | None:

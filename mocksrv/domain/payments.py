@@ -21,7 +21,7 @@ from mocksrv.domain.events import ContentType
 from mocksrv.domain.ids import new_id, new_secret
 from mocksrv.domain.lifecycle import Lifecycle
 from mocksrv.domain.merchants import MerchantService
-from mocksrv.domain.method_data import MethodData, Paying
+from mocksrv.domain.method_data import MethodResolver, Paying, sends_method
 from mocksrv.domain.models import Capture, CaptureMethod, Page, Payment, build, evolve
 from mocksrv.domain.outbox import Outbox
 from mocksrv.domain.outcomes import SUCCESS, Context, Outcome, OutcomeResult
@@ -73,13 +73,14 @@ class PaymentService:
         scheduler: Scheduler,
         outbox: Outbox,
         merchants: MerchantService,
+        methods: MethodResolver,
         capture_window: timedelta,
     ) -> None:
         self._store = store
         self._clock = clock
         self._scheduler = scheduler
         self._merchants = merchants
-        self._methods = MethodData(store, merchants)
+        self._methods = methods
         self._capture_window = capture_window
         self._lifecycle: Lifecycle[Payment, PaymentStatus, PaymentEvent] = Lifecycle(
             store,
@@ -133,7 +134,7 @@ class PaymentService:
         if "return_url" not in described and profile.return_url is not None:
             described["return_url"] = profile.return_url
         method = {}
-        if self._methods.sends_method(fields):
+        if sends_method(fields):
             paying = Paying(
                 merchant_id,
                 fields,
@@ -185,7 +186,7 @@ class PaymentService:
             changes.update({name: fields[name] for name in ("amount", "currency") if name in fields})
             if "capture_method" in fields:
                 changes["capture_method"] = CaptureMethod(fields["capture_method"])
-            if self._methods.sends_method(fields):
+            if sends_method(fields):
                 changes.update(self._resolve(payment, fields, changes, now))
                 event = PaymentEvent.ATTACH_METHOD
             else:
@@ -209,7 +210,7 @@ class PaymentService:
             if client_secret is not None and now >= payment.client_secret_expires_at:
                 raise ClientSecretExpired()
             changes = described_fields(fields, payment.echoed)
-            if self._methods.sends_method(fields):
+            if sends_method(fields):
                 changes.update(self._resolve(payment, fields, changes, now))
             outcome = changes.get("outcome", payment.outcome)
             if outcome is None:
@@ -289,25 +290,17 @@ class PaymentService:
             )
 
     def authenticate(self, merchant_id: str, payment_id: str, *, completed: bool) -> Payment:
-        """Finish a 3D Secure challenge: completed leads to the card's outcome, else a decline."""
+        """Finish the customer's action (3D Secure, a redirect, a transfer): completed leads to the
+        method's outcome, else a decline."""
         with self._store.transaction(merchant_id):
             payment = self._get(merchant_id, payment_id)
             PAYMENT_TRANSITIONS.check_action(payment.status, "authenticate")
             now = self._clock.now(merchant_id)
             if completed and payment.next_outcome is not None:
                 return self._apply(payment, payment.next_outcome, "authenticate", now)
-            return self._lifecycle.move(
-                payment,
-                PaymentEvent.AUTHENTICATE_DECLINE,
-                now,
-                error_code=AUTHENTICATION_FAILED_CODE,
-                error_message=(
-                    AUTHENTICATION_FAILED_MESSAGE
-                    if payment.payment_method == "card"
-                    else NOT_AUTHORIZED_MESSAGE
-                ),
-                next_outcome=None,
-            )
+            card = payment.payment_method == "card"
+            message = AUTHENTICATION_FAILED_MESSAGE if card else NOT_AUTHORIZED_MESSAGE
+            return self._fail_action(payment, now, AUTHENTICATION_FAILED_CODE, message)
 
     def transfer_arrived(self, merchant_id: str, payment_id: str) -> Payment:
         """The customer's bank transfer arrived (the control plane): the payment turns out as its
@@ -317,9 +310,7 @@ class PaymentService:
             PAYMENT_TRANSITIONS.check_action(payment.status, "authenticate")
             if payment.payment_method != "bank_transfer":
                 raise InvalidField("payment_id", "the payment does not wait for a bank transfer")
-            return self._apply(
-                payment, payment.next_outcome or SUCCESS, "authenticate", self._clock.now(merchant_id)
-            )
+            return self.authenticate(merchant_id, payment_id, completed=True)
 
     # -- timers -------------------------------------------------------------------------------
 
@@ -327,13 +318,8 @@ class PaymentService:
         payment = self._store.get(PAYMENTS, merchant_id, payment_id)
         if payment is None or payment.status is not PaymentStatus.REQUIRES_CUSTOMER_ACTION:
             return
-        self._lifecycle.move(
-            payment,
-            PaymentEvent.AUTHENTICATE_DECLINE,
-            self._clock.now(merchant_id),
-            error_code=TRANSFER_EXPIRED_CODE,
-            error_message=TRANSFER_EXPIRED_MESSAGE,
-            next_outcome=None,
+        self._fail_action(
+            payment, self._clock.now(merchant_id), TRANSFER_EXPIRED_CODE, TRANSFER_EXPIRED_MESSAGE
         )
 
     def _settle(self, merchant_id: str, payment_id: str) -> None:
@@ -350,6 +336,17 @@ class PaymentService:
         self._lifecycle.move(payment, PaymentEvent.EXPIRE, self._clock.now(merchant_id), amount_capturable=0)
 
     # -- the path of every change -------------------------------------------------------------
+
+    def _fail_action(self, payment: Payment, now: datetime, code: str, message: str) -> Payment:
+        """Decline a payment whose customer did not finish the action it waits for."""
+        return self._lifecycle.move(
+            payment,
+            PaymentEvent.AUTHENTICATE_DECLINE,
+            now,
+            error_code=code,
+            error_message=message,
+            next_outcome=None,
+        )
 
     def _apply(
         self, payment: Payment, outcome: Outcome, action: str, now: datetime, sent: Mapping[str, Any] = _NONE

@@ -18,6 +18,7 @@ from mocksrv.domain.merchants import (
     MerchantSeed,
     MerchantService,
 )
+from mocksrv.domain.method_data import MethodResolver
 from mocksrv.domain.models import Customer, Environment
 from mocksrv.domain.outbox import Outbox
 from mocksrv.domain.outcomes import OutcomeTable
@@ -144,6 +145,7 @@ class Sandbox:
             self.scheduler,
             self.outbox,
             self.merchants,
+            MethodResolver(self.merchants, self.payment_methods, self.mandates),
             timedelta(seconds=config.capture_window_seconds),
         )
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from mocksrv.domain.models import JsonObject as Record
 from mocksrv.domain.models import Payment, Profile
-from mocksrv.domain.recurring.records import Mandate, MandateStatus, SavedPaymentMethod
+from mocksrv.domain.recurring.records import Mandate, SavedPaymentMethod
 from mocksrv.representations.common import JsonObject, timestamp
 
 # The methods and method types a checkout page may offer for a payment, in the order it lists them:
@@ -134,7 +134,7 @@ def mandate_json(mandate: Mandate) -> JsonObject:
 def mandate_revoked_json(mandate: Mandate) -> JsonObject:
     return {
         "mandate_id": mandate.mandate_id,
-        "status": MandateStatus.REVOKED.value,
+        "status": mandate.status.value,
         "error_code": None,
         "error_message": None,
     }
