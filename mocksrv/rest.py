@@ -11,6 +11,7 @@ from typing import IO, Any
 import orjson
 from flask import Flask, Request, Response, current_app, g, jsonify, request
 from flask.json.provider import JSONProvider
+from flask_cors import CORS
 from marshmallow import Schema, ValidationError
 from werkzeug.exceptions import ClientDisconnected, HTTPException
 from werkzeug.routing import BaseConverter
@@ -99,6 +100,13 @@ def init_app(app: Flask, sandbox_: Sandbox, settings_: Settings) -> None:
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(Exception, _unexpected_error)
     app.after_request(_rate_limit_headers)
+    # A checkout page on the merchant's own origin calls the browser routes with the publishable
+    # key (the SDK's retrievePaymentIntent), as it calls the real service: any origin may, without
+    # cookies, since every key travels in a header.
+    CORS(app, allow_headers=["api-key", "Content-Type"], expose_headers=_EXPOSED, max_age=600)
+
+
+_EXPOSED = ["X-Ratelimit-Limit", "X-Ratelimit-Remaining", "X-Ratelimit-Reset", "Retry-After"]
 
 
 def error_response(status: int, code: str, message: str, param: str | None = None) -> Response:

@@ -7,6 +7,7 @@ from flask import Flask
 from mocksrv.api.customers import customers
 from mocksrv.api.disputes import disputes
 from mocksrv.api.events import events
+from mocksrv.api.links import links
 from mocksrv.api.payments import health, payments
 from mocksrv.api.payouts import payouts
 from mocksrv.api.profiles import profiles
@@ -26,3 +27,4 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(sessions)
     app.register_blueprint(events)
     app.register_blueprint(recurring)
+    app.register_blueprint(links)

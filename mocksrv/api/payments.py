@@ -46,7 +46,7 @@ def check_health() -> Json:
 def create_payment() -> Json:
     principal = authenticate()
     fields = load(_create, json_body())
-    return show_payment(sandbox().payments.create(principal.merchant_id, fields))
+    return show_payment(sandbox().payment_links.create_payment(principal.merchant_id, fields))
 
 
 @payments.post("/payments/list")

@@ -7,6 +7,7 @@ from marshmallow import fields
 from mocksrv.contract import AnswerSchema, one_of
 from mocksrv.domain import disputes, payments, payouts, refunds, webhooks
 from mocksrv.domain.events import ContentType, EventType
+from mocksrv.domain.links import records as links
 from mocksrv.domain.outcomes import CARD_CHECKS, CHECK_RESULTS, OutcomeResult
 from mocksrv.domain.webhooks import DeliveryState
 
@@ -19,6 +20,7 @@ TIMER_KINDS = [
     disputes.DEADLINE_TIMER,
     disputes.DECISION_TIMER,
     webhooks.RETRY_TIMER,
+    links.EXPIRE_TIMER,
 ]
 
 
@@ -104,6 +106,7 @@ class ControlTransitionsAnswerSchema(AnswerSchema):
     dispute = fields.List(fields.Nested(ControlTransitionAnswerSchema))
     payout = fields.List(fields.Nested(ControlTransitionAnswerSchema))
     mandate = fields.List(fields.Nested(ControlTransitionAnswerSchema))
+    payment_link = fields.List(fields.Nested(ControlTransitionAnswerSchema))
     webhook_delivery = fields.List(fields.Nested(ControlTransitionAnswerSchema))
 
 

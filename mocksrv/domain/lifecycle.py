@@ -41,10 +41,12 @@ class Lifecycle(Generic[RecordT, StateT, EventT]):
         *,
         kind: str,
         id_field: str,
-        content_type: ContentType,
+        content_type: ContentType | None = None,
         stamp_field: str = "updated_at",
         refuse: Callable[[RecordT, EventT], DomainError] | None = None,
     ) -> None:
+        if content_type is None and any(row.emits for row in table.rows):
+            raise ValueError(f"{table.resource} transitions emit events: name their content type")
         self._store = store
         self._outbox = outbox
         self._table = table
@@ -63,7 +65,7 @@ class Lifecycle(Generic[RecordT, StateT, EventT]):
             raise self._table.refusal(record.status, action_of(event))
         updated = evolve(record, status=row.target, **{self._stamp_field: now}, **changes)
         self._store.put(self._kind, record.merchant_id, updated)
-        if row.emits is not None:
+        if row.emits is not None and self._content_type is not None:
             record_id = getattr(record, self._id_field)
             self._outbox.emit(record.merchant_id, row.emits, self._content_type, record_id, updated, at=now)
         return updated

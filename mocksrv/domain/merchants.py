@@ -117,6 +117,7 @@ class MerchantService:
                 outcomes=seed.outcomes or self._default_outcomes,
                 rate_limit=seed.rate_limit,
                 connector=seed.connector,
+                publishable_key=publishable,
             )
             keys = ((KeyKind.SECRET, secret), (KeyKind.PUBLISHABLE, publishable))
             if secret == publishable or any(

@@ -131,6 +131,8 @@ class Merchant:
     outcomes: OutcomeTable
     rate_limit: int | None = None  # None: the server's setting
     connector: str = CONNECTOR  # the processor its payments name
+    # In full, unlike the secret key: it is public, and the hosted pages embed it as a checkout would.
+    publishable_key: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,6 +235,7 @@ class Payment:
     mandate_id: str | None = None  # the mandate it charges, or sets up
     card_key: str | None = None  # the key of the card's number, to save the card (cards.card_key)
     customer_acceptance: JsonObject | None = None  # as sent, for the method or mandate it saves
+    payment_link_id: str | None = None  # the link whose page takes it
     # Fields of the real service's request that mocksrv keeps as sent and shows back (`ECHOED`).
     echoed: JsonObject | None = None
 

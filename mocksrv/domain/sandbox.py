@@ -10,6 +10,8 @@ from mocksrv.domain.clock import Clock, SystemTime, initial_state, system_now
 from mocksrv.domain.customers import CustomerService
 from mocksrv.domain.disputes import DISPUTE_TRANSITIONS, DISPUTES, DisputeService
 from mocksrv.domain.ephemeral_keys import EPHEMERAL_KEY_COLLECTION, EPHEMERAL_KEYS, EphemeralKeyService
+from mocksrv.domain.links.records import PAYMENT_LINK_TRANSITIONS, PAYMENT_LINKS
+from mocksrv.domain.links.service import PaymentLinkService
 from mocksrv.domain.merchants import (
     API_KEYS,
     MERCHANTS,
@@ -48,6 +50,7 @@ COLLECTIONS = [
     Collection(ATTEMPTS, "attempt_id", created_field="attempted_at", indexed=("event_id",)),
     Collection(PAYMENT_METHODS, "payment_method_id", indexed=("customer_id", "payment_token")),
     Collection(MANDATES, "mandate_id", indexed=("customer_id",)),
+    Collection(PAYMENT_LINKS, "payment_link_id"),
     EPHEMERAL_KEY_COLLECTION,
 ]
 
@@ -57,6 +60,7 @@ TRANSITION_TABLES: dict[str, TransitionTable[Any, Any]] = {
     "dispute": DISPUTE_TRANSITIONS,
     "payout": PAYOUT_TRANSITIONS,
     "mandate": MANDATE_TRANSITIONS,
+    "payment_link": PAYMENT_LINK_TRANSITIONS,
     "webhook_delivery": DELIVERY_TRANSITIONS,
 }
 
@@ -72,6 +76,7 @@ RESETTABLE = [
     EPHEMERAL_KEYS,
     PAYMENT_METHODS,
     MANDATES,
+    PAYMENT_LINKS,
 ]
 
 # The payment that /__mock/seed creates, over and over.
@@ -148,6 +153,10 @@ class Sandbox:
             MethodResolver(self.merchants, self.payment_methods, self.mandates),
             timedelta(seconds=config.capture_window_seconds),
         )
+        self.payment_links = PaymentLinkService(
+            self.store, self.clock, self.scheduler, self.outbox, self.merchants, self.payments
+        )
+        self.outbox.subscribe(self.payment_links.on_event)
 
     def add_merchant(self, seed: MerchantSeed) -> MerchantCredentials:
         credentials = self.merchants.create(seed)

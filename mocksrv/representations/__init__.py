@@ -21,6 +21,9 @@ from mocksrv.representations.events import events_list_json as events_list_json
 from mocksrv.representations.events import outgoing_request_json as outgoing_request_json
 from mocksrv.representations.events import outgoing_response_json as outgoing_response_json
 from mocksrv.representations.events import resource_json as resource_json
+from mocksrv.representations.links import payment_link_json as payment_link_json
+from mocksrv.representations.links import payment_link_path as payment_link_path
+from mocksrv.representations.links import payment_link_url as payment_link_url
 from mocksrv.representations.payments import challenge_path as challenge_path
 from mocksrv.representations.payments import customer_details as customer_details
 from mocksrv.representations.payments import ephemeral_key_json as ephemeral_key_json

@@ -11,6 +11,7 @@ from mocksrv.domain.payment_states import PaymentStatus
 from mocksrv.domain.refunds import Refund
 from mocksrv.domain.sandbox import Sandbox
 from mocksrv.representations.common import JsonObject, timestamp
+from mocksrv.representations.links import payment_link_ref
 from mocksrv.representations.records import (
     dispute_json,
     refund_json,
@@ -149,6 +150,9 @@ def payment_json(
         "unified_message": payment.error_message,
         "mandate_id": payment.mandate_id,
         "payment_method_id": payment.payment_method_id,
+        "payment_link": None
+        if payment.payment_link_id is None
+        else payment_link_ref(payment.merchant_id, payment.payment_link_id, base_url),
         **(payment.echoed or {}),
         "customer": None if customer is None else customer_details(customer),
     }

@@ -13,7 +13,9 @@ from mocksrv.representations.common import JsonObject, timestamp
 # those mocksrv decides the outcome of (the magic values), by their real names.
 ENABLED_METHODS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("card", ("credit", "debit")),
-    ("wallet", ("apple_pay", "google_pay")),
+    ("pay_later", ("klarna", "affirm", "afterpay_clearpay")),
+    ("bank_redirect", ("ideal", "eps", "giropay", "sofort", "przelewy24")),
+    ("wallet", ("apple_pay", "google_pay", "paypal")),
     ("bank_transfer", ("ach", "sepa", "bacs")),
     ("crypto", ("crypto_currency",)),
 )

@@ -215,6 +215,7 @@ def card_payment(now: str, payment_id: str, number: str = "4242424242424242", **
         "unified_message": None,
         "mandate_id": None,
         "payment_method_id": None,
+        "payment_link": None,
         "customer": None,
     }
     body.update(changes)

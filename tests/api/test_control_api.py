@@ -902,7 +902,15 @@ def test_transitions_list_every_resources_table(api: Api) -> None:
     response = api.get("/__mock/transitions")
 
     assert response.status_code == 200
-    assert sorted(response.json) == ["dispute", "mandate", "payment", "payout", "refund", "webhook_delivery"]
+    assert sorted(response.json) == [
+        "dispute",
+        "mandate",
+        "payment",
+        "payment_link",
+        "payout",
+        "refund",
+        "webhook_delivery",
+    ]
     assert response.json["refund"][0] == {
         "from": "pending",
         "event": "settle.succeeded",

@@ -179,7 +179,9 @@ def offered(method: str, *types: str) -> dict[str, Any]:
 
 EVERY_METHOD = [
     offered("card", "credit", "debit"),
-    offered("wallet", "apple_pay", "google_pay"),
+    offered("pay_later", "klarna", "affirm", "afterpay_clearpay"),
+    offered("bank_redirect", "ideal", "eps", "giropay", "sofort", "przelewy24"),
+    offered("wallet", "apple_pay", "google_pay", "paypal"),
     offered("bank_transfer", "ach", "sepa", "bacs"),
     offered("crypto", "crypto_currency"),
 ]
@@ -1050,7 +1052,8 @@ def test_account_methods_of_a_guest_payment_in_euros(api: Api, browser: Api) -> 
             ["credit", "debit", "apple_pay"],
             [offered("card", "credit", "debit"), offered("wallet", "apple_pay")],
         ),
-        (["paypal"], []),
+        (["paypal", "klarna"], [offered("pay_later", "klarna"), offered("wallet", "paypal")]),
+        (["pix"], []),
     ],
     ids=case_id,
 )

@@ -15,6 +15,7 @@ from marshmallow import Schema, fields
 
 from mocksrv.api import schemas
 from mocksrv.api.answers.customers import CustomerDetailsAnswerSchema
+from mocksrv.api.answers.links import PaymentLinkRefAnswerSchema
 from mocksrv.contract import AnswerSchema, one_of
 from mocksrv.domain.cards import CARD_TYPES
 from mocksrv.domain.models import CaptureMethod
@@ -261,6 +262,7 @@ class PaymentAnswerSchema(AnswerSchema):
     mandate_data = _echoed("mandate_data")
     mandate_id = fields.String(allow_none=True)
     payment_method_id = fields.String(allow_none=True)
+    payment_link = fields.Nested(PaymentLinkRefAnswerSchema, allow_none=True)
     statement_descriptor_name = _echoed("statement_descriptor_name")
     statement_descriptor_suffix = _echoed("statement_descriptor_suffix")
     payment_experience = _echoed("payment_experience")

@@ -22,6 +22,7 @@ from mocksrv.api.schemas.common import (
     OneOf,
     Text,
 )
+from mocksrv.api.schemas.links import PaymentLinkConfigSchema
 from mocksrv.domain.clock import parse_timestamp
 from mocksrv.domain.merchants import MAX_SESSION_EXPIRY
 from mocksrv.domain.money import MAX_AMOUNT
@@ -283,7 +284,7 @@ class PaymentFieldsSchema(BillingRule):
     card_cvc = fields.String()
     merchant_connector_details = FreeForm()
     payment_link = StrictBoolean()
-    payment_link_config = FreeForm()
+    payment_link_config = fields.Nested(PaymentLinkConfigSchema)
     payment_link_config_id = fields.String()
     payment_type = OneOf(real_values.PAYMENT_TYPES)
     request_incremental_authorization = StrictBoolean()

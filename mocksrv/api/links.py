@@ -1,0 +1,48 @@
+"""Routes of /payment_link: create, list and retrieve a link; its page is in mocksrv.web."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, request
+
+from mocksrv.api.answers.links import PaymentLinkAnswerSchema, PaymentLinkListAnswerSchema
+from mocksrv.api.schemas.links import PaymentLinkCreateSchema, PaymentLinkListSchema, PaymentLinkQuerySchema
+from mocksrv.contract import documented
+from mocksrv.representations import list_json, payment_link_json
+from mocksrv.rest import authenticate, base_url, json_body, load, sandbox
+
+links = Blueprint("links", __name__)
+
+_create = PaymentLinkCreateSchema()
+_list = PaymentLinkListSchema()
+_query = PaymentLinkQuerySchema()
+
+Json = dict[str, Any]
+
+
+@links.post("/payment_link")
+@documented(PaymentLinkAnswerSchema, body=_create, errors=(404,))
+def create_payment_link() -> Json:
+    """A link, with the payment its page takes."""
+    principal = authenticate()
+    link = sandbox().payment_links.create(principal.merchant_id, load(_create, json_body()))
+    return payment_link_json(link, base_url())
+
+
+@links.post("/payment_link/list")
+@documented(PaymentLinkListAnswerSchema, body=_list)
+def list_payment_links() -> Json:
+    principal = authenticate()
+    page = sandbox().payment_links.list(principal.merchant_id, load(_list, json_body()))
+    return list_json([payment_link_json(link, base_url()) for link in page.items], page.total_count)
+
+
+@links.get("/payment_link/<id:payment_link_id>")
+@documented(PaymentLinkAnswerSchema, query=_query, errors=(404,))
+def retrieve_payment_link(payment_link_id: str) -> Json:
+    principal = authenticate()
+    load(_query, request.args.to_dict())
+    return payment_link_json(
+        sandbox().payment_links.retrieve(principal.merchant_id, payment_link_id), base_url()
+    )

@@ -1,0 +1,98 @@
+"""Request schemas of /payment_link, and the link configuration a payment create may carry."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import fields, post_load, validate
+
+from mocksrv.api import real_values
+from mocksrv.api.schemas.common import Amount, Currency, OneOf, Text
+from mocksrv.domain.links.records import LinkType, PaymentLinkStatus
+from mocksrv.domain.store import Query
+from mocksrv.fieldtypes import RESOURCE_ID, FreeForm, StrictBoolean, StrictInteger, Timestamp
+from mocksrv.schema import RequestSchema
+
+
+def _Short(**kwargs: Any) -> fields.String:  # noqa: N802 - reads as a field type
+    return fields.String(validate=validate.Length(max=255), **kwargs)
+
+
+class TransactionDetailSchema(RequestSchema):
+    key = _Short(required=True)
+    value = _Short(required=True)
+    ui_configuration = FreeForm()
+
+
+class PaymentLinkConfigSchema(RequestSchema):
+    """How the link's page looks: the spec's fields and the rest of the real service's."""
+
+    seller_name = _Short()
+    sdk_layout = _Short()  # "tabs" (the default) or "accordion"
+    allowed_payment_method_types = fields.List(OneOf(real_values.PAYMENT_METHOD_TYPES))
+    theme = _Short()
+    logo = _Short()
+    display_sdk_only = StrictBoolean()
+    enabled_saved_payment_method = StrictBoolean()
+    hide_card_nickname_field = StrictBoolean()
+    show_card_form_by_default = StrictBoolean()
+    transaction_details = fields.List(fields.Nested(TransactionDetailSchema))
+    background_image = FreeForm()
+    details_layout = fields.String()
+    payment_button_text = Text()
+    custom_message_for_card_terms = Text()
+    custom_message_for_payment_method_types = FreeForm()
+    payment_button_colour = fields.String()
+    skip_status_screen = StrictBoolean()
+    payment_button_text_colour = fields.String()
+    background_colour = fields.String()
+    sdk_ui_rules = FreeForm()
+    payment_link_ui_rules = FreeForm()
+    enable_button_only_on_form_ready = StrictBoolean()
+    payment_form_header_text = Text()
+    payment_form_label_type = fields.String()
+    show_card_terms = fields.String()
+    is_setup_mandate_flow = StrictBoolean()
+    color_icon_card_cvc_error = fields.String()
+
+
+class PaymentLinkCreateSchema(RequestSchema):
+    amount = Amount(required=True)
+    currency = Currency(required=True)
+    profile_id = fields.String()  # the merchant's default profile when absent
+    description = Text()
+    link_type = OneOf(tuple(t.value for t in LinkType))
+    expiry = Timestamp()  # 15 minutes after creation when absent
+    customer_id = fields.String(validate=RESOURCE_ID)
+    send_email = StrictBoolean()
+    email = fields.Email()
+    capture_method = OneOf(real_values.CAPTURE_METHODS)
+    authentication_type = OneOf(("three_ds", "no_three_ds"))
+    require_customer_info = StrictBoolean()
+    payment_link_config = fields.Nested(PaymentLinkConfigSchema)
+    return_url = fields.Url(require_tld=False)
+    metadata = FreeForm()
+
+
+class PaymentLinkListSchema(RequestSchema):
+    status = OneOf(tuple(s.value for s in PaymentLinkStatus))
+    created_gte = Timestamp()
+    created_lte = Timestamp()
+    limit = StrictInteger(validate=validate.Range(1, 100), load_default=10)
+    offset = StrictInteger(validate=validate.Range(min=0), load_default=0)
+
+    @post_load
+    def to_query(self, data: dict[str, Any], **kwargs: Any) -> Query:
+        return Query.of(**data)
+
+
+class PaymentLinkQuerySchema(RequestSchema):
+    client_secret = fields.String()
+
+
+class CustomerInfoSchema(RequestSchema):
+    """What a link's page asks the customer for, when the link requires it."""
+
+    client_secret = fields.String(required=True)
+    name = fields.String(required=True, validate=validate.Length(1, 255))
+    email = fields.Email(required=True)

@@ -1,0 +1,70 @@
+"""The record of a payment link and its transition table."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from enum import StrEnum
+
+from mocksrv.domain.models import JsonObject
+from mocksrv.domain.transitions import Transition, TransitionTable
+
+PAYMENT_LINKS = "payment_link"
+EXPIRE_TIMER = "payment_link.expire"
+DEFAULT_EXPIRY = timedelta(minutes=15)  # after creation, on the merchant's clock (decisions, section 4)
+
+
+class PaymentLinkStatus(StrEnum):
+    ACTIVE = "active"
+    EXPIRED = "expired"
+    COMPLETED = "completed"
+
+
+class PaymentLinkEvent(StrEnum):
+    """What happens to a link; the part before the dot is the operation it belongs to."""
+
+    EXPIRE = "expire.past_expiry"  # the merchant's clock passed the link's expiry
+    COMPLETE = "complete.paid"  # the payment of a one-time link succeeded or was authorized
+
+
+class LinkType(StrEnum):
+    ONE_TIME = "one_time"
+
+
+L = PaymentLinkStatus
+# The real service reports a link's payment through the payment's own events, and nothing of the
+# link itself: no row emits a webhook.
+PAYMENT_LINK_TRANSITIONS: TransitionTable[PaymentLinkStatus, PaymentLinkEvent] = TransitionTable(
+    "Payment link",
+    [
+        Transition(L.ACTIVE, PaymentLinkEvent.EXPIRE, L.EXPIRED),
+        Transition(L.ACTIVE, PaymentLinkEvent.COMPLETE, L.COMPLETED),
+    ],
+)
+
+
+@dataclass(frozen=True, slots=True)
+class PaymentLink:
+    payment_link_id: str
+    merchant_id: str
+    profile_id: str
+    payment_id: str  # the payment the link's page takes
+    status: PaymentLinkStatus
+    created: datetime
+    updated_at: datetime
+    expiry: datetime
+    amount: int
+    currency: str
+    link_type: LinkType = LinkType.ONE_TIME
+    description: str | None = None
+    customer_id: str | None = None
+    email: str | None = None
+    send_email: bool = False
+    capture_method: str | None = None
+    authentication_type: str | None = None
+    require_customer_info: bool = False
+    config: JsonObject | None = None  # payment_link_config as sent: seller_name, sdk_layout, ...
+
+    @property
+    def allowed_payment_method_types(self) -> list[str]:
+        return list((self.config or {}).get("allowed_payment_method_types") or ())

@@ -1,0 +1,337 @@
+"""Payment links: create, list and retrieve, the payment each takes, expiry and completion."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests import payloads
+from tests.api.expected import (
+    UNAUTHORIZED,
+    Matches,
+    case_id,
+    client_secret_of,
+    error,
+    invalid,
+    later,
+    missing,
+    unconfirmed_payment,
+)
+from tests.api.scenarios import DECLINE_CARD, advance, ok, retrieve
+from tests.conftest import Api
+from tests.payloads import MERCHANT_ID, PROFILE_ID
+
+pytestmark = pytest.mark.usefixtures("frozen")
+
+LINK_ID = Matches(r"plink_[A-Za-z0-9]{20}")
+PAYMENT_ID = Matches(r"pay_[A-Za-z0-9]{20}")
+FIFTEEN_MINUTES = 15 * 60
+LINK_NOT_FOUND = error("HE_02", "Payment Link does not exist in our records")
+CONFIG = {
+    "seller_name": "Acme Shoes",
+    "sdk_layout": "accordion",
+    "allowed_payment_method_types": ["credit", "debit", "klarna"],
+}
+
+
+def link_url(payment_link_id: str) -> str:
+    return f"http://localhost/payment_link/{MERCHANT_ID}/{payment_link_id}"
+
+
+def make_link(api: Api, **fields: Any) -> dict[str, Any]:
+    return ok(api.post("/payment_link", {"amount": 2599, "currency": "USD", **fields}))
+
+
+def expected_link(now: str, **changes: Any) -> dict[str, Any]:
+    """The answer of `make_link(api)` at the frozen time `now`; `changes` override."""
+    body = {
+        "payment_link_id": LINK_ID,
+        "link": Matches(rf"http://localhost/payment_link/{MERCHANT_ID}/plink_[A-Za-z0-9]{{20}}"),
+        "link_to_pay": Matches(rf"http://localhost/payment_link/{MERCHANT_ID}/plink_[A-Za-z0-9]{{20}}"),
+        "secure_link": None,
+        "merchant_id": MERCHANT_ID,
+        "profile_id": PROFILE_ID,
+        "payment_id": PAYMENT_ID,
+        "status": "active",
+        "amount": 2599,
+        "currency": "USD",
+        "description": None,
+        "link_type": "one_time",
+        "expiry": later(now, FIFTEEN_MINUTES),
+        "created_at": now,
+        "updated_at": now,
+        "customer_id": None,
+        "email": None,
+        "send_email": False,
+        "capture_method": "automatic",
+        "authentication_type": None,
+        "require_customer_info": False,
+        "payment_link_config": None,
+    }
+    body.update(changes)
+    return body
+
+
+def test_a_link_is_created_active_for_fifteen_minutes(api: Api, frozen: str) -> None:
+    response = api.post("/payment_link", {"amount": 2599, "currency": "USD"})
+
+    assert response.status_code == 200
+    link = response.json
+    assert link == expected_link(frozen)
+    assert link["link"] == link["link_to_pay"] == link_url(link["payment_link_id"])
+
+
+def test_a_link_keeps_every_field_of_the_spec(api: Api, frozen: str) -> None:
+    api.post("/customers", {"customer_id": "cus_1", "name": "Ada"})
+    fields = {
+        "description": "Red shoes, size 38",
+        "link_type": "one_time",
+        "expiry": later(frozen, 3600),
+        "customer_id": "cus_1",
+        "send_email": True,
+        "email": "ada@example.com",
+        "capture_method": "manual",
+        "authentication_type": "three_ds",
+        "require_customer_info": True,
+        "payment_link_config": CONFIG,
+    }
+
+    link = make_link(api, **fields)
+
+    assert link == expected_link(frozen, **fields)
+    assert ok(api.get(f"/payment_link/{link['payment_link_id']}")) == link
+
+
+def test_the_link_s_payment_waits_for_its_page(api: Api, frozen: str) -> None:
+    link = make_link(api, description="Red shoes", expiry=later(frozen, 3600))
+
+    payment = retrieve(api, link["payment_id"])
+
+    assert payment == unconfirmed_payment(
+        frozen,
+        link["payment_id"],
+        amount=2599,
+        description="Red shoes",
+        return_url=None,
+        client_secret=client_secret_of(link["payment_id"]),
+        expires_on=later(frozen, 3600),
+        payment_link={
+            "link": link["link"],
+            "secure_link": None,
+            "payment_link_id": link["payment_link_id"],
+        },
+    )
+
+
+def test_a_payment_created_with_payment_link_shows_its_link(api: Api, frozen: str) -> None:
+    body = payloads.payment(None, payment_id="pay_1", payment_link=True, payment_link_config=CONFIG)
+
+    payment = ok(api.post("/payments", body))
+
+    reference = payment["payment_link"]
+    assert reference == {
+        "link": Matches(r"http://localhost/payment_link/.+"),
+        "secure_link": None,
+        "payment_link_id": LINK_ID,
+    }
+    link = ok(api.get(f"/payment_link/{reference['payment_link_id']}"))
+    assert link == expected_link(
+        frozen,
+        payment_id="pay_1",
+        amount=payment["amount"],
+        currency=payment["currency"],
+        payment_link_config=CONFIG,
+    )
+
+
+def test_a_payment_with_a_link_is_not_confirmed_on_create(api: Api) -> None:
+    response = api.post("/payments", payloads.payment(payment_id="pay_1", payment_link=True, confirm=True))
+
+    assert response.status_code == 400
+    assert response.json == invalid("payment_link", "a payment with a link is confirmed on the link's page")
+    assert api.get("/payments/pay_1").status_code == 404
+
+
+def test_links_are_listed_newest_first(api: Api) -> None:
+    first = make_link(api, amount=100)
+    advance(api, 1)
+    second = make_link(api, amount=200)
+
+    response = api.post("/payment_link/list", {})
+
+    assert response.status_code == 200
+    assert response.json == {"count": 2, "total_count": 2, "data": [second, first]}
+
+
+def test_the_list_takes_a_status_limit_and_offset(api: Api) -> None:
+    expired = make_link(api, amount=100)
+    advance(api, FIFTEEN_MINUTES)
+    active = []
+    for amount in (200, 300, 400):
+        advance(api, 1)
+        active.append(make_link(api, amount=amount))
+
+    assert ok(api.post("/payment_link/list", {"status": "expired"}))["data"] == [
+        ok(api.get(f"/payment_link/{expired['payment_link_id']}"))
+    ]
+    page = ok(api.post("/payment_link/list", {"status": "active", "limit": 1, "offset": 1}))
+    assert (page["count"], page["total_count"], page["data"]) == (1, 3, [active[1]])
+
+
+def test_a_link_expires_at_its_expiry_on_the_merchant_s_clock(api: Api, frozen: str) -> None:
+    link = make_link(api, expiry=later(frozen, 60))
+    path = f"/payment_link/{link['payment_link_id']}"
+
+    advance(api, 59)
+    assert ok(api.get(path))["status"] == "active"
+    moved = advance(api, 1)
+
+    assert moved["timers_fired"] == [
+        {"due_at": later(frozen, 60), "kind": "payment_link.expire", "target_id": link["payment_link_id"]}
+    ]
+    assert ok(api.get(path)) == {**link, "status": "expired", "updated_at": later(frozen, 60)}
+
+
+def test_paying_a_one_time_link_completes_it(api: Api, browser: Api, frozen: str) -> None:
+    link = make_link(api)
+    payment = retrieve(api, link["payment_id"])
+
+    paid = ok(
+        browser.post(
+            f"/payments/{payment['payment_id']}/confirm",
+            payloads.confirmation(client_secret=payment["client_secret"]),
+        )
+    )
+
+    assert paid["status"] == "succeeded"
+    assert ok(api.get(f"/payment_link/{link['payment_link_id']}"))["status"] == "completed"
+    advance(api, FIFTEEN_MINUTES)
+    assert ok(api.get(f"/payment_link/{link['payment_link_id']}"))["status"] == "completed"
+
+
+def test_a_declined_payment_leaves_the_link_active(api: Api, browser: Api) -> None:
+    link = make_link(api)
+    payment = retrieve(api, link["payment_id"])
+
+    declined = ok(
+        browser.post(
+            f"/payments/{payment['payment_id']}/confirm",
+            payloads.confirmation(DECLINE_CARD, client_secret=payment["client_secret"]),
+        )
+    )
+
+    assert declined["status"] == "failed"
+    assert ok(api.get(f"/payment_link/{link['payment_link_id']}"))["status"] == "active"
+
+
+def test_the_link_s_payment_cannot_be_confirmed_after_expiry(api: Api, browser: Api) -> None:
+    link = make_link(api)
+    payment = retrieve(api, link["payment_id"])
+    advance(api, FIFTEEN_MINUTES)
+
+    response = browser.post(
+        f"/payments/{payment['payment_id']}/confirm",
+        payloads.confirmation(client_secret=payment["client_secret"]),
+    )
+
+    assert (response.status_code, response.json) == (
+        400,
+        error("IR_08", "The provided client_secret has expired", "client_secret"),
+    )
+    assert retrieve(api, payment["payment_id"])["status"] == "requires_payment_method"
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ({"currency": "USD"}, missing("amount")),
+        ({"amount": 100}, missing("currency")),
+        ({"amount": 0, "currency": "USD"}, invalid("amount")),
+        ({"amount": 100, "currency": "USD", "link_type": "reusable"}, invalid("link_type")),
+        ({"amount": 100, "currency": "USD", "expiry": "tomorrow"}, invalid("expiry")),
+        (
+            {"amount": 100, "currency": "USD", "payment_link_config": {"seller_name": "x" * 256}},
+            invalid("payment_link_config.seller_name"),
+        ),
+        (
+            {
+                "amount": 100,
+                "currency": "USD",
+                "payment_link_config": {"allowed_payment_method_types": ["cash"]},
+            },
+            invalid("payment_link_config.allowed_payment_method_types.0"),
+        ),
+        (
+            {"amount": 100, "currency": "USD", "colour": "red"},
+            error("IR_06", "Json deserialize error: unknown field `colour`"),
+        ),
+    ],
+    ids=case_id,
+)
+def test_a_bad_link_is_refused_and_nothing_is_stored(api: Api, body: dict[str, Any], expected: Any) -> None:
+    response = api.post("/payment_link", body)
+
+    assert response.status_code == 400
+    assert response.json["error"]["code"] == expected["error"]["code"]
+    assert response.json["error"].get("param") == expected["error"].get("param")
+    assert ok(api.post("/payment_link/list", {}))["total_count"] == 0
+    assert ok(api.post("/payments/list", {}))["total_count"] == 0
+
+
+def test_an_expiry_in_the_past_is_refused(api: Api, frozen: str) -> None:
+    response = api.post("/payment_link", {"amount": 100, "currency": "USD", "expiry": frozen})
+
+    assert response.status_code == 400
+    assert response.json == invalid("expiry", "a time after now, on the merchant's clock")
+    assert ok(api.post("/payments/list", {}))["total_count"] == 0
+
+
+def test_an_unknown_customer_is_refused(api: Api) -> None:
+    response = api.post("/payment_link", {"amount": 100, "currency": "USD", "customer_id": "cus_missing"})
+
+    assert response.status_code == 400
+    assert response.json == invalid("customer_id", "no such customer; create it with POST /customers first")
+    assert ok(api.post("/payment_link/list", {}))["total_count"] == 0
+
+
+def test_an_unknown_link_is_not_found(api: Api) -> None:
+    response = api.get("/payment_link/plink_missing")
+
+    assert (response.status_code, response.json) == (404, LINK_NOT_FOUND)
+
+
+def test_another_merchant_s_link_is_not_found(api: Api, other_merchant: Any) -> None:
+    link = make_link(api)
+
+    response = other_merchant.api.get(f"/payment_link/{link['payment_link_id']}")
+
+    assert (response.status_code, response.json) == (404, LINK_NOT_FOUND)
+    assert ok(other_merchant.api.post("/payment_link/list", {}))["total_count"] == 0
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [("post", "/payment_link"), ("post", "/payment_link/list"), ("get", "/payment_link/x")],
+)
+def test_the_publishable_key_cannot_manage_links(browser: Api, method: str, path: str) -> None:
+    response = getattr(browser, method)(path, {}) if method == "post" else browser.get(path)
+
+    assert (response.status_code, response.json) == (401, error("IR_01", UNAUTHORIZED))
+
+
+def test_the_link_table_is_listed(api: Api) -> None:
+    response = api.get("/__mock/transitions")
+
+    assert response.json["payment_link"] == [
+        {"from": "active", "event": "expire.past_expiry", "to": "expired", "emits": None},
+        {"from": "active", "event": "complete.paid", "to": "completed", "emits": None},
+    ]
+
+
+def test_a_reset_deletes_the_links(api: Api) -> None:
+    make_link(api)
+
+    ok(api.post("/__mock/reset", {}))
+
+    assert ok(api.post("/payment_link/list", {}))["total_count"] == 0
