@@ -10,8 +10,10 @@ BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip -qq --disable-pip-version-check
 SERVE_STAMP := $(VENV)/.installed-serve
 DEV_STAMP := $(VENV)/.installed-dev
+EXAMPLE := examples/checkout
+EXAMPLE_PACKAGES := $(EXAMPLE)/node_modules/.package-lock.json
 
-.PHONY: run test lint format bench soak wrk e2e fuzz clean
+.PHONY: run test lint format bench soak wrk chromium example e2e fuzz clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -28,11 +30,32 @@ $(DEV_STAMP): setup.cfg setup.py pyproject.toml | $(BIN)/python
 run: $(SERVE_STAMP)
 	$(BIN)/mocksrv serve
 
-test: $(DEV_STAMP)
+test: $(DEV_STAMP) chromium $(EXAMPLE_PACKAGES)
 	$(BIN)/python -m pytest
 
-e2e: $(DEV_STAMP)
+e2e: $(DEV_STAMP) chromium $(EXAMPLE_PACKAGES)
 	$(BIN)/python -m pytest tests/e2e
+
+# The example shop of examples/checkout, next to `make run`: http://127.0.0.1:4242 (/react: React).
+example: $(SERVE_STAMP) $(EXAMPLE_PACKAGES)
+	$(BIN)/python $(EXAMPLE)/app.py
+
+# The React page's packages (React, ReactDOM, the real SDK's React wrapper), from the npm registry.
+$(EXAMPLE_PACKAGES): $(EXAMPLE)/package.json $(EXAMPLE)/package-lock.json
+	cd $(EXAMPLE) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+# Chromium for the browser tests (Playwright drives Debian's build; it cannot download its own here).
+chromium:
+	$(call apt_install,chromium)
+
+# Install the Debian package $(1) when the command of that name is missing: as root, or with sudo.
+define apt_install
+	@command -v $(1) >/dev/null || { \
+		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO="sudo -n"; fi; \
+		$$SUDO apt-get install -y $(1) || { $$SUDO apt-get update && $$SUDO apt-get install -y $(1); } \
+		|| { echo "this target needs Debian's $(1) package: run 'apt-get install $(1)' as root" >&2; exit 1; }; }
+endef
 
 # The contract fuzz of `make test` with far more generated requests per route (FUZZ_EXAMPLES each).
 FUZZ_EXAMPLES ?= 2000
@@ -54,9 +77,7 @@ SOAK_ARGS ?=
 
 # wrk, the load generator of `make bench` and `make soak`: the Debian package, installed when missing.
 wrk:
-	@command -v wrk >/dev/null || { \
-		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO="sudo -n"; fi; \
-		$$SUDO apt-get install -y wrk || { $$SUDO apt-get update && $$SUDO apt-get install -y wrk; }; }
+	$(call apt_install,wrk)
 
 bench: $(DEV_STAMP) wrk
 	$(BIN)/python bench/bench.py $(BENCH_ARGS)

@@ -7,16 +7,23 @@ from typing import Any
 from flask import Blueprint, request
 
 from mocksrv.api.answers.links import PaymentLinkAnswerSchema, PaymentLinkListAnswerSchema
-from mocksrv.api.schemas.links import PaymentLinkCreateSchema, PaymentLinkListSchema, PaymentLinkQuerySchema
-from mocksrv.contract import documented
+from mocksrv.api.answers.payments import PaymentAnswerSchema
+from mocksrv.api.schemas.links import (
+    CustomerInfoSchema,
+    PaymentLinkCreateSchema,
+    PaymentLinkListSchema,
+    PaymentLinkQuerySchema,
+)
+from mocksrv.contract import Auth, documented
 from mocksrv.representations import list_json, payment_link_json
-from mocksrv.rest import authenticate, base_url, json_body, load, sandbox
+from mocksrv.rest import authenticate, base_url, json_body, load, sandbox, show_payment
 
 links = Blueprint("links", __name__)
 
 _create = PaymentLinkCreateSchema()
 _list = PaymentLinkListSchema()
 _query = PaymentLinkQuerySchema()
+_customer_info = CustomerInfoSchema()
 
 Json = dict[str, Any]
 
@@ -46,3 +53,15 @@ def retrieve_payment_link(payment_link_id: str) -> Json:
     return payment_link_json(
         sandbox().payment_links.retrieve(principal.merchant_id, payment_link_id), base_url()
     )
+
+
+@links.post("/payment_link/<id:payment_link_id>/customer_info")
+@documented(PaymentAnswerSchema, body=_customer_info, auth=Auth.PUBLISHABLE, errors=(404,))
+def take_customer_info(payment_link_id: str) -> Json:
+    """The name and e-mail a link's page asks for, kept on its payment (the link's client secret)."""
+    principal = authenticate(publishable=True)
+    fields = load(_customer_info, json_body())
+    payment = sandbox().payment_links.take_customer_info(
+        principal.merchant_id, payment_link_id, fields["client_secret"], fields["name"], fields["email"]
+    )
+    return show_payment(payment)

@@ -21,6 +21,7 @@ from mocksrv.version import __version__
 OPENAPI_VERSION = "3.1.0"
 SECURITY_SCHEME = "api_key"
 ERROR_RESPONSE = "Error"
+PAGE_ERROR_RESPONSE = "PageError"
 _EXTENSION = "mocksrv.openapi"
 _PATH_ARGUMENT = re.compile(r"<(?:[^:<>]+:)?([^<>]+)>")
 _NOT_DOCUMENTED = frozenset({"static"})  # Flask's own route for the pages' files
@@ -73,6 +74,10 @@ def build(app: Flask) -> dict[str, Any]:
     spec.components.response(
         ERROR_RESPONSE,
         {"description": "Refused", "content": {"application/json": {"schema": "Error"}}},
+    )
+    spec.components.response(
+        PAGE_ERROR_RESPONSE,
+        {"description": "Refused, with a page", "content": {"text/html": {"schema": {"type": "string"}}}},
     )
     paths: dict[str, dict[str, Any]] = {}
     for rule in sorted(app.url_map.iter_rules(), key=lambda rule: rule.rule):
@@ -190,7 +195,9 @@ def _responses(operation: Operation, *, has_path_ids: bool) -> dict[str, Any]:
     responses: dict[str, Any] = {}
     for status in operation.statuses(has_path_ids):
         if status >= 400:
-            responses[str(status)] = ERROR_RESPONSE
+            # A page refuses with a page (mocksrv.web.pages), the API with the spec's error body.
+            page = operation.content_type == "text/html"
+            responses[str(status)] = PAGE_ERROR_RESPONSE if page else ERROR_RESPONSE
             continue
         answer: dict[str, Any] = {"description": HTTPStatus(status).phrase}
         if operation.answer is not None:

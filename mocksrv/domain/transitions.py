@@ -26,6 +26,7 @@ _PARTICIPLES = {
     "activate": "activated",
     "lapse": "lapsed",
     "use": "used",
+    "complete": "completed",
 }
 
 

@@ -4,6 +4,7 @@ One page for every method that sends the customer somewhere: 3D Secure for a car
 page for pay later, bank redirects and wallet redirects (the link of a QR code for the methods paid
 by phone). It names the method and the amount, and offers Complete (Authorize) and Fail, and
 Cancel for the methods other than cards; each returns to the payment's `return_url`, signed.
+Whatever goes wrong is shown as a page too (`mocksrv.web.pages`), never as the API's JSON.
 """
 
 from __future__ import annotations
@@ -12,14 +13,31 @@ from flask import Blueprint, redirect, render_template, request
 from werkzeug.wrappers import Response
 
 from mocksrv.contract import Auth, documented
-from mocksrv.domain.errors import ClientSecretMissing, InvalidField
+from mocksrv.domain.errors import ClientSecretMissing, InvalidField, InvalidState
 from mocksrv.domain.models import Payment
 from mocksrv.domain.payment_states import PAYMENT_TRANSITIONS
 from mocksrv.domain.signing import signed_redirect
 from mocksrv.representations import challenge_path
 from mocksrv.rest import sandbox
+from mocksrv.web.pages import ErrorText, format_amount, link_back_to, serve_errors_as_pages
 
 threeds = Blueprint("threeds", __name__, template_folder="templates")
+serve_errors_as_pages(
+    threeds,
+    {
+        # Reopening the page (the back button, a second tab) once the customer has answered.
+        InvalidState: ErrorText(
+            "This payment is already finished",
+            "The customer's part of this payment is done, so there is nothing left to do here. "
+            "Return to the shop to see the result.",
+        ),
+        # Only the form's `action` can be wrong once the secret has matched.
+        InvalidField: ErrorText(
+            "This answer is not one the page offers",
+            "The form was sent without one of the page's buttons. Reload the page and press one of them.",
+        ),
+    },
+)
 
 # How the page names a method type; any other is named from its value ("bank_x" -> "Bank X").
 METHOD_NAMES = {
@@ -47,6 +65,14 @@ def method_name(payment: Payment) -> str:
     return METHOD_NAMES.get(method_type, method_type.replace("_", " ").capitalize())
 
 
+def card_line(payment: Payment) -> str | None:
+    """The card as the page names it ("Visa ending in 3063"); None for another method."""
+    card = (payment.payment_method_data or {}).get("card") if payment.payment_method == "card" else None
+    if not isinstance(card, dict):
+        return None
+    return f"{card.get('brand')} ending in {card.get('last4')}"
+
+
 def _client_secret() -> str:
     secret = request.values.get("client_secret")
     if not secret:
@@ -54,12 +80,19 @@ def _client_secret() -> str:
     return secret
 
 
+def _payment(merchant_id: str, payment_id: str, client_secret: str) -> Payment:
+    """The payment whose secret the page was given; from here on, its errors link back to the shop."""
+    payment = sandbox().payments.retrieve(merchant_id, payment_id, client_secret, secret_required=True)
+    link_back_to(payment.return_url)
+    return payment
+
+
 @threeds.get(challenge_path("<merchant_id>", "<payment_id>"))
 @documented(auth=Auth.NONE, content_type="text/html", errors=(400,))
 def challenge(merchant_id: str, payment_id: str) -> str:
     """The page: the customer authorizes the payment, fails it, or (not for a card) cancels it."""
     client_secret = _client_secret()
-    payment = sandbox().payments.retrieve(merchant_id, payment_id, client_secret, secret_required=True)
+    payment = _payment(merchant_id, payment_id, client_secret)
     PAYMENT_TRANSITIONS.check_action(payment.status, "authenticate")
     card = payment.payment_method == "card"
     name = method_name(payment)
@@ -67,7 +100,9 @@ def challenge(merchant_id: str, payment_id: str) -> str:
         "threeds.html",
         payment=payment,
         client_secret=client_secret,
-        title="3D Secure authentication" if card else f"Pay with {name}",
+        amount=format_amount(payment.amount, payment.currency),
+        card=card_line(payment),
+        heading="3D Secure authentication" if card else f"Pay with {name}",
         prompt="Your bank asks you to confirm this payment."
         if card
         else f"Authorize this payment with {name}.",
@@ -83,7 +118,7 @@ def finish(merchant_id: str, payment_id: str) -> Response:
     """Finish from the page's form, and redirect to the payment's return_url, signed."""
     client_secret = _client_secret()
     payments = sandbox().payments
-    payment = payments.retrieve(merchant_id, payment_id, client_secret, secret_required=True)
+    payment = _payment(merchant_id, payment_id, client_secret)
     action = request.form.get("action")
     allowed = ("complete", "fail") if payment.payment_method == "card" else ("complete", "fail", "cancel")
     if action not in allowed:

@@ -27,12 +27,21 @@ OPERATIONS = [
 ]
 
 
-def listing(status: str) -> list[Any]:
+def listing(status: str, content_type: str = "application/json") -> list[Any]:
+    """The routes whose document lists `status`, answered with a body of `content_type` (JSON for
+    the API, HTML for a page)."""
     return [
         pytest.param(method, path, id=f"{method.upper()} {path}")
         for method, path, operation in OPERATIONS
-        if status in operation["responses"]
+        if status in operation["responses"] and content_type in answer_content(operation["responses"][status])
     ]
+
+
+def answer_content(answer: dict[str, Any]) -> dict[str, Any]:
+    if "$ref" in answer:
+        answer = DOCUMENT["components"]["responses"][answer["$ref"].rsplit("/", 1)[1]]
+    content: dict[str, Any] = answer.get("content", {})
+    return content
 
 
 def concrete(path: str) -> str:
@@ -97,3 +106,16 @@ def test_a_route_with_a_body_answers_413_for_one_over_the_limit(method: str, pat
 
     assert answer.status_code == 413
     assert answer.json == error("IR_06", "Request body is larger than the limit of 16 bytes")
+
+
+@pytest.mark.parametrize(("method", "path"), listing("413", "text/html"))
+def test_a_page_with_a_form_answers_413_with_a_page_for_one_over_the_limit(method: str, path: str) -> None:
+    client = client_of(Settings(max_body_bytes=16))
+
+    answer = client.open(concrete(path), method=method.upper(), data={"description": "x" * 32})
+
+    assert (answer.status_code, answer.content_type) == (413, "text/html; charset=utf-8")
+    assert (
+        '<p class="note" id="detail">IR_06: Request body is larger than the limit of 16 bytes</p>'
+        in answer.get_data(as_text=True)
+    )

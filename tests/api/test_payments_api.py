@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import html
+import re
 from datetime import timedelta, timezone
 from typing import Any
 from urllib.parse import urlencode
@@ -858,6 +860,13 @@ def _on_challenge_page(client: FlaskClient, method: str, fields: dict[str, str])
     return client.post(path, data=fields)
 
 
+def _detail_of(response: Any) -> str:
+    """The error's code and message, as the error page prints them for the developer."""
+    found = re.findall(r'<p class="note" id="detail">([^<]*)</p>', response.get_data(as_text=True))
+    assert len(found) == 1, response.get_data(as_text=True)
+    return html.unescape(found[0])
+
+
 def test_a_3ds_card_requires_customer_action_with_a_redirect(api: Api, frozen: str) -> None:
     response = api.post("/payments", payloads.payment(CHALLENGE_CARD, payment_id="pay_1"))
 
@@ -897,7 +906,7 @@ def test_the_challenge_page_offers_complete_and_fail(api: Api, client: FlaskClie
     assert response.content_type == "text/html; charset=utf-8"
     page = response.get_data(as_text=True)
     assert '<dd id="payment-id">pay_1</dd>' in page
-    assert '<dd id="amount">1000 USD</dd>' in page
+    assert '<dd id="amount">$10.00</dd>' in page
     assert '<button class="complete" type="submit" name="action" value="complete">Complete</button>' in page
     assert '<button class="fail" type="submit" name="action" value="fail">Fail</button>' in page
 
@@ -1031,8 +1040,8 @@ def test_the_challenge_page_without_client_secret_is_ir_08(
 
     response = _on_challenge_page(client, method, {"action": "complete"})
 
-    assert response.status_code == 400
-    assert response.json == error("IR_08", "Missing required param: client_secret", "client_secret")
+    assert (response.status_code, response.content_type) == (400, "text/html; charset=utf-8")
+    assert _detail_of(response) == "IR_08: Missing required param: client_secret"
     assert retrieve(api, "pay_1")["status"] == "requires_customer_action"
 
 
@@ -1046,11 +1055,9 @@ def test_the_challenge_page_with_a_wrong_client_secret_is_ir_09(
         client, method, {"client_secret": "pay_1_secret_wrong", "action": "complete"}
     )
 
-    assert response.status_code == 400
-    assert response.json == error(
-        "IR_09",
-        "The client_secret provided does not match the client_secret associated with the Payment",
-        "client_secret",
+    assert (response.status_code, response.content_type) == (400, "text/html; charset=utf-8")
+    assert _detail_of(response) == (
+        "IR_09: The client_secret provided does not match the client_secret associated with the Payment"
     )
     assert retrieve(api, "pay_1")["status"] == "requires_customer_action"
 
@@ -1067,8 +1074,8 @@ def test_the_challenge_page_of_an_unknown_payment_is_ir_05(
     else:
         response = client.post(path, data={"client_secret": secret, "action": "complete"})
 
-    assert response.status_code == 404
-    assert response.json == PAYMENT_NOT_FOUND
+    assert (response.status_code, response.content_type) == (404, "text/html; charset=utf-8")
+    assert _detail_of(response) == "IR_05: Payment not found"
 
 
 @pytest.mark.parametrize("method", ["get", "post"])
@@ -1080,8 +1087,11 @@ def test_the_challenge_page_of_a_payment_already_authenticated_is_refused(
 
     response = _on_challenge_page(client, method, {"client_secret": secret, "action": "complete"})
 
-    assert response.status_code == 400
-    assert response.json == refused("authenticated", "succeeded", "requires_customer_action")
+    assert (response.status_code, response.content_type) == (400, "text/html; charset=utf-8")
+    assert _detail_of(response) == (
+        "IR_14: This Payment could not be authenticated because it has a status of succeeded. "
+        "The expected state is requires_customer_action"
+    )
 
 
 # -- capture expiry ---------------------------------------------------------------------------

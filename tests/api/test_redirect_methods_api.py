@@ -88,7 +88,7 @@ def test_a_redirect_method_waits_for_the_customer_on_the_authorization_page(
     assert page.status_code == 200
     assert f"<title>Pay with {name}</title>" in html
     assert f'<dd id="method">{name}</dd>' in html
-    assert '<dd id="amount">2599 EUR</dd>' in html
+    assert '<dd id="amount">€25.99</dd>' in html
     assert [line.strip() for line in html.splitlines() if line.strip().startswith("<button")] == [
         '<button class="complete" type="submit" name="action" value="complete">Authorize</button>',
         '<button class="fail" type="submit" name="action" value="fail">Fail</button>',
@@ -151,7 +151,11 @@ def test_a_card_challenge_offers_no_cancel(api: Api, client: FlaskClient) -> Non
 
     assert "<title>3D Secure authentication</title>" in html
     assert 'value="cancel"' not in html
-    assert (response.status_code, response.json) == (400, invalid("action", "complete or fail"))
+    assert (response.status_code, response.content_type) == (400, "text/html; charset=utf-8")
+    assert (
+        '<p class="note" id="detail">IR_04: Invalid value provided: action: complete or fail</p>'
+        in response.get_data(as_text=True)
+    )
     assert retrieve(api, "pay_1")["status"] == "requires_customer_action"
 
 

@@ -140,6 +140,11 @@ def test_the_wheel_carries_the_default_fixtures_and_the_pages(installed: Install
         "mocksrv/defaults/merchants.yaml",
         "mocksrv/defaults/outcomes.yaml",
         "mocksrv/web/templates/threeds.html",
+        "mocksrv/web/templates/payment_element.html",
+        "mocksrv/web/templates/payment_link.html",
+        "mocksrv/web/static/sdk/HyperLoader.js",
+        "mocksrv/web/static/sdk/element.js",
+        "mocksrv/web/static/sdk/element.css",
     } <= names
     assert (REPO_ROOT / "fixtures" / "outcomes.yaml").read_bytes() == zipfile.ZipFile(installed.wheel).read(
         "mocksrv/defaults/outcomes.yaml"
@@ -164,6 +169,9 @@ def test_mocksrv_serve_from_an_empty_directory_takes_a_payment(installed: Instal
         )
         assert response.status_code == 200, response.text
         assert response.json()["status"] == "succeeded"
+        script = requests.get(f"{served.base_url}/web/0.1/v1/HyperLoader.js", timeout=10)
+        assert (script.status_code, script.headers["Content-Type"]) == (200, "text/javascript; charset=utf-8")
+        assert "window.Hyper" in script.text
 
 
 @pytest.mark.parametrize("how", ["flag", "environment"])

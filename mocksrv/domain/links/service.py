@@ -117,9 +117,12 @@ class PaymentLinkService:
         link = self.retrieve(merchant_id, payment_link_id)
         return link, self._payments.retrieve(merchant_id, link.payment_id)
 
-    def take_customer_info(self, merchant_id: str, payment_link_id: str, name: str, email: str) -> Payment:
+    def take_customer_info(
+        self, merchant_id: str, payment_link_id: str, client_secret: str, name: str, email: str
+    ) -> Payment:
         """Record the name and e-mail the page asked for on the link's payment, before it is paid."""
         link = self.retrieve(merchant_id, payment_link_id)
+        self._payments.retrieve(merchant_id, link.payment_id, client_secret, secret_required=True)
         self.check_payable(link)
         return self._payments.update(merchant_id, link.payment_id, {"name": name, "email": email})
 

@@ -1,0 +1,97 @@
+"""The hosted page of a payment link: the seller, the amount, the SDK's payment element, and then
+the payment's status. An expired or used link says so; it never shows the API's JSON."""
+
+from __future__ import annotations
+
+from flask import Blueprint, render_template, request
+from werkzeug.wrappers import Response
+
+from mocksrv.contract import Auth, documented
+from mocksrv.domain.errors import ResourceNotFound
+from mocksrv.domain.links.records import PaymentLink, PaymentLinkStatus
+from mocksrv.domain.models import Payment
+from mocksrv.domain.payment_states import PaymentStatus
+from mocksrv.representations import challenge_path, payment_link_path
+from mocksrv.rest import base_url, sandbox
+from mocksrv.web.pages import ErrorText, format_amount, link_back_to, serve_errors_as_pages, shop_link
+
+link_pages = Blueprint("link_pages", __name__, template_folder="templates")
+serve_errors_as_pages(
+    link_pages,
+    {
+        ResourceNotFound: ErrorText(
+            "Payment link not found",
+            "There is no such link: it may be mistyped. Ask the seller for the link to pay.",
+        )
+    },
+)
+
+SDK_VERSION = "0.1"
+_PAYABLE = frozenset({PaymentStatus.REQUIRES_PAYMENT_METHOD, PaymentStatus.REQUIRES_CONFIRMATION})
+# What the page says of a payment that no longer waits for a method, by its status.
+_OUTCOMES = {
+    PaymentStatus.SUCCEEDED: ErrorText("Payment complete", "Thank you: the payment has been received."),
+    PaymentStatus.REQUIRES_CAPTURE: ErrorText(
+        "Payment authorized", "Thank you: the payment is authorized and will be taken when the order ships."
+    ),
+    PaymentStatus.PROCESSING: ErrorText(
+        "Payment processing", "The payment is on its way; the seller is told when it arrives."
+    ),
+    PaymentStatus.FAILED: ErrorText("Payment failed", "The payment was declined; nothing was taken."),
+    PaymentStatus.CANCELLED: ErrorText("Payment cancelled", "The payment was cancelled; nothing was taken."),
+    PaymentStatus.REQUIRES_CUSTOMER_ACTION: ErrorText(
+        "Payment waiting for you", "The payment waits for you to authorize it."
+    ),
+}
+_OTHER = ErrorText("Payment in progress", "The seller is handling this payment.")
+_EXPIRED = ErrorText("This link has expired", "Ask the seller for a new link to pay.")
+
+
+@link_pages.get(payment_link_path("<id:merchant_id>", "<id:payment_link_id>"))
+@documented(auth=Auth.NONE, content_type="text/html", errors=(404, 410))
+def payment_link_page(merchant_id: str, payment_link_id: str) -> str | Response:
+    """The link's checkout while it takes its payment; afterwards the payment's status."""
+    link, payment = sandbox().payment_links.for_page(merchant_id, payment_link_id)
+    merchants = sandbox().merchants
+    seller = (link.config or {}).get("seller_name") or merchants.default_profile(merchant_id).profile_name
+    context = {
+        "link": link,
+        "seller": seller,
+        "amount": format_amount(link.amount, link.currency),
+        "details": (link.config or {}).get("transaction_details") or [],
+    }
+    if link.status is PaymentLinkStatus.ACTIVE and payment.status in _PAYABLE:
+        return render_template("payment_link.html", **context, checkout=_checkout(link, payment))
+    if link.status is PaymentLinkStatus.EXPIRED and payment.status in _PAYABLE:
+        html = render_template("payment_link_status.html", **context, text=_EXPIRED, status="expired")
+        return Response(html, status=410, mimetype="text/html")
+    link_back_to(payment.return_url)
+    action = None
+    if payment.status is PaymentStatus.REQUIRES_CUSTOMER_ACTION and payment.payment_method != "bank_transfer":
+        action = f"{challenge_path(merchant_id, payment.payment_id)}?client_secret={payment.client_secret}"
+    return render_template(
+        "payment_link_status.html",
+        **context,
+        text=_OUTCOMES.get(payment.status, _OTHER),
+        status=payment.status.value,
+        payment=payment,
+        error_message=payment.error_message,
+        action=action,
+        back=shop_link(payment.return_url),
+    )
+
+
+def _checkout(link: PaymentLink, payment: Payment) -> dict[str, object]:
+    """What the page's script needs: the keys and options of the SDK, and where to come back."""
+    merchant = sandbox().merchants.merchant(link.merchant_id)
+    config = link.config or {}
+    return {
+        "publishableKey": merchant.publishable_key,
+        "clientSecret": payment.client_secret,
+        "layout": "accordion" if "accordion" in (config.get("sdk_layout") or "") else "tabs",
+        "allowedPaymentMethodTypes": link.allowed_payment_method_types,
+        "requireCustomerInfo": link.require_customer_info,
+        "customerInfoUrl": f"/payment_link/{link.payment_link_id}/customer_info",
+        "returnUrl": base_url().rstrip("/") + request.path,
+        "sdkUrl": f"/web/{SDK_VERSION}/v1/HyperLoader.js",
+    }

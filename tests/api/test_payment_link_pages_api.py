@@ -1,0 +1,249 @@
+"""A payment link's hosted page as HTML, and the route its script sends the customer's details to."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+
+from tests import payloads
+from tests.api.expected import UNAUTHORIZED, error
+from tests.api.pages import parse_page
+from tests.api.scenarios import DECLINE_CARD, advance, ok, retrieve
+from tests.conftest import Api
+from tests.payloads import MERCHANT_ID, PUBLISHABLE_KEY
+
+pytestmark = pytest.mark.usefixtures("frozen")
+
+HTML = "text/html; charset=utf-8"
+CONFIG = {
+    "seller_name": "Acme <Shoes>",
+    "sdk_layout": "accordion",
+    "allowed_payment_method_types": ["credit", "klarna"],
+    "transaction_details": [{"key": "Order", "value": "#42"}],
+}
+
+
+def make_link(api: Api, **fields: Any) -> dict[str, Any]:
+    return ok(api.post("/payment_link", {"amount": 2599, "currency": "USD", **fields}))
+
+
+def page_path(link: dict[str, Any]) -> str:
+    return f"/payment_link/{MERCHANT_ID}/{link['payment_link_id']}"
+
+
+def checkout_data(response: Any) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(parse_page(response).text("checkout"))
+    return data
+
+
+def test_the_page_shows_the_seller_the_amount_and_the_details(api: Api, client: FlaskClient) -> None:
+    link = make_link(api, description="Red <shoes>", payment_link_config=CONFIG)
+
+    response = client.get(page_path(link))
+
+    assert (response.status_code, response.content_type) == (200, HTML)
+    page = parse_page(response)
+    assert page.text("heading") == "Pay Acme <Shoes>"
+    assert (page.text("amount"), page.text("description")) == ("$25.99", "Red <shoes>")
+    assert [e.text for e in page.tags("dt")] == ["Amount", "For", "Order"]
+    assert page.text("pay") == "Pay $25.99"
+    assert "<shoes>" not in response.get_data(as_text=True)  # escaped, never markup
+
+
+def test_the_page_hands_the_sdk_the_link_s_payment_and_layout(api: Api, client: FlaskClient) -> None:
+    link = make_link(api, payment_link_config=CONFIG, require_customer_info=True)
+    payment = retrieve(api, link["payment_id"])
+
+    data = checkout_data(client.get(page_path(link)))
+
+    assert data == {
+        "publishableKey": PUBLISHABLE_KEY,
+        "clientSecret": payment["client_secret"],
+        "layout": "accordion",
+        "allowedPaymentMethodTypes": ["credit", "klarna"],
+        "requireCustomerInfo": True,
+        "customerInfoUrl": f"/payment_link/{link['payment_link_id']}/customer_info",
+        "returnUrl": f"http://localhost{page_path(link)}",
+        "sdkUrl": "/web/0.1/v1/HyperLoader.js",
+    }
+
+
+def test_the_page_asks_for_the_customer_only_when_the_link_says_so(api: Api, client: FlaskClient) -> None:
+    asking = parse_page(client.get(page_path(make_link(api, require_customer_info=True))))
+    silent = parse_page(client.get(page_path(make_link(api))))
+
+    assert [(e.attributes["id"], e.attributes["autocomplete"]) for e in asking.tags("input")] == [
+        ("customer-name", "name"),
+        ("customer-email", "email"),
+    ]
+    assert silent.tags("input") == []
+
+
+def test_a_paid_link_shows_the_payment_s_status(api: Api, browser: Api, client: FlaskClient) -> None:
+    link = make_link(api, return_url="https://shop.example/after")
+    payment = retrieve(api, link["payment_id"])
+    body = payloads.confirmation(client_secret=payment["client_secret"])
+    ok(browser.post(f"/payments/{payment['payment_id']}/confirm", body))
+
+    response = client.get(page_path(link))
+
+    assert (response.status_code, response.content_type) == (200, HTML)
+    page = parse_page(response)
+    assert (page.text("heading"), page.text("status-message")) == (
+        "Payment complete",
+        "Thank you: the payment has been received.",
+    )
+    assert page.text("payment-id") == payment["payment_id"]
+    assert page.by_id("back").attributes["href"] == "https://shop.example/after"
+    assert page.tags("iframe") == page.tags("script") == []
+
+
+def test_a_declined_link_payment_shows_its_decline(api: Api, browser: Api, client: FlaskClient) -> None:
+    link = make_link(api)
+    payment = retrieve(api, link["payment_id"])
+    body = payloads.confirmation(DECLINE_CARD, client_secret=payment["client_secret"])
+    declined = ok(browser.post(f"/payments/{payment['payment_id']}/confirm", body))
+
+    page = parse_page(client.get(page_path(link)))
+
+    assert (page.text("heading"), page.text("error-message")) == ("Payment failed", declined["error_message"])
+
+
+def test_an_expired_link_is_a_410_page(api: Api, client: FlaskClient) -> None:
+    link = make_link(api)
+    advance(api, 15 * 60)
+
+    response = client.get(page_path(link))
+
+    assert (response.status_code, response.content_type) == (410, HTML)
+    page = parse_page(response)
+    assert (page.text("heading"), page.text("status-message")) == (
+        "This link has expired",
+        "Ask the seller for a new link to pay.",
+    )
+
+
+def test_an_unknown_link_is_a_404_page(client: FlaskClient) -> None:
+    response = client.get(f"/payment_link/{MERCHANT_ID}/plink_missing")
+
+    assert (response.status_code, response.content_type) == (404, HTML)
+    page = parse_page(response)
+    assert (page.text("heading"), page.text("message")) == (
+        "Payment link not found",
+        "There is no such link: it may be mistyped. Ask the seller for the link to pay.",
+    )
+
+
+def test_a_link_of_another_merchant_is_not_found(api: Api, client: FlaskClient) -> None:
+    link = make_link(api)
+
+    response = client.get(f"/payment_link/merchant_other/{link['payment_link_id']}")
+
+    assert response.status_code == 404
+
+
+# -- the customer's details -------------------------------------------------------------------
+
+
+def test_the_customer_s_details_are_kept_on_the_payment(api: Api, browser: Api, frozen: str) -> None:
+    link = make_link(api, require_customer_info=True)
+    payment = retrieve(api, link["payment_id"])
+    body = {"client_secret": payment["client_secret"], "name": "Ada Lovelace", "email": "ada@example.com"}
+
+    response = browser.post(f"/payment_link/{link['payment_link_id']}/customer_info", body)
+
+    assert response.status_code == 200
+    assert (response.json["name"], response.json["email"]) == ("Ada Lovelace", "ada@example.com")
+    assert retrieve(api, link["payment_id"]) == {
+        **payment,
+        "name": "Ada Lovelace",
+        "email": "ada@example.com",
+    }
+
+
+def test_the_customer_s_details_need_the_link_s_client_secret(api: Api, browser: Api) -> None:
+    link = make_link(api)
+    other = retrieve(api, make_link(api)["payment_id"])
+    body = {"client_secret": other["client_secret"], "name": "Ada", "email": "ada@example.com"}
+
+    response = browser.post(f"/payment_link/{link['payment_link_id']}/customer_info", body)
+
+    assert (response.status_code, response.json) == (
+        400,
+        error(
+            "IR_09",
+            "The client_secret provided does not match the client_secret associated with the Payment",
+            "client_secret",
+        ),
+    )
+    assert retrieve(api, link["payment_id"])["name"] is None
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ({"name": "Ada", "email": "ada@example.com"}, "client_secret"),
+        ({"client_secret": "x", "email": "ada@example.com"}, "name"),
+        ({"client_secret": "x", "name": "Ada", "email": "not an address"}, "email"),
+    ],
+)
+def test_bad_customer_details_are_refused(
+    api: Api, browser: Api, body: dict[str, str], expected: str
+) -> None:
+    link = make_link(api)
+
+    response = browser.post(f"/payment_link/{link['payment_link_id']}/customer_info", body)
+
+    assert response.status_code == 400
+    assert response.json["error"]["param"] == expected
+
+
+def _expire(api: Api, browser: Api, payment: dict[str, Any]) -> None:
+    advance(api, 15 * 60)
+
+
+def _pay(api: Api, browser: Api, payment: dict[str, Any]) -> None:
+    body = payloads.confirmation(client_secret=payment["client_secret"])
+    ok(browser.post(f"/payments/{payment['payment_id']}/confirm", body))
+
+
+@pytest.mark.parametrize(("finish", "status"), [(_expire, "expired"), (_pay, "completed")])
+def test_the_customer_s_details_of_a_finished_link_are_refused(
+    api: Api, browser: Api, finish: Any, status: str
+) -> None:
+    link = make_link(api)
+    payment = retrieve(api, link["payment_id"])
+    finish(api, browser, payment)
+    body = {"client_secret": payment["client_secret"], "name": "Ada", "email": "ada@example.com"}
+
+    response = browser.post(f"/payment_link/{link['payment_link_id']}/customer_info", body)
+
+    assert (response.status_code, response.json) == (
+        400,
+        error(
+            "IR_14",
+            f"This Payment link could not be completed because it has a status of {status}. "
+            "The expected state is active",
+        ),
+    )
+    assert retrieve(api, link["payment_id"])["name"] is None
+
+
+def test_the_customer_s_details_of_an_unknown_link_are_not_found(browser: Api) -> None:
+    body = {"client_secret": "pay_x_secret_y", "name": "Ada", "email": "ada@example.com"}
+
+    response = browser.post("/payment_link/plink_missing/customer_info", body)
+
+    assert (response.status_code, response.json) == (
+        404,
+        error("HE_02", "Payment Link does not exist in our records"),
+    )
+
+
+def test_the_customer_s_details_need_a_key(client: FlaskClient) -> None:
+    response = client.post("/payment_link/plink_x/customer_info", json={})
+
+    assert (response.status_code, response.json) == (401, error("IR_01", UNAUTHORIZED))
