@@ -142,6 +142,19 @@ class Sandbox(_Closing):
         tables: Json = self._admin("GET", "/__mock/transitions")
         return tables
 
+    def trigger(self, event_type: str, merchant_id: str = DEFAULT_MERCHANT["merchant_id"]) -> Json:
+        """Make the merchant's objects go through the API until `event_type` happens; returns the
+        event's id, type and object, and the ids of every object made on the way."""
+        body = {"event_type": event_type, "merchant_id": merchant_id}
+        triggered: Json = self._admin("POST", "/__mock/trigger", json=body)
+        return triggered
+
+    def set_webhook_url(self, url: str | None, merchant_id: str = DEFAULT_MERCHANT["merchant_id"]) -> Json:
+        """Send the merchant's webhooks to `url` (None: nowhere); returns its profile."""
+        body = {"webhook_url": url, "merchant_id": merchant_id}
+        profile: Json = self._admin("PUT", "/__mock/webhook_url", json=body)
+        return profile
+
 
 @dataclass
 class Merchant(_Closing):
@@ -220,6 +233,11 @@ class Merchant(_Closing):
         """Send the merchant's webhooks to `url` (None: nowhere); returns the profile."""
         profile: Json = self._control("PUT", "/webhook_url", json={"webhook_url": url})
         return profile
+
+    def trigger(self, event_type: str) -> Json:
+        """Make this merchant's objects go through the API until `event_type` happens (Sandbox.trigger)."""
+        triggered: Json = self._control("POST", "/trigger", json={"event_type": event_type})
+        return triggered
 
     def events(self) -> list[Json]:
         """Every event of the merchant, newest first, each with its delivery state."""

@@ -158,3 +158,12 @@ class ControlDeliveryListAnswerSchema(AnswerSchema):
 class ControlWaitAnswerSchema(AnswerSchema):
     drained = fields.Boolean()
     pending = fields.Integer()
+
+
+class ControlTriggerAnswerSchema(AnswerSchema):
+    """The event a trigger made happen, and every object made on the way."""
+
+    event_type = one_of(EventType)
+    event_id = fields.String()
+    object_id = fields.String()
+    objects = fields.Dict(keys=fields.String(), values=fields.String())

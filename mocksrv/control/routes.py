@@ -20,6 +20,7 @@ from mocksrv.control.answers import (
     ControlResetAnswerSchema,
     ControlSeedAnswerSchema,
     ControlTransitionsAnswerSchema,
+    ControlTriggerAnswerSchema,
     ControlWaitAnswerSchema,
 )
 from mocksrv.domain.errors import ResourceNotFound, Unauthorized
@@ -27,6 +28,7 @@ from mocksrv.domain.merchants import MAX_SESSION_EXPIRY, MerchantSeed
 from mocksrv.domain.models import KeyKind
 from mocksrv.domain.outcomes import OutcomeTable
 from mocksrv.domain.sandbox import TRANSITION_TABLES
+from mocksrv.domain.triggers import RECIPES, trigger
 from mocksrv.domain.waits import WaitSlots
 from mocksrv.fieldtypes import RESOURCE_ID, StrictInteger, StrictNumber, Timestamp, WebhookUrl
 from mocksrv.memory import release_memory
@@ -391,3 +393,26 @@ def resolve_dispute(dispute_id: str) -> Json:
     body = load(_resolve_dispute, json_body())
     merchant_id = _merchant(body)
     return dispute_json(sandbox().disputes.resolve(merchant_id, dispute_id, body["result"]))
+
+
+class TriggerSchema(RequestSchema):
+    merchant_id = fields.String()
+    event_type = fields.String(required=True, validate=validate.OneOf(sorted(RECIPES)))
+
+
+_trigger = TriggerSchema()
+
+
+@control.post("/trigger")
+@documented(ControlTriggerAnswerSchema, body=_trigger, auth=Auth.CONTROL, errors=(404,))
+def trigger_event() -> Json:
+    """Make an event happen to new objects of the merchant, through the services the API calls."""
+    body = load(_trigger, json_body())
+    triggered = trigger(sandbox(), _merchant(body), body["event_type"])
+    event = triggered.event
+    return {
+        "event_type": event.event_type,
+        "event_id": event.event_id,
+        "object_id": event.object_id,
+        "objects": triggered.objects,
+    }

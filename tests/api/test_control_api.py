@@ -255,6 +255,7 @@ MERCHANT_ROUTES = [
     ("PUT", "/__mock/outcomes", {"rules": []}),
     ("POST", "/__mock/payments/pay_1/authentication", {"result": "success"}),
     ("POST", "/__mock/seed", {"payments": 1}),
+    ("POST", "/__mock/trigger", {"event_type": "payment_succeeded"}),
 ]
 ROUTE_IDS = [f"{method} {path}" for method, path, _ in MERCHANT_ROUTES]
 
