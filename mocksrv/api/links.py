@@ -29,7 +29,7 @@ Json = dict[str, Any]
 
 
 @links.post("/payment_link")
-@documented(PaymentLinkAnswerSchema, body=_create, errors=(404,))
+@documented(PaymentLinkAnswerSchema, body=_create)
 def create_payment_link() -> Json:
     """A link, with the payment its page takes."""
     principal = authenticate()
