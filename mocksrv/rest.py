@@ -11,7 +11,6 @@ from typing import IO, Any
 import orjson
 from flask import Flask, Request, Response, current_app, g, jsonify, request
 from flask.json.provider import JSONProvider
-from flask_cors import CORS
 from marshmallow import Schema, ValidationError
 from werkzeug.exceptions import ClientDisconnected, HTTPException
 from werkzeug.routing import BaseConverter
@@ -100,13 +99,34 @@ def init_app(app: Flask, sandbox_: Sandbox, settings_: Settings) -> None:
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(Exception, _unexpected_error)
     app.after_request(_rate_limit_headers)
-    # A checkout page on the merchant's own origin calls the browser routes with the publishable
-    # key (the SDK's retrievePaymentIntent), as it calls the real service: any origin may, without
-    # cookies, since every key travels in a header.
-    CORS(app, allow_headers=["api-key", "Content-Type"], expose_headers=_EXPOSED, max_age=600)
+    app.after_request(_cross_origin)
 
 
-_EXPOSED = ["X-Ratelimit-Limit", "X-Ratelimit-Remaining", "X-Ratelimit-Reset", "Retry-After"]
+# A checkout page on the shop's own origin calls the browser routes with the publishable key (the
+# SDK's retrievePaymentIntent), as it calls the real service: any origin may, without cookies, since
+# every key travels in a header. Written here rather than with flask-cors, whose hook cost 20-50 µs
+# on every request, browser or not (measured on a create); this one costs nothing without `Origin`.
+_CROSS_ORIGIN = {
+    "Access-Control-Allow-Origin": "*",
+    "Access-Control-Expose-Headers": ", ".join(
+        ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After")
+    ),
+}
+_PREFLIGHT = {
+    "Access-Control-Allow-Methods": "GET, POST, PUT, DELETE",
+    "Access-Control-Allow-Headers": "api-key, Content-Type",
+    "Access-Control-Max-Age": "600",
+}
+
+
+def _cross_origin(response: Response) -> Response:
+    """Let a page of any origin read the answer; answer a browser's preflight of a request."""
+    headers = request.headers
+    if "Origin" in headers:
+        response.headers.update(_CROSS_ORIGIN)
+        if request.method == "OPTIONS" and "Access-Control-Request-Method" in headers:
+            response.headers.update(_PREFLIGHT)
+    return response
 
 
 def error_response(status: int, code: str, message: str, param: str | None = None) -> Response:
