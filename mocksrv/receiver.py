@@ -34,6 +34,7 @@ OBJECT_ID_FIELDS = {
     "refund_details": "refund_id",
     "dispute_details": "dispute_id",
     "payout_details": "payout_id",
+    "mandate_details": "mandate_id",
 }
 
 __all__ = ["ReceivedWebhook", "WebhookEndpoint", "WebhookReceiver"]
@@ -59,7 +60,7 @@ class ReceivedWebhook:
 
     @property
     def object_id(self) -> str | None:
-        """The id of the payment, refund, dispute or payout the event reports."""
+        """The id of the payment, refund, dispute, payout or mandate the event reports."""
         content = self.body.get("content") if isinstance(self.body, dict) else None
         if not isinstance(content, dict) or not isinstance(content.get("object"), dict):
             return None
