@@ -1,4 +1,5 @@
-"""The `mocksrv` command: `serve` the sandbox, or `wait` until one answers."""
+"""The `mocksrv` command: `serve` the sandbox, `wait` until one answers, run QA `scenario` files, or
+`trigger` an event on a running server."""
 
 from __future__ import annotations
 
@@ -17,9 +18,11 @@ from typing import NoReturn, TextIO
 
 from mocksrv import __version__
 from mocksrv.settings import (
+    DEFAULT_ADMIN_KEY,
     DEFAULT_URL,
     SETTINGS,
     URL_VARIABLE,
+    VARIABLE_PREFIX,
     Setting,
     SettingsError,
     flag_source,
@@ -33,6 +36,9 @@ POLL_INTERVAL = 0.1  # seconds between two looks at /health
 POLL_REQUEST_TIMEOUT = 1.0  # seconds one look may take
 MIN_POLL_REQUEST_TIMEOUT = 0.05  # seconds one look may take when the deadline is nearer
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+ADMIN_KEY_VARIABLE = f"{VARIABLE_PREFIX}ADMIN_KEY"
+DEFAULT_SCENARIOS = "scenarios"
+TRIGGER_TIMEOUT = 30.0  # seconds for each request of `mocksrv trigger`
 
 _wait_timeout = number(0, inclusive=True, reason="not a number of seconds of 0 or more")
 
@@ -75,7 +81,56 @@ def _parser() -> argparse.ArgumentParser:
     wait.add_argument("--timeout", help=f"seconds to wait at most (default {DEFAULT_WAIT_TIMEOUT:g})")
     openapi = commands.add_parser("openapi", help="print the OpenAPI document that GET /openapi.json serves")
     openapi.add_argument("--output", type=Path, metavar="FILE", help="write it to FILE instead")
+    _scenario_parser(commands.add_parser("scenario", help="run, check or list QA scenario files"))
+    trigger = commands.add_parser(
+        "trigger", help="make an event happen on a running server, and print the ids of what it made"
+    )
+    trigger.add_argument("event_type", metavar="EVENT_TYPE", help="e.g. payment_succeeded, dispute_lost")
+    trigger.add_argument("--url", help=f"the server's address (env {URL_VARIABLE}, default {DEFAULT_URL})")
+    trigger.add_argument("--admin-key", help=_ADMIN_KEY_HELP)
+    trigger.add_argument(
+        "--merchant",
+        metavar="MERCHANT_ID",
+        default="merchant_default",
+        help="the merchant whose objects it makes (default merchant_default)",
+    )
+    trigger.add_argument("--webhook-url", metavar="URL", help="send the merchant's webhooks here first")
     return parser
+
+
+_ADMIN_KEY_HELP = f"the server's admin key (env {ADMIN_KEY_VARIABLE}, default {DEFAULT_ADMIN_KEY})"
+
+
+def _jobs(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of 1 or more")
+    return int(text)
+
+
+def _scenario_parser(scenario: argparse.ArgumentParser) -> None:
+    actions = scenario.add_subparsers(dest="scenario_command", required=True, metavar="{run,validate,list}")
+    paths_help = f"scenario files, or directories searched for *.yaml and *.yml (default {DEFAULT_SCENARIOS})"
+    run = actions.add_parser(
+        "run",
+        help="run scenarios, each in a fresh merchant",
+        description="Run scenarios, each in a fresh merchant: against an embedded server (webhook "
+        "timeout 1 s), or the one at --url. Exit 0 if all pass, 1 if any fails, 2 if a file is invalid.",
+    )
+    run.add_argument("paths", nargs="*", metavar="PATH", help=paths_help)
+    run.add_argument("--url", help="run against the mocksrv at URL (default: one embedded in this process)")
+    run.add_argument("--admin-key", help=_ADMIN_KEY_HELP)
+    run.add_argument("--junit", type=Path, metavar="FILE", help="write a JUnit XML report to FILE")
+    run.add_argument(
+        "-k",
+        dest="keyword",
+        metavar="EXPR",
+        help="only scenarios whose name, file or a tag contains the words: 'cards and not slow'",
+    )
+    run.add_argument("--jobs", type=_jobs, default=1, metavar="N", help="scenarios run at once (default 1)")
+    validate = actions.add_parser("validate", help="check scenario files, listing every problem")
+    validate.add_argument("paths", nargs="*", metavar="PATH", help=paths_help)
+    listing = actions.add_parser("list", help="list scenarios: name, tags, file, description")
+    listing.add_argument("paths", nargs="*", metavar="PATH", help=paths_help)
 
 
 def _openapi(args: argparse.Namespace) -> int:
@@ -273,12 +328,89 @@ def _wait(args: argparse.Namespace) -> int:
     return 0
 
 
+def _admin_key(args: argparse.Namespace, environ: Mapping[str, str]) -> str:
+    given: str | None = args.admin_key
+    return given or environ.get(ADMIN_KEY_VARIABLE) or DEFAULT_ADMIN_KEY
+
+
+def _checked_url(url: str, source: str) -> str:
+    try:
+        return http_url(url)
+    except ValueError as error:
+        raise SettingsError(f"{source}: {error}") from None
+
+
+def _scenario(args: argparse.Namespace) -> int:
+    # The scenario runner's imports (requests, jsonschema) are its own: `serve` starts without them.
+    from mocksrv.scenario import commands
+
+    paths = args.paths or [DEFAULT_SCENARIOS]
+    if args.scenario_command == "validate":
+        return commands.validate(paths, out=sys.stdout, err=sys.stderr)
+    if args.scenario_command == "list":
+        return commands.list_scenarios(paths, out=sys.stdout, err=sys.stderr)
+    try:
+        url = None if args.url is None else _checked_url(args.url, flag_source("--url", args.url))
+    except SettingsError as error:
+        print(f"mocksrv: {error}", file=sys.stderr)
+        return 2
+    return commands.run(
+        paths,
+        url=url,
+        admin_key=_admin_key(args, os.environ),
+        junit=args.junit,
+        keyword=args.keyword,
+        jobs=args.jobs,
+        out=sys.stdout,
+        err=sys.stderr,
+    )
+
+
+def _trigger(args: argparse.Namespace) -> int:
+    """Make an event happen through the control plane; print its id and the id of every object made."""
+    import requests
+
+    from mocksrv.client import ControlPlaneError, Sandbox
+
+    try:
+        if args.url is not None:
+            url = _checked_url(args.url, flag_source("--url", args.url))
+        else:
+            url = os.environ.get(URL_VARIABLE) or DEFAULT_URL
+            url = _checked_url(url, variable_source(URL_VARIABLE, url))
+        webhook_url = None
+        if args.webhook_url is not None:
+            webhook_url = _checked_url(args.webhook_url, flag_source("--webhook-url", args.webhook_url))
+    except SettingsError as error:
+        print(f"mocksrv: {error}", file=sys.stderr)
+        return 2
+    with Sandbox(url, _admin_key(args, os.environ), timeout=TRIGGER_TIMEOUT) as sandbox:
+        try:
+            if webhook_url is not None:
+                sandbox.set_webhook_url(webhook_url, args.merchant)
+            triggered = sandbox.trigger(args.event_type, args.merchant)
+        except ControlPlaneError as error:
+            print(f"mocksrv trigger: {error}", file=sys.stderr)
+            return 1
+        except requests.RequestException as error:
+            print(f"mocksrv trigger: cannot reach {url}: {type(error).__name__}", file=sys.stderr)
+            return 1
+    lines = [f"event_id {triggered['event_id']}"]
+    lines += [f"{name} {object_id}" for name, object_id in triggered.get("objects", {}).items()]
+    print("\n".join(lines), flush=True)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "wait":
         return _wait(args)
     if args.command == "openapi":
         return _openapi(args)
+    if args.command == "scenario":
+        return _scenario(args)
+    if args.command == "trigger":
+        return _trigger(args)
     return _serve(args)
 
 

@@ -8,6 +8,9 @@ Fixtures (their names and members are a public API):
 - `mocksrv_webhooks`: a receiver on 127.0.0.1 registered as that merchant's webhook URL
   (`mocksrv.receiver.WebhookEndpoint`).
 - `mocksrv_settings` (session): the embedded server's settings; override it to change them.
+
+`--mocksrv-scenarios PATH...` makes each scenario file there (*.yaml, *.yml) a test of its own, run
+against the session's server in a merchant of its own, failing with the runner's failure text.
 """
 
 from __future__ import annotations
@@ -15,7 +18,8 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -27,8 +31,11 @@ from mocksrv.settings import DEFAULT_ADMIN_KEY, URL_VARIABLE, VARIABLE_PREFIX, S
 
 if TYPE_CHECKING:
     from mocksrv.domain.sandbox import Sandbox as LiveSandbox
+    from mocksrv.scenario import Scenario
 
 ADMIN_KEY_VARIABLE = f"{VARIABLE_PREFIX}ADMIN_KEY"
+SCENARIO_SUFFIXES = (".yaml", ".yml")
+_SCENARIO_ROOTS = pytest.StashKey[list[Path]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -44,6 +51,80 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="KEY",
         help=f"that server's admin key (env {ADMIN_KEY_VARIABLE}, default {DEFAULT_ADMIN_KEY})",
     )
+    group.addoption(
+        "--mocksrv-scenarios",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="PATH",
+        help="run each scenario file in PATH (a file, or a directory searched for *.yaml and *.yml) "
+        "as a test",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Collect the scenario paths too; alone, instead of the configured testpaths."""
+    paths: list[str] = config.getoption("mocksrv_scenarios")
+    if not paths:
+        return
+    config.stash[_SCENARIO_ROOTS] = [(config.invocation_params.dir / path).resolve() for path in paths]
+    if config.args_source is not pytest.Config.ArgsSource.ARGS:
+        config.args = []  # `pytest --mocksrv-scenarios scenarios/` runs the scenarios, not the suite too
+    config.args += [path for path in paths if path not in config.args]
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    roots = parent.config.stash.get(_SCENARIO_ROOTS, [])
+    if file_path.suffix in SCENARIO_SUFFIXES and any(file_path.is_relative_to(root) for root in roots):
+        scenario_file: ScenarioFile = ScenarioFile.from_parent(parent, path=file_path)
+        return scenario_file
+    return None
+
+
+class ScenarioFile(pytest.File):
+    """A scenario file: checked when collected, one test named for the scenario."""
+
+    def collect(self) -> Iterator[pytest.Item]:
+        from mocksrv.scenario import InvalidScenario, load_scenario
+
+        shown = os.path.relpath(self.path, self.config.invocation_params.dir)
+        try:
+            scenario = load_scenario(shown)
+        except InvalidScenario as invalid:
+            raise self.CollectError(str(invalid)) from None
+        item: ScenarioTest = ScenarioTest.from_parent(
+            self, name=scenario.name, callobj=_scenario_test(scenario)
+        )
+        item.extra_keyword_matches.update(scenario.tags)
+        yield item
+
+
+class ScenarioTest(pytest.Function):
+    """A scenario as a test: a function, so that it runs with the plugin's fixtures."""
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        """The scenario file and name, where a test function would give its module and line."""
+        return self.path, None, self.name
+
+
+def _scenario_test(scenario: Scenario) -> Callable[..., None]:
+    """The test function of one scenario: its arguments are the fixtures it runs with."""
+
+    def run_scenario_file(
+        mocksrv: MocksrvServer, _mocksrv_receiver: WebhookReceiver, _mocksrv_errors: ServerErrors
+    ) -> None:
+        from mocksrv.scenario import Target, run_scenario
+        from mocksrv.scenario.report import failure_text
+
+        _mocksrv_errors.take()
+        result = run_scenario(scenario, Target(mocksrv.url, mocksrv.admin_key, _mocksrv_receiver))
+        errors = _mocksrv_errors.take()
+        if not result.passed:
+            pytest.fail(failure_text(result), pytrace=False)
+        if errors:
+            pytest.fail("mocksrv logged an error during this scenario:\n" + "\n".join(errors), pytrace=False)
+
+    return run_scenario_file
 
 
 def _external(config: pytest.Config) -> tuple[str, str] | None:

@@ -296,3 +296,29 @@ class Receiver:
 
     def bodies(self) -> list[dict[str, Any]]:
         return [json.loads(request.get_data()) for request in self.received()]
+
+
+@dataclass(frozen=True)
+class CommandRun:
+    """What one run of the `mocksrv` command did: its exit code and output."""
+
+    code: int
+    stdout: str
+    stderr: str
+
+
+def run_command(
+    args: list[str], cwd: Path, timeout: float, env: Mapping[str, str] | None = None
+) -> CommandRun:
+    """Run `mocksrv ARGS...` in `cwd` and wait for it, `timeout` seconds at most."""
+    finished = subprocess.run(
+        [*CHECKOUT_COMMAND, *args],
+        cwd=cwd,
+        env=subprocess_environment(env),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    return CommandRun(finished.returncode, finished.stdout, finished.stderr)

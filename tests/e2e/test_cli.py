@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import re
 import socket
-import subprocess
-import sys
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -18,20 +16,14 @@ from pathlib import Path
 import pytest
 
 from mocksrv import __version__
-from tests.e2e.harness import LOCALHOST, free_port, subprocess_environment
+from tests.e2e.harness import LOCALHOST, free_port, run_command
+from tests.e2e.harness import CommandRun as Run
 
 RUN_TIMEOUT = 15.0  # seconds for one run of the command; none should take more than one or two
 MAX_RUNS_AT_ONCE = 8  # runs started together, on a machine of two cores
 PORT = "not a port (0 to 65535)"
 URL = "not an http or https URL with a host"
 BAD_MERCHANTS = "merchants: [a: b\n"
-
-
-@dataclass(frozen=True)
-class Run:
-    code: int
-    stdout: str
-    stderr: str
 
 
 @dataclass(frozen=True)
@@ -44,17 +36,7 @@ class Case:
 
 
 def run(args: list[str], cwd: Path, env: Mapping[str, str] | None = None) -> Run:
-    finished = subprocess.run(
-        [sys.executable, "-m", "mocksrv.cli", *args],
-        cwd=cwd,
-        env=subprocess_environment(env),
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT,
-        check=False,
-    )
-    return Run(finished.returncode, finished.stdout, finished.stderr)
+    return run_command(args, cwd, RUN_TIMEOUT, env)
 
 
 # One exact line on stderr and exit 2.

@@ -1,0 +1,161 @@
+"""What a run of scenarios prints and writes: a line per scenario, the failures, a summary, JUnit XML.
+
+Card numbers and account numbers keep their last four digits and CVCs are hidden, wherever they are
+shown: in request and answer bodies, queries, and any text (a Luhn-valid run of 12 to 19 digits).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import PurePath
+from typing import Any
+from xml.etree import ElementTree
+
+from mocksrv.scenario.runner import NO_BODY, Exchange, Outcome, ScenarioResult
+
+LABELS = {Outcome.PASSED: "PASS", Outcome.FAILED: "FAIL", Outcome.ERROR: "ERROR"}
+SUITE_NAME = "mocksrv scenarios"
+MAX_BODY_LINES = 200  # lines of a body that a failure shows; the rest is cut
+_KEEP_LAST_FOUR = re.compile(r"(card_|bank_)?(account_)?number|iban|bban", re.IGNORECASE)
+_HIDE_ALL = re.compile(r"(card_)?(cvc|cvv2?)", re.IGNORECASE)
+_DIGIT_RUN = re.compile(r"(?<![0-9])[0-9]{12,19}(?![0-9])")
+# XML 1.0 cannot carry these, not even escaped.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+# -- masking -----------------------------------------------------------------------------------------
+
+
+def masked(value: Any, key: str = "") -> Any:
+    """`value` with card numbers, account numbers and CVCs masked, by key and by the look of the text."""
+    if isinstance(value, Mapping):
+        return {name: masked(item, str(name)) for name, item in value.items()}
+    if isinstance(value, list):
+        return [masked(item, key) for item in value]
+    if isinstance(value, str | int) and not isinstance(value, bool) and key:
+        if _HIDE_ALL.fullmatch(key):
+            return "*" * len(str(value))
+        if _KEEP_LAST_FOUR.fullmatch(key) and key.lower() != "number":
+            return _keep_last_four(str(value))
+    return mask_text(value) if isinstance(value, str) else value
+
+
+def mask_text(text: str) -> str:
+    """`text` with every Luhn-valid run of 12 to 19 digits (a card number) cut to its last four."""
+    return _DIGIT_RUN.sub(
+        lambda match: _keep_last_four(match.group()) if _luhn(match.group()) else match.group(), text
+    )
+
+
+def _keep_last_four(text: str) -> str:
+    return "*" * max(len(text) - 4, 0) + text[-4:]
+
+
+def _luhn(digits: str) -> bool:
+    total = 0
+    for position, digit in enumerate(reversed(digits)):
+        value = int(digit) * (2 if position % 2 else 1)
+        total += value - 9 if value > 9 else value
+    return total % 10 == 0
+
+
+# -- console ------------------------------------------------------------------------------------------
+
+
+def result_line(result: ScenarioResult) -> str:
+    """`PASS name (file) 0.31s`."""
+    return f"{LABELS[result.outcome]} {result.scenario.name} ({result.scenario.file}) {result.seconds:.2f}s"
+
+
+def failure_text(result: ScenarioResult) -> str:
+    """The failed step and why, then what was sent and what came back; masked."""
+    parts = [result.message]
+    if result.exchange is not None:
+        parts.append(exchange_text(result.exchange))
+    if result.detail:
+        parts.append(result.detail)
+    return mask_text("\n".join(parts))
+
+
+def exchange_text(exchange: Exchange) -> str:
+    query = "&".join(f"{name}={value}" for name, value in masked(dict(exchange.query)).items())
+    lines = [f"request: {exchange.method} {exchange.path}" + (f"?{query}" if query else "")]
+    if exchange.body is not NO_BODY:
+        lines.append(_indented(_json(masked(exchange.body))))
+    lines.append(f"answer: {exchange.status}")
+    answer = _json(masked(exchange.answer)) if exchange.answer_is_json else str(exchange.answer)
+    if answer:
+        lines.append(_indented(answer))
+    return "\n".join(lines)
+
+
+def summary_line(results: Sequence[ScenarioResult], seconds: float, deselected: int = 0) -> str:
+    """`3 passed, 1 failed in 2.41s`, with errors and scenarios left out by -k when there are any."""
+    counts = {outcome: sum(result.outcome is outcome for result in results) for outcome in Outcome}
+    line = f"{counts[Outcome.PASSED]} passed, {counts[Outcome.FAILED]} failed"
+    if counts[Outcome.ERROR]:
+        line += f", {counts[Outcome.ERROR]} errors"
+    if deselected:
+        line += f", {deselected} deselected"
+    return f"{line} in {seconds:.2f}s"
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+
+
+def _indented(text: str) -> str:
+    lines = text.splitlines()
+    if len(lines) > MAX_BODY_LINES:
+        lines = [*lines[:MAX_BODY_LINES], f"... ({len(lines) - MAX_BODY_LINES} more lines)"]
+    return "\n".join("  " + line for line in lines)
+
+
+# -- JUnit XML ----------------------------------------------------------------------------------------
+
+
+def classname(file: str) -> str:
+    """A scenario's JUnit class: file's path without the suffix, dotted (`scenarios.cards.declined`)."""
+    path = PurePath(file)
+    parts = [part for part in path.with_suffix("").parts if part not in (".", "/")]
+    return ".".join(parts)
+
+
+def junit_xml(results: Sequence[ScenarioResult], seconds: float) -> bytes:
+    """A JUnit report: one testsuite, a testcase per scenario, failures and errors with their text."""
+    counts = {outcome: sum(result.outcome is outcome for result in results) for outcome in Outcome}
+    totals = {
+        "tests": str(len(results)),
+        "failures": str(counts[Outcome.FAILED]),
+        "errors": str(counts[Outcome.ERROR]),
+        "skipped": "0",
+        "time": f"{seconds:.3f}",
+    }
+    suites = ElementTree.Element("testsuites", {"name": SUITE_NAME, **totals})
+    suite = ElementTree.SubElement(suites, "testsuite", {"name": SUITE_NAME, **totals})
+    for result in results:
+        case = ElementTree.SubElement(
+            suite,
+            "testcase",
+            {
+                "classname": classname(result.scenario.file),
+                "name": result.scenario.name,
+                "file": result.scenario.file,
+                "time": f"{result.seconds:.3f}",
+            },
+        )
+        if result.outcome is not Outcome.PASSED:
+            tag = "failure" if result.outcome is Outcome.FAILED else "error"
+            text = failure_text(result)
+            message = _xml_text(text.splitlines()[0] if text else "")
+            problem = ElementTree.SubElement(case, tag, {"message": message, "type": f"scenario {tag}"})
+            problem.text = _xml_text(text)
+    ElementTree.indent(suites)
+    written: bytes = ElementTree.tostring(suites, encoding="utf-8", xml_declaration=True)
+    return written + b"\n"
+
+
+def _xml_text(text: str) -> str:
+    return _NOT_XML.sub("?", text)

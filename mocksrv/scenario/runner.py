@@ -1,0 +1,454 @@
+"""Running scenarios: each in a fresh merchant of a running mocksrv, with a webhook receiver of its own.
+
+A scenario's steps run in order; the first that fails ends it. The mock-clock steps act through the
+control plane with the merchant's own key, so that scenarios running at once see nothing of each other.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+import uuid
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+import requests
+
+from mocksrv.client import ControlPlaneError, Merchant, Sandbox, parse_time
+from mocksrv.receiver import ReceivedWebhook, WebhookEndpoint, WebhookReceiver
+from mocksrv.scenario.format import RECEIVER_VARIABLE, Scenario, Step, parse_duration
+from mocksrv.scenario.matchers import body_mismatches, lookup, shown, status_mismatch
+from mocksrv.scenario.variables import UnknownVariable, substitute
+
+# The embedded server's webhook timeout: a delivery that hangs gives up after this, so that a
+# scenario with `receiver: {hang: true}` waits one second per hung attempt, not the default five.
+EMBEDDED_WEBHOOK_TIMEOUT = 1.0
+WAIT_SECONDS = 10.0  # real seconds that expect_webhook, wait_webhooks and expect_deliveries wait at most
+HANG_SECONDS = 3600.0  # longer than any webhook timeout; released when the scenario ends
+REQUEST_TIMEOUT = 30.0  # seconds for one request of a step
+RECEIVER_POLL = 0.02  # seconds between two looks at the receiver's deliveries (no request involved)
+
+
+class Outcome(StrEnum):
+    PASSED = "passed"
+    FAILED = "failed"  # a step's expectation was not met, or the server refused a step
+    ERROR = "error"  # the scenario could not run: the server unreachable, a merchant not created, a bug
+
+
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    """A request of a step and the answer to it, as a failure shows them."""
+
+    method: str
+    path: str
+    query: Mapping[str, str]
+    body: Any  # NO_BODY when the request had none
+    status: int
+    answer: Any  # the parsed JSON, or the text when it is not JSON
+    answer_is_json: bool
+
+
+NO_BODY: Any = object()
+
+
+@dataclass(frozen=True, slots=True)
+class ScenarioResult:
+    """How one scenario ended, how long it took, and what a failure shows."""
+
+    scenario: Scenario
+    outcome: Outcome
+    seconds: float
+    message: str = ""  # one line: the step, and what went wrong
+    detail: str = ""  # what was expected and what came back, beyond the message
+    exchange: Exchange | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.outcome is Outcome.PASSED
+
+
+class StepFailed(Exception):
+    """A step's expectation was not met: why, and the exchange or deliveries that show it."""
+
+    def __init__(self, reason: str, *, exchange: Exchange | None = None, detail: str = "") -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.exchange = exchange
+        self.detail = detail
+
+
+@dataclass
+class Target:
+    """A running mocksrv that scenarios run against, and the webhook receiver they share."""
+
+    url: str
+    admin_key: str
+    receiver: WebhookReceiver
+    timeout: float = REQUEST_TIMEOUT
+
+
+@contextmanager
+def embedded_server(admin_key: str) -> Iterator[str]:
+    """A mocksrv in this process, for one run of scenarios; yields its URL."""
+    from mocksrv.server import MockServer
+    from mocksrv.settings import Settings
+
+    settings = Settings(webhook_timeout=EMBEDDED_WEBHOOK_TIMEOUT, admin_key=admin_key)
+    with MockServer(settings) as server:
+        yield server.url
+
+
+@contextmanager
+def target(url: str, admin_key: str) -> Iterator[Target]:
+    """The server at `url` and a webhook receiver on 127.0.0.1, for the length of the block."""
+    with WebhookReceiver() as receiver:
+        yield Target(url.rstrip("/"), admin_key, receiver)
+
+
+def run_scenarios(
+    scenarios: Sequence[Scenario],
+    where: Target,
+    *,
+    jobs: int = 1,
+    on_result: Callable[[ScenarioResult], None] | None = None,
+) -> list[ScenarioResult]:
+    """Run every scenario, `jobs` at once; `on_result` hears of each as it finishes. Results in order."""
+    results: dict[int, ScenarioResult] = {}
+    with ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="scenario") as pool:
+        futures = {
+            pool.submit(run_scenario, scenario, where): index for index, scenario in enumerate(scenarios)
+        }
+        for future in as_completed(futures):
+            result = future.result()
+            results[futures[future]] = result
+            if on_result is not None:
+                on_result(result)
+    return [results[index] for index in range(len(scenarios))]
+
+
+def run_scenario(scenario: Scenario, where: Target) -> ScenarioResult:
+    """Run one scenario in a merchant of its own; never raises."""
+    started = time.monotonic()
+    run = _Run(scenario, where)
+
+    def result(
+        outcome: Outcome, message: str = "", detail: str = "", exchange: Exchange | None = None
+    ) -> ScenarioResult:
+        return ScenarioResult(scenario, outcome, time.monotonic() - started, message, detail, exchange)
+
+    try:
+        run.set_up()
+        for step in scenario.steps:
+            run.perform(step)
+    except StepFailed as failure:
+        message = failure.reason if run.step is None else f"{run.step.label}: {failure.reason}"
+        return result(Outcome.FAILED, message, failure.detail, failure.exchange)
+    except (ControlPlaneError, requests.RequestException) as error:
+        label = run.step.label if run.step is not None else "setting up the merchant"
+        return result(Outcome.ERROR, f"{label}: {type(error).__name__}: {error}")
+    except Exception as error:
+        label = run.step.label if run.step is not None else "setting up the merchant"
+        return result(Outcome.ERROR, f"{label}: {type(error).__name__}: {error}", traceback.format_exc())
+    finally:
+        run.tear_down()
+    return result(Outcome.PASSED)
+
+
+@dataclass
+class _Run:
+    """The state of one scenario as it runs: its merchant, receiver endpoint and variables."""
+
+    scenario: Scenario
+    where: Target
+    step: Step | None = None
+    merchant: Merchant | None = None
+    endpoint: WebhookEndpoint | None = None
+    variables: dict[str, Any] = field(default_factory=dict)
+    http: requests.Session = field(default_factory=requests.Session)
+    clock_after_step: datetime | None = None  # the mock clock when the step before ended, if needed
+
+    # -- the merchant ----------------------------------------------------------------------------
+
+    def set_up(self) -> None:
+        settings = self.scenario.merchant
+        created: dict[str, Any] = {}
+        if "rate_limit" in settings:
+            created["rate_limit"] = settings["rate_limit"]
+        with Sandbox(self.where.url, self.where.admin_key, timeout=self.where.timeout) as sandbox:
+            self.merchant = merchant = sandbox.create_merchant(**created)
+        self.variables = {
+            "merchant_id": merchant.merchant_id,
+            "profile_id": merchant.profile_id,
+            "secret_key": merchant.secret_key,
+            "publishable_key": merchant.publishable_key,
+            "run_id": uuid.uuid4().hex[:16],
+        }
+        receiver = self.scenario.receiver
+        if receiver is not None:
+            self.endpoint = self.where.receiver.endpoint(merchant.signing_key)
+            if receiver:
+                self.endpoint.respond_with(
+                    status=receiver.get("status", 200),
+                    delay=parse_duration(receiver.get("delay", "0s")),
+                    times=receiver.get("times"),
+                )
+            merchant.set_webhook_url(self.endpoint.url)
+            self.variables[RECEIVER_VARIABLE] = self.endpoint.url
+        self.variables.update(self._substituted(self.scenario.variables))
+        if "outcomes" in settings:
+            try:
+                merchant.set_outcomes(self._substituted(settings["outcomes"]))
+            except ControlPlaneError as error:
+                raise StepFailed(f"merchant.outcomes: the control plane refused them: {error}") from None
+        self._remember_clock(0)
+
+    def tear_down(self) -> None:
+        """Stop the merchant's deliveries and free what the scenario made; the result stands."""
+        if self.endpoint is not None:
+            self.where.receiver.remove(self.endpoint)
+        self.http.close()
+        if self.merchant is not None:
+            # The server went away or refuses: nothing is left to free.
+            with suppress(ControlPlaneError, requests.RequestException):
+                self.merchant.reset()
+            self.merchant.close()
+
+    # -- the steps -------------------------------------------------------------------------------
+
+    def perform(self, step: Step) -> None:
+        self.step = step
+        spec = self._substituted(step.spec)
+        try:
+            if step.kind == "request":
+                self._request(spec)  # with its expect and save
+            else:
+                action: Callable[[Any], None] = getattr(self, f"_{step.kind}")
+                action(spec[step.kind])
+        except ControlPlaneError as error:
+            raise StepFailed(f"the control plane refused it: {error}") from None
+        self._remember_clock(step.number)
+
+    def _request(self, spec: Mapping[str, Any]) -> None:
+        request = spec["request"]
+        headers = self._key_header(request.get("key", "secret"))
+        headers.update({str(name): _text(value) for name, value in request.get("headers", {}).items()})
+        query = {str(name): _text(value) for name, value in request.get("query", {}).items()}
+        body = request.get("body", NO_BODY)
+        response = self.http.request(
+            request["method"],
+            self.where.url + request["path"],
+            params=query or None,
+            json=None if body is NO_BODY else body,
+            headers=headers,
+            timeout=self.where.timeout,
+            allow_redirects=False,
+        )
+        try:
+            answer, answer_is_json = response.json(), True
+        except ValueError:
+            answer, answer_is_json = response.text, False
+        exchange = Exchange(
+            request["method"], request["path"], query, body, response.status_code, answer, answer_is_json
+        )
+        expect = spec.get("expect", {})
+        # An unexpected status says it all: the body of an error answer cannot meet a success's.
+        wrong_status = status_mismatch(expect.get("status"), response.status_code)
+        if wrong_status is not None:
+            raise StepFailed(wrong_status, exchange=exchange)
+        if "body" in expect:
+            if not answer_is_json:
+                raise StepFailed("body: expected a JSON answer, got text", exchange=exchange)
+            mismatches = body_mismatches(expect["body"], answer)
+            if mismatches:
+                raise StepFailed("; ".join(mismatches), exchange=exchange)
+        for name, path in spec.get("save", {}).items():
+            found, value = lookup(answer, path) if answer_is_json else (False, None)
+            if not found:
+                raise StepFailed(f"save {name}: the answer has no {path}", exchange=exchange)
+            self.variables[name] = value
+
+    def _key_header(self, key: str) -> dict[str, str]:
+        merchant = self._merchant()
+        value = {
+            "secret": merchant.secret_key,
+            "publishable": merchant.publishable_key,
+            "admin": self.where.admin_key,
+        }.get(key)
+        return {} if value is None else {"api-key": value}
+
+    def _advance(self, duration: str) -> None:
+        self._merchant().advance(parse_duration(duration))
+
+    def _freeze(self, frozen: bool) -> None:
+        if frozen:
+            self._merchant().freeze()
+        else:
+            self._merchant().resume()
+
+    def _set_outcomes(self, rules: list[Any]) -> None:
+        self._merchant().set_outcomes(rules)
+
+    def _receiver(self, answer: Mapping[str, Any]) -> None:
+        endpoint = self._endpoint()
+        if answer.get("recover"):
+            endpoint.respond_with(200)
+        elif answer.get("hang"):
+            endpoint.respond_with(200, delay=HANG_SECONDS, times=answer.get("times"))
+        else:
+            delay = parse_duration(answer.get("delay", "0s"))
+            endpoint.respond_with(answer.get("status", 200), delay=delay, times=answer.get("times"))
+
+    def _wait_webhooks(self, _: Mapping[str, Any]) -> None:
+        if not self._merchant().wait_webhooks(timeout=WAIT_SECONDS):
+            raise StepFailed(f"the merchant's deliveries were not all attempted within {WAIT_SECONDS:g} s")
+
+    def _expect_webhook(self, expected: Mapping[str, Any]) -> None:
+        endpoint = self._endpoint()
+        event_type, object_id = expected["event_type"], expected.get("object_id")
+        attempt = expected.get("attempt", 1)
+        deadline = time.monotonic() + WAIT_SECONDS
+        while (delivery := _nth_delivery(endpoint.events, event_type, object_id, attempt)) is None:
+            if time.monotonic() >= deadline:
+                wanted = event_type if object_id is None else f"{event_type} for {object_id}"
+                ordinal = "" if attempt == 1 else f" (attempt {attempt})"
+                raise StepFailed(
+                    f"no {wanted}{ordinal} arrived within {WAIT_SECONDS:g} s",
+                    detail=_arrived(endpoint.events),
+                )
+            # The endpoint can wait only for the first delivery of a type; the Nth of an event is polled.
+            time.sleep(RECEIVER_POLL)
+        signed = expected.get("signed", True)
+        if delivery.verified != signed:
+            state = "does not verify" if signed else "verifies"
+            raise StepFailed(
+                f"{delivery.event_type} {delivery.event_id}: its signature {state} with the merchant's "
+                "signing key",
+                detail=_arrived(endpoint.events),
+            )
+        if "within" in expected:
+            self._check_within(delivery, parse_duration(expected["within"]), expected["within"])
+
+    def _check_within(self, delivery: ReceivedWebhook, seconds: float, written: str) -> None:
+        created_text = delivery.body.get("timestamp") if isinstance(delivery.body, dict) else None
+        if not isinstance(created_text, str) or self.clock_after_step is None:
+            raise StepFailed(f"{delivery.event_type} {delivery.event_id}: the webhook has no timestamp")
+        apart = abs((parse_time(created_text) - self.clock_after_step).total_seconds())
+        if apart > seconds:
+            before = "the start" if self._step_number() == 1 else f"step {self._step_number() - 1}"
+            raise StepFailed(
+                f"{delivery.event_type} {delivery.event_id} happened at {created_text}, {apart:g} s of "
+                f"mock time from the end of {before} ({_timestamp(self.clock_after_step)}); "
+                f"expected within {written}"
+            )
+
+    def _expect_deliveries(self, expected: Mapping[str, Any]) -> None:
+        merchant = self._merchant()
+        event_type, object_id = expected["event_type"], expected.get("object_id")
+        wanted = event_type if object_id is None else f"{event_type} for {object_id}"
+        # The log is read once every queued delivery has been attempted, so that it no longer changes
+        # unless the clock moves; a mismatch then fails at once.
+        merchant.wait_webhooks(timeout=WAIT_SECONDS)
+        reasons, detail = _delivery_mismatches(merchant, event_type, object_id, expected, wanted)
+        if reasons:
+            raise StepFailed("; ".join(reasons), detail=detail)
+
+    # -- helpers ---------------------------------------------------------------------------------
+
+    def _substituted(self, value: Any) -> Any:
+        try:
+            return substitute(value, self.variables)
+        except UnknownVariable as error:  # a file is checked before it runs; a saved value may be missing
+            raise StepFailed(str(error)) from None
+
+    def _merchant(self) -> Merchant:
+        if self.merchant is None:
+            raise RuntimeError("the scenario's merchant is not created")
+        return self.merchant
+
+    def _endpoint(self) -> WebhookEndpoint:
+        if self.endpoint is None:
+            raise StepFailed("the scenario has no webhook receiver: give it merchant.receiver")
+        return self.endpoint
+
+    def _step_number(self) -> int:
+        return 0 if self.step is None else self.step.number
+
+    def _remember_clock(self, finished: int) -> None:
+        """Read the mock clock after step `finished` (0: the set-up) when the next step measures from it."""
+        steps = self.scenario.steps
+        following = steps[finished] if finished < len(steps) else None
+        if (
+            following is not None
+            and following.kind == "expect_webhook"
+            and "within" in following.spec[following.kind]
+        ):
+            self.clock_after_step = self._merchant().now()
+
+
+def _nth_delivery(
+    deliveries: Sequence[ReceivedWebhook], event_type: str, object_id: str | None, attempt: int
+) -> ReceivedWebhook | None:
+    """The delivery of an event of that type (and object) that was its `attempt`-th to arrive."""
+    counted: dict[str | None, int] = {}
+    for delivery in deliveries:
+        counted[delivery.event_id] = counted.get(delivery.event_id, 0) + 1
+        if (
+            delivery.event_type == event_type
+            and object_id in (None, delivery.object_id)
+            and counted[delivery.event_id] == attempt
+        ):
+            return delivery
+    return None
+
+
+def _arrived(deliveries: Sequence[ReceivedWebhook]) -> str:
+    if not deliveries:
+        return "arrived: nothing"
+    lines = ["arrived, in order:"]
+    for delivery in deliveries:
+        signed = "signed" if delivery.verified else "NOT signed"
+        lines.append(
+            f"  {delivery.event_type} {delivery.event_id} for {delivery.object_id}, {signed}, "
+            f"answered {delivery.status}"
+        )
+    return "\n".join(lines)
+
+
+def _delivery_mismatches(
+    merchant: Merchant, event_type: str, object_id: str | None, expected: Mapping[str, Any], wanted: str
+) -> tuple[list[str], str]:
+    """What the merchant's delivery log of the event lacks, and the log as a failure shows it."""
+    events = [
+        event
+        for event in merchant.events()
+        if event["event_type"] == event_type and object_id in (None, event["object_id"])
+    ]
+    if not events:
+        return [f"no {wanted} event"], ""
+    event = events[-1]  # the first to happen: the list is newest first
+    attempts = list(reversed(merchant.deliveries(event["event_id"])))
+    reasons = []
+    if "count" in expected and len(attempts) != expected["count"]:
+        reasons.append(f"expected {expected['count']} delivery attempts of {wanted}, got {len(attempts)}")
+    state = event["delivery"]["state"]
+    if "status" in expected and state != expected["status"]:
+        reasons.append(f"expected delivery state {shown(expected['status'])}, got {shown(state)}")
+    lines = [f"{event['event_id']} ({event_type} for {event['object_id']}): {state}, attempts:"]
+    for number, attempt in enumerate(attempts, 1):
+        answered = attempt["status_code"] if attempt["error"] is None else attempt["error"]
+        lines.append(f"  {number}. {attempt['attempted_at']} {answered}")
+    return reasons, "\n".join(lines)
+
+
+def _text(value: Any) -> str:
+    """A header or query value as text: JSON's way for booleans and numbers."""
+    return value if isinstance(value, str) else shown(value)
+
+
+def _timestamp(moment: datetime) -> str:
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")

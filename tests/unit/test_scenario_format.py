@@ -1,0 +1,621 @@
+"""Scenario files: every problem with its file and line, variables, durations, matchers, -k, and the
+reports (masking, JUnit XML) built from results, without a server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+from xml.etree import ElementTree
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from mocksrv.scenario.format import (
+    InvalidScenario,
+    Scenario,
+    load_scenario,
+    load_scenarios,
+    parse_duration,
+    scenario_files,
+    schema,
+)
+from mocksrv.scenario.matchers import body_mismatches, check, lookup, same, status_mismatch
+from mocksrv.scenario.report import classname, failure_text, junit_xml, mask_text, masked, result_line
+from mocksrv.scenario.runner import NO_BODY, Exchange, Outcome, ScenarioResult
+from mocksrv.scenario.selection import KeywordError, keyword_matcher
+from mocksrv.scenario.variables import UnknownVariable, substitute
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+FILES = "tests/scenario_files"
+STEP_KEYS = (
+    "request, advance, freeze, set_outcomes, receiver, expect_webhook, wait_webhooks, expect_deliveries"
+)
+
+
+@pytest.fixture(autouse=True)
+def in_repository(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files are named as a user in the repository's root names them."""
+    monkeypatch.chdir(REPO_ROOT)
+
+
+def problems_of(file: str) -> list[str]:
+    with pytest.raises(InvalidScenario) as refused:
+        load_scenario(file)
+    return [str(problem) for problem in refused.value.problems]
+
+
+# -- every problem, with its file and line ----------------------------------------------------------
+
+INVALID = f"{FILES}/invalid"
+PROBLEMS = {
+    "bad_method.yaml": [
+        f"{INVALID}/bad_method.yaml:10: step 2 (fetch them): request.method: "
+        "'FETCH' is not one of ['GET', 'POST', 'PUT', 'DELETE']"
+    ],
+    "unknown_variable.yaml": [
+        f"{INVALID}/unknown_variable.yaml:16: step 2 (capture it): request.body.amount_to_capture: "
+        "unknown variable ${nope}"
+    ],
+    "unknown_step_key.yaml": [
+        f"{INVALID}/unknown_step_key.yaml:6: step 2 (take a nap): sleep: unknown step key "
+        f"(a step has one of {STEP_KEYS}, and a name)"
+    ],
+    "unknown_request_key.yaml": [
+        f"{INVALID}/unknown_request_key.yaml:8: step 1 (as the root user): request.key: "
+        "'root' is not one of ['secret', 'publishable', 'admin', 'none']"
+    ],
+    "not_yaml.yaml": [
+        f"{INVALID}/not_yaml.yaml:5: not valid YAML: expected ',' or '}}', but got '<stream end>'"
+    ],
+    "several_problems.yaml": [
+        f"{INVALID}/several_problems.yaml:1: 'description' is a required property",
+        f"{INVALID}/several_problems.yaml:2: tags: 'cards' is not of type array",
+        f"{INVALID}/several_problems.yaml:4: merchant.rate_limit: -1 is less than the minimum of 0",
+        f"{INVALID}/several_problems.yaml:5: merchant.webhook: "
+        "unknown key (one of rate_limit, outcomes, receiver)",
+        f"{INVALID}/several_problems.yaml:7: step 1 (advance): advance: "
+        "'10 seconds' is not a duration such as 500ms, 10s, 5m, 2h or 7d",
+        f"{INVALID}/several_problems.yaml:8: step 2: expect: expect goes with a request step",
+        f"{INVALID}/several_problems.yaml:9: step 3 (receiver): receiver: recover takes no other key",
+        f"{INVALID}/several_problems.yaml:10: step 4 (expect_webhook): expect_webhook: "
+        "'event_type' is a required property",
+        f"{INVALID}/several_problems.yaml:10: step 4 (expect_webhook): expect_webhook.attempt: "
+        "0 is less than the minimum of 1",
+    ],
+    "no_receiver.yaml": [
+        f"{INVALID}/no_receiver.yaml:5: step 1 (the webhook): expect_webhook: "
+        "needs a webhook receiver: give the scenario merchant.receiver",
+        f"{INVALID}/no_receiver.yaml:6: step 2 (request): request.body.url: "
+        "unknown variable ${webhook_url}",
+    ],
+    "duplicate_key.yaml": [
+        f"{INVALID}/duplicate_key.yaml:10: step 1 (pay): expect.status: duplicate key (first at line 9)"
+    ],
+    "bad_pattern.yaml": [
+        f"{INVALID}/bad_pattern.yaml:6: step 1 (request): expect.body.data.matches: "
+        "not a regular expression: unterminated character set at position 1"
+    ],
+    "empty.yaml": [f"{INVALID}/empty.yaml:1: empty: a scenario is a map with name, description, steps"],
+    "not_a_map.yaml": [f"{INVALID}/not_a_map.yaml:1: 'just text' is not of type object"],
+}
+
+
+@pytest.mark.parametrize("name", list(PROBLEMS))
+def test_a_malformed_file_is_refused_with_every_problem_at_its_line(name: str) -> None:
+    assert problems_of(f"{INVALID}/{name}") == PROBLEMS[name]
+
+
+def test_every_malformed_file_of_the_tests_has_its_problems_listed() -> None:
+    assert sorted(Path(file).name for file in scenario_files([INVALID])) == sorted(PROBLEMS)
+
+
+def test_a_file_that_cannot_be_read_is_one_problem_without_a_line() -> None:
+    assert problems_of(f"{FILES}/absent.yaml") == [
+        f"{FILES}/absent.yaml: cannot read: no such file or directory"
+    ]
+
+
+def write(tmp_path: Path, text: str) -> str:
+    path = tmp_path / "scenario.yaml"
+    path.write_text(text)
+    return str(path)
+
+
+STEP_HEAD = "name: n\ndescription: d\nsteps:\n"
+
+
+MATCHER_NAMES = "equals, contains, matches, exists, absent, one_of, greater_than, less_than"
+DELIVERY_STATES = "['pending', 'retrying', 'delivered', 'failed', 'no_endpoint']"
+GET = "  - request: {method: GET, path: /x}\n"
+# Steps of a file, and its one problem after `file:`.
+STEP_PROBLEMS = [
+    ("  - {}\n", f"4: step 1: no step key (one of {STEP_KEYS})"),
+    (
+        "  - name: both\n    advance: 1s\n    freeze: true\n",
+        "4: step 1 (both): more than one step key: advance, freeze",
+    ),
+    ("  - save: {x: y}\n", "4: step 1: save: save goes with a request step"),
+    (
+        "  - receiver: {hang: true, status: 500}\n",
+        "4: step 1 (receiver): receiver: hang takes no status or delay",
+    ),
+    (
+        "  - wait_webhooks: {timeout: 5}\n",
+        "4: step 1 (wait_webhooks): wait_webhooks.timeout: unknown key: takes none",
+    ),
+    (
+        "  - request: {method: GET, path: payments}\n",
+        "4: step 1 (request): request.path: 'payments' is not a path starting with /",
+    ),
+    (
+        GET + "    save: {9lives: a}\n",
+        "5: step 1 (request): save.9lives: "
+        "not a variable name (letters, digits and _, not starting with a digit)",
+    ),
+    (
+        GET + "    expect: {status: 700}\n",
+        "5: step 1 (request): expect.status: 700 is greater than the maximum of 599",
+    ),
+    (
+        GET + "    expect: {status: [200, ok]}\n",
+        "5: step 1 (request): expect.status.1: 'ok' is not of type integer",
+    ),
+    (
+        GET + "    expect: {body: {a: {equals: 1, is: 2}}}\n",
+        f"5: step 1 (request): expect.body.a.is: unknown key (one of {MATCHER_NAMES})",
+    ),
+    (
+        "  - expect_deliveries: {event_type: x, status: lost}\n",
+        f"4: step 1 (expect_deliveries): expect_deliveries.status: 'lost' is not one of {DELIVERY_STATES}",
+    ),
+    (
+        "  - request: {method: GET, path: '/p/${id}'}\n    save: {id: payment_id}\n",
+        "4: step 1 (request): request.path: unknown variable ${id}",
+    ),
+    (
+        "  - request: {method: GET, path: '/p/${1x}'}\n",
+        "4: step 1 (request): request.path: unknown variable ${1x}",
+    ),
+    (
+        "  - advance: 10\n",
+        "4: step 1 (advance): advance: 10 is not a duration such as 500ms, 10s, 5m, 2h or 7d",
+    ),
+]
+
+
+@pytest.mark.parametrize(("steps", "problem"), STEP_PROBLEMS)
+def test_a_step_problem_names_the_step_and_the_field(tmp_path: Path, steps: str, problem: str) -> None:
+    file = write(tmp_path, STEP_HEAD + steps)
+
+    assert problems_of(file) == [f"{file}:{problem}"]
+
+
+def test_tags_and_top_level_keys_are_checked(tmp_path: Path) -> None:
+    file = write(
+        tmp_path, "name: n\ndescription: d\ntags: [ok, two words]\nstep: []\nsteps: [{freeze: true}]\n"
+    )
+
+    assert problems_of(file) == [
+        f"{file}:3: tags.1: 'two words' is not a tag: one word of letters, digits, _ . and -",
+        f"{file}:4: step: unknown key (one of name, description, tags, merchant, variables, steps)",
+    ]
+
+
+def test_the_starting_variables_may_name_only_the_built_in_ones(tmp_path: Path) -> None:
+    variables = "variables:\n  key: 'k-${run_id}'\n  other: '${key}'\n"
+    file = write(tmp_path, "name: n\ndescription: d\n" + variables + "steps: [{freeze: true}]\n")
+
+    assert problems_of(file) == [f"{file}:5: variables.other: unknown variable ${{key}}"]
+
+
+def test_a_saved_variable_is_known_from_the_next_step_on(tmp_path: Path) -> None:
+    steps = (
+        "  - request: {method: GET, path: /payments/list}\n    save: {first: data.0.payment_id}\n"
+        "  - request: {method: GET, path: '/payments/${first}', headers: {X-Run: '${run_id}'}}\n"
+    )
+    scenario = load_scenario(write(tmp_path, STEP_HEAD + steps))
+
+    assert [step.kind for step in scenario.steps] == ["request", "request"]
+
+
+def test_every_scenario_file_made_to_run_is_valid() -> None:
+    scenarios, problems = load_scenarios(scenario_files([f"{FILES}/passing", f"{FILES}/failing"]))
+
+    assert problems == []
+    assert len(scenarios) == 7
+
+
+def test_a_valid_file_becomes_a_scenario_with_numbered_steps() -> None:
+    scenario = load_scenario(f"{FILES}/passing/outcomes_decide_the_payment.yaml")
+
+    assert (scenario.name, scenario.tags, scenario.receiver) == (
+        "The merchant's outcome table decides a payment",
+        ("outcomes", "declines"),
+        {},
+    )
+    assert scenario.merchant["rate_limit"] == 100
+    assert [(step.number, step.kind, step.line, step.label) for step in scenario.steps] == [
+        (1, "freeze", 14, "step 1 (freeze)"),
+        (2, "request", 15, "step 2 (a success card is declined)"),
+        (3, "set_outcomes", 38, "step 3 (set_outcomes)"),
+        (4, "request", 41, "step 4 (the processing card waits)"),
+        (5, "advance", 51, "step 5 (advance)"),
+        (6, "expect_webhook", 52, "step 6 (settled when the ten seconds passed)"),
+        (7, "request", 54, "step 7 (and has settled)"),
+        (8, "request", 57, "step 8 (it is the only payment)"),
+    ]
+    # `<<: *payment` merges the first body into the second, whose own card wins.
+    body = scenario.steps[3].spec["request"]["body"]
+    assert (body["amount"], body["payment_method_data"]["card"]["card_number"]) == (1000, "4000000000000077")
+
+
+def test_a_date_stays_the_text_it_was_written_as(tmp_path: Path) -> None:
+    steps = "  - request: {method: POST, path: /x, body: {due: 2026-01-22, at: 2026-01-22T18:43:56Z}}\n"
+    scenario = load_scenario(write(tmp_path, STEP_HEAD + steps))
+
+    assert scenario.steps[0].spec["request"]["body"] == {"due": "2026-01-22", "at": "2026-01-22T18:43:56Z"}
+
+
+def test_directories_are_searched_for_yaml_files_at_any_depth_in_order(tmp_path: Path) -> None:
+    for name in ("b.yml", "a.yaml", "deeper/c.yaml", "notes.txt"):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text("")
+    root = str(tmp_path)
+
+    assert scenario_files([root, f"{root}/a.yaml"]) == [
+        f"{root}/a.yaml",
+        f"{root}/b.yml",
+        f"{root}/deeper/c.yaml",
+    ]
+    with pytest.raises(FileNotFoundError, match="nowhere"):
+        scenario_files(["nowhere"])
+
+
+def test_the_shipped_schema_is_a_valid_json_schema() -> None:
+    Draft202012Validator.check_schema(schema())
+    assert schema()["required"] == ["name", "description", "steps"]
+
+
+# -- durations and variables --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [("500ms", 0.5), ("10s", 10), ("5m", 300), ("2h", 7200), ("7d", 604800), ("1.5h", 5400), ("0s", 0)],
+)
+def test_a_duration_is_read_in_seconds(text: str, seconds: float) -> None:
+    assert parse_duration(text) == seconds
+
+
+@pytest.mark.parametrize("text", ["10", "10 s", "s", "-1s", "1w", "1h30m", ""])
+def test_anything_else_is_not_a_duration(text: str) -> None:
+    with pytest.raises(ValueError, match="is not a duration such as 500ms, 10s, 5m, 2h or 7d"):
+        parse_duration(text)
+
+
+VARIABLES = {"amount": 1000, "payment_id": "pay_1", "flag": True, "nothing": None}
+
+
+@pytest.mark.parametrize(
+    ("value", "substituted"),
+    [
+        ("${amount}", 1000),
+        ("${flag}", True),
+        ("/payments/${payment_id}/capture", "/payments/pay_1/capture"),
+        ("${amount} cents, ${flag}, ${nothing}", "1000 cents, true, null"),
+        ("$${amount} stays", "${amount} stays"),
+        ({"a": ["${amount}", {"b": "${payment_id}"}], "c": 5}, {"a": [1000, {"b": "pay_1"}], "c": 5}),
+    ],
+)
+def test_variables_are_substituted_in_every_string(value: Any, substituted: Any) -> None:
+    assert substitute(value, VARIABLES) == substituted
+
+
+def test_an_unknown_variable_is_named() -> None:
+    with pytest.raises(UnknownVariable) as unknown:
+        substitute({"path": "/x/${nope}"}, VARIABLES)
+
+    assert str(unknown.value) == "unknown variable ${nope}"
+
+
+# -- matchers ------------------------------------------------------------------------------------------
+
+UNCLOSED = "missing ), unterminated subpattern at position 0"
+ANSWER = {"status": "failed", "amount": 1000, "data": [{"id": "a"}, {"id": "b"}], "next_action": None}
+
+
+@pytest.mark.parametrize(
+    ("path", "found"),
+    [
+        ("status", (True, "failed")),
+        ("data.1.id", (True, "b")),
+        ("data.2.id", (False, None)),
+        ("data.x", (False, None)),
+        ("next_action", (True, None)),
+        ("status.more", (False, None)),
+    ],
+)
+def test_a_dotted_path_finds_a_value(path: str, found: tuple[bool, Any]) -> None:
+    assert lookup(ANSWER, path) == found
+
+
+@pytest.mark.parametrize(
+    ("matcher", "argument", "found", "value", "mismatch"),
+    [
+        ("equals", "succeeded", True, "succeeded", None),
+        ("equals", "succeeded", True, "failed", 'expected "succeeded", got "failed"'),
+        ("equals", 1, True, True, "expected 1, got true"),
+        ("equals", "1000", True, 1000, 'expected "1000", got 1000'),
+        ("equals", 10, True, 10.0, None),
+        ("equals", {"a": [1]}, True, {"a": [1]}, None),
+        ("equals", "x", False, None, 'expected "x", got nothing (no such key)'),
+        ("contains", "declin", True, "card declined", None),
+        ("contains", "ok", True, ["ok", "no"], None),
+        ("contains", {"a": 1}, True, {"a": 1, "b": 2}, None),
+        ("contains", "x", True, "abc", 'expected a value containing "x", got "abc"'),
+        ("matches", "^pay_", True, "pay_123", None),
+        ("matches", "^pay_", True, 5, 'expected text matching "^pay_", got 5'),
+        ("matches", "(", True, "x", f'"(" is not a regular expression: {UNCLOSED}'),
+        ("exists", True, True, "x", None),
+        ("exists", True, True, None, "expected a value, got null"),
+        ("exists", False, False, None, None),
+        ("absent", True, False, None, None),
+        ("absent", True, True, None, None),
+        ("absent", True, True, {}, "expected no value (missing or null), got {}"),
+        ("absent", False, True, 0, None),
+        ("one_of", ["a", "b"], True, "b", None),
+        ("one_of", ["a", "b"], True, "c", 'expected one of ["a", "b"], got "c"'),
+        ("greater_than", 0, True, 5, None),
+        ("greater_than", 0, True, 0, "expected a number greater than 0, got 0"),
+        ("greater_than", 0, True, True, "expected a number greater than 0, got true"),
+        ("less_than", 100, True, 99.5, None),
+        ("less_than", 100, True, "50", 'expected a number less than 100, got "50"'),
+        ("less_than", 100, False, None, "expected a number less than 100, got nothing (no such key)"),
+    ],
+)
+def test_a_matcher_holds_or_says_what_it_expected_and_got(
+    matcher: str, argument: Any, found: bool, value: Any, mismatch: str | None
+) -> None:
+    assert check(matcher, argument, found, value) == mismatch
+
+
+def test_a_body_expectation_lists_every_mismatch_with_its_path() -> None:
+    expected = {
+        "status": "succeeded",
+        "amount": {"greater_than": 0, "less_than": 500},
+        "data.0.id": {"one_of": ["a", "z"]},
+        "next_action": {"absent": True},
+        "client_secret": {"exists": True},
+        "data": {"id": "a"},  # a map of plain keys is a value to equal, not a matcher
+    }
+
+    assert body_mismatches(expected, ANSWER) == [
+        'body.status: expected "succeeded", got "failed"',
+        "body.amount: expected a number less than 500, got 1000",
+        "body.client_secret: expected a value, got nothing (no such key)",
+        'body.data: expected {"id": "a"}, got [{"id": "a"}, {"id": "b"}]',
+    ]
+
+
+@pytest.mark.parametrize(
+    ("expected", "status", "mismatch"),
+    [
+        (None, 204, None),
+        (None, 404, "status: expected a 2xx status, got 404"),
+        (200, 200, None),
+        (200, 400, "status: expected 200, got 400"),
+        ([200, 201], 201, None),
+        ([200, 201], 500, "status: expected one of 200, 201, got 500"),
+    ],
+)
+def test_the_status_is_the_one_expected_or_any_2xx(expected: Any, status: int, mismatch: str | None) -> None:
+    assert status_mismatch(expected, status) == mismatch
+
+
+def test_equality_is_typed_as_json_is() -> None:
+    assert (
+        same(1, 1.0),
+        same(0, False),
+        same("a", "a"),
+        same([1, True], [1, True]),
+        same({"a": 1}, {"a": 2}),
+    ) == (
+        True,
+        False,
+        True,
+        True,
+        False,
+    )
+
+
+# -- -k -----------------------------------------------------------------------------------------------
+
+
+def scenario(name: str, file: str, tags: tuple[str, ...]) -> Scenario:
+    return Scenario(file=file, name=name, description="d", tags=tags, merchant={}, variables={}, steps=())
+
+
+CATALOGUE = [
+    scenario("A declined card fails", "scenarios/cards/declined.yaml", ("cards", "declines")),
+    scenario("A refund succeeds", "scenarios/refunds/basic.yaml", ("refunds",)),
+    scenario("Webhooks are retried", "scenarios/webhooks/retry.yaml", ("webhooks", "slow")),
+]
+
+
+@pytest.mark.parametrize(
+    ("expression", "chosen"),
+    [
+        ("refund", ["A refund succeeds"]),
+        ("DECLINED", ["A declined card fails"]),
+        ("cards/", ["A declined card fails"]),
+        ("slow", ["Webhooks are retried"]),
+        ("not slow", ["A declined card fails", "A refund succeeds"]),
+        ("cards or refunds", ["A declined card fails", "A refund succeeds"]),
+        ("a and not (refund or slow)", ["A declined card fails"]),
+        ("not not slow", ["Webhooks are retried"]),
+        ('"card fails"', ["A declined card fails"]),
+        ("webhooks and declines", []),
+    ],
+)
+def test_k_chooses_by_name_file_or_tag(expression: str, chosen: list[str]) -> None:
+    chooses = keyword_matcher(expression)
+
+    assert [item.name for item in CATALOGUE if chooses(item)] == chosen
+
+
+@pytest.mark.parametrize(
+    ("expression", "reason"),
+    [
+        ("", "an empty expression"),
+        ("a and", "the expression ends too soon"),
+        ("(a or b", "the expression ends too soon"),
+        ("a b", "unexpected 'b'"),
+        ("or a", "unexpected 'or'"),
+        ("'a", 'a quote is not closed in "\'a"'),
+    ],
+)
+def test_k_refuses_what_it_cannot_read(expression: str, reason: str) -> None:
+    with pytest.raises(KeywordError) as refused:
+        keyword_matcher(expression)
+
+    assert str(refused.value) == reason
+
+
+# -- reports ------------------------------------------------------------------------------------------
+
+
+def test_card_numbers_account_numbers_and_cvcs_are_masked() -> None:
+    body = {
+        "payment_method_data": {
+            "card": {"card_number": "4242424242424242", "card_cvc": "123", "cvc_check": "pass"}
+        },
+        "payout": {"bank_account_number": "000123456789", "iban": "DE89370400440532013000", "number": 7},
+        "phone": {"number": "4155550100"},
+        "note": "card 4000000000000002 declined; order 123456789012345 is not a card",
+    }
+
+    assert masked(body) == {
+        "payment_method_data": {
+            "card": {"card_number": "************4242", "card_cvc": "***", "cvc_check": "pass"}
+        },
+        "payout": {"bank_account_number": "********6789", "iban": "******************3000", "number": 7},
+        "phone": {"number": "4155550100"},
+        "note": "card ************0002 declined; order 123456789012345 is not a card",
+    }
+
+
+def test_text_keeps_the_last_four_digits_of_a_card_number() -> None:
+    assert mask_text("expected 4111111111111111, got 4242424242424241") == (
+        "expected ************1111, got 4242424242424241"
+    )
+
+
+SCENARIO = scenario("A declined card fails", "scenarios/cards/declined.yaml", ("cards",))
+EXCHANGE = Exchange(
+    method="POST",
+    path="/payments",
+    query={"expand": "true"},
+    body={
+        "amount": 1000,
+        "payment_method_data": {"card": {"card_number": "4000000000000002", "card_cvc": "123"}},
+    },
+    status=200,
+    answer={"status": "failed", "error_code": "card_declined"},
+    answer_is_json=True,
+)
+FAILED = ScenarioResult(
+    SCENARIO,
+    Outcome.FAILED,
+    0.314,
+    'step 2 (pay): body.status: expected "succeeded", got "failed"',
+    "",
+    EXCHANGE,
+)
+
+
+def test_a_failure_shows_the_step_the_request_and_the_answer_masked() -> None:
+    assert result_line(FAILED) == "FAIL A declined card fails (scenarios/cards/declined.yaml) 0.31s"
+    assert failure_text(FAILED) == "\n".join(
+        [
+            'step 2 (pay): body.status: expected "succeeded", got "failed"',
+            "request: POST /payments?expand=true",
+            "  {",
+            '    "amount": 1000,',
+            '    "payment_method_data": {',
+            '      "card": {',
+            '        "card_number": "************0002",',
+            '        "card_cvc": "***"',
+            "      }",
+            "    }",
+            "  }",
+            "answer: 200",
+            "  {",
+            '    "status": "failed",',
+            '    "error_code": "card_declined"',
+            "  }",
+        ]
+    )
+
+
+def test_a_request_without_a_body_and_an_answer_that_is_not_json_are_shown_as_they_are() -> None:
+    exchange = Exchange("GET", "/health", {}, NO_BODY, 502, "Bad Gateway", answer_is_json=False)
+    result = ScenarioResult(
+        SCENARIO, Outcome.FAILED, 0.1, "step 1 (health): status: expected 200, got 502", "", exchange
+    )
+
+    assert failure_text(result) == (
+        "step 1 (health): status: expected 200, got 502\nrequest: GET /health\nanswer: 502\n  Bad Gateway"
+    )
+
+
+def test_junit_has_a_testcase_per_scenario_with_failures_and_errors() -> None:
+    passed = ScenarioResult(
+        scenario("A refund succeeds", "scenarios/refunds/basic.yaml", ()), Outcome.PASSED, 0.25
+    )
+    error = ScenarioResult(
+        scenario("Down", "./other/down.yml", ()),
+        Outcome.ERROR,
+        0.5,
+        "setting up the merchant: ConnectionError: refused",
+    )
+
+    suites = ElementTree.fromstring(junit_xml([passed, FAILED, error], 1.5))
+
+    assert (suites.tag, suites.attrib) == (
+        "testsuites",
+        {
+            "name": "mocksrv scenarios",
+            "tests": "3",
+            "failures": "1",
+            "errors": "1",
+            "skipped": "0",
+            "time": "1.500",
+        },
+    )
+    [suite] = suites
+    assert suite.attrib == {**suites.attrib, "name": "mocksrv scenarios"}
+    assert [(case.tag, *case.attrib.values()) for case in suite] == [
+        ("testcase", "scenarios.refunds.basic", "A refund succeeds", "scenarios/refunds/basic.yaml", "0.250"),
+        (
+            "testcase",
+            "scenarios.cards.declined",
+            "A declined card fails",
+            "scenarios/cards/declined.yaml",
+            "0.314",
+        ),
+        ("testcase", "other.down", "Down", "./other/down.yml", "0.500"),
+    ]
+    assert list(suite[0].attrib) == ["classname", "name", "file", "time"]
+    assert [[(child.tag, child.attrib, child.text) for child in case] for case in suite] == [
+        [],
+        [("failure", {"message": FAILED.message, "type": "scenario failure"}, failure_text(FAILED))],
+        [("error", {"message": error.message, "type": "scenario error"}, error.message)],
+    ]
+
+
+def test_the_junit_class_is_the_dotted_path_without_the_suffix() -> None:
+    assert [classname(file) for file in ("scenarios/a/b.yaml", "/abs/x.yml", "c.d.yaml")] == [
+        "scenarios.a.b",
+        "abs.x",
+        "c.d",
+    ]
