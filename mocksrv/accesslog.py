@@ -10,13 +10,13 @@ import logging
 import re
 import time
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import orjson
 from flask import Flask, Request, Response, g, request
 from werkzeug.exceptions import HTTPException
 
-from mocksrv.domain.bank import ACCOUNT_NUMBER_FIELDS
+from mocksrv.masking import HIDDEN, HIDDEN_KEYS, LAST_FOUR_KEYS, last_four, mask_fields
 from mocksrv.rest import current_request
 
 if TYPE_CHECKING:
@@ -25,9 +25,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("mocksrv.access")
 
 BODY_LIMIT = 4096  # characters of each body a line shows
-_LAST_FOUR_KEYS = frozenset({"card_number", *ACCOUNT_NUMBER_FIELDS})
-_HIDDEN_KEYS = frozenset({"card_cvc", "cvc"})
-_HIDDEN = "***"
 # 12 to 19 digits, as a card number is written: in one run, or in groups split by spaces or dashes.
 _CARD_LIKE = re.compile(r"(?<![0-9])[0-9](?:[ -]?[0-9]){11,18}(?![0-9])")
 _LINE = "%s %s %d %.2fms merchant=%s"
@@ -35,7 +32,7 @@ _STARTED = "mocksrv.access_started"  # the WSGI environment's key for when the r
 # In a body that is not JSON (a form, broken JSON, text): a key of those above and its value, as in
 # `card_cvc=987`, `"card_cvc": "987"` or `cvc 987`.
 _KEYED = re.compile(
-    rf"""(?P<key>\b(?P<name>{"|".join(sorted(_LAST_FOUR_KEYS | _HIDDEN_KEYS))})\b"?(?:\s*[:=]\s*|\s+)"?)"""
+    rf"""(?P<key>\b(?P<name>{"|".join(sorted(LAST_FOUR_KEYS | HIDDEN_KEYS))})\b"?(?:\s*[:=]\s*|\s+)"?)"""
     r"""(?P<value>[^\s&",;}]+)""",
     re.IGNORECASE,
 )
@@ -108,7 +105,7 @@ def masked(body: bytes) -> str:
     if not body:
         return "-"
     try:
-        text = orjson.dumps(_mask_fields(orjson.loads(body))).decode()
+        text = orjson.dumps(mask_fields(orjson.loads(body))).decode()
     except orjson.JSONDecodeError:
         text = _mask_keyed(body.decode("utf-8", errors="replace"))
     except RecursionError:
@@ -121,36 +118,14 @@ def masked(body: bytes) -> str:
     return text
 
 
-def _mask_fields(data: Any) -> Any:
-    if isinstance(data, dict):
-        return {key: _mask_field(key, value) for key, value in data.items()}
-    if isinstance(data, list):
-        return [_mask_fields(item) for item in data]
-    return data
-
-
-def _mask_field(key: str, value: Any) -> Any:
-    if value is None:
-        return None
-    if key in _HIDDEN_KEYS:
-        return _HIDDEN
-    if key in _LAST_FOUR_KEYS:
-        return _last_four(str(value)) if isinstance(value, str | int) else _HIDDEN
-    return _mask_fields(value)
-
-
-def _last_four(number: str) -> str:
-    return "*" * (len(number) - 4) + number[-4:] if len(number) > 4 else "*" * len(number)
-
-
 def _mask_keyed(text: str) -> str:
     def masked_value(match: re.Match[str]) -> str:
         value = match["value"]
-        hidden = _HIDDEN if match["name"].lower() in _HIDDEN_KEYS else _last_four(value)
+        hidden = HIDDEN if match["name"].lower() in HIDDEN_KEYS else last_four(value)
         return match["key"] + hidden
 
     return _KEYED.sub(masked_value, text)
 
 
 def _mask_card_like(text: str) -> str:
-    return _CARD_LIKE.sub(lambda match: _last_four(re.sub(r"[ -]", "", match.group())), text)
+    return _CARD_LIKE.sub(lambda match: last_four(re.sub(r"[ -]", "", match.group())), text)

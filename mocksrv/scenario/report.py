@@ -13,13 +13,12 @@ from pathlib import PurePath
 from typing import Any
 from xml.etree import ElementTree
 
+from mocksrv.masking import last_four, mask_fields
 from mocksrv.scenario.runner import NO_BODY, Exchange, Outcome, ScenarioResult
 
 LABELS = {Outcome.PASSED: "PASS", Outcome.FAILED: "FAIL", Outcome.ERROR: "ERROR"}
 SUITE_NAME = "mocksrv scenarios"
 MAX_BODY_LINES = 200  # lines of a body that a failure shows; the rest is cut
-_KEEP_LAST_FOUR = re.compile(r"(card_|bank_)?(account_)?number|iban|bban", re.IGNORECASE)
-_HIDE_ALL = re.compile(r"(card_)?(cvc|cvv2?)", re.IGNORECASE)
 _DIGIT_RUN = re.compile(r"(?<![0-9])[0-9]{12,19}(?![0-9])")
 # XML 1.0 cannot carry these, not even escaped.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -28,29 +27,24 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 # -- masking -----------------------------------------------------------------------------------------
 
 
-def masked(value: Any, key: str = "") -> Any:
+def masked(value: Any) -> Any:
     """`value` with card numbers, account numbers and CVCs masked, by key and by the look of the text."""
+    return _mask_texts(mask_fields(value))
+
+
+def _mask_texts(value: Any) -> Any:
     if isinstance(value, Mapping):
-        return {name: masked(item, str(name)) for name, item in value.items()}
+        return {name: _mask_texts(item) for name, item in value.items()}
     if isinstance(value, list):
-        return [masked(item, key) for item in value]
-    if isinstance(value, str | int) and not isinstance(value, bool) and key:
-        if _HIDE_ALL.fullmatch(key):
-            return "*" * len(str(value))
-        if _KEEP_LAST_FOUR.fullmatch(key) and key.lower() != "number":
-            return _keep_last_four(str(value))
+        return [_mask_texts(item) for item in value]
     return mask_text(value) if isinstance(value, str) else value
 
 
 def mask_text(text: str) -> str:
     """`text` with every Luhn-valid run of 12 to 19 digits (a card number) cut to its last four."""
     return _DIGIT_RUN.sub(
-        lambda match: _keep_last_four(match.group()) if _luhn(match.group()) else match.group(), text
+        lambda match: last_four(match.group()) if _luhn(match.group()) else match.group(), text
     )
-
-
-def _keep_last_four(text: str) -> str:
-    return "*" * max(len(text) - 4, 0) + text[-4:]
 
 
 def _luhn(digits: str) -> bool:
