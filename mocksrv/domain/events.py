@@ -34,6 +34,10 @@ class EventType(StrEnum):
     MANDATE_REVOKED = "mandate_revoked"
 
 
+# The events of a payment that paid it: what completes a link, saves a card, activates a mandate.
+PAID_EVENTS = frozenset({EventType.PAYMENT_SUCCEEDED.value, EventType.PAYMENT_AUTHORIZED.value})
+
+
 class ContentType(StrEnum):
     PAYMENT_DETAILS = "payment_details"
     REFUND_DETAILS = "refund_details"

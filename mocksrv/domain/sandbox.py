@@ -80,7 +80,7 @@ RESETTABLE = [
 ]
 
 # The payment that /__mock/seed creates, over and over.
-SEED_PAYMENT = {
+SEED_PAYMENT: dict[str, Any] = {
     "currency": "USD",
     "confirm": True,
     "payment_method": "card",

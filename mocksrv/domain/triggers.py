@@ -10,13 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mocksrv.domain.errors import InvalidField
 from mocksrv.domain.events import Event, EventType
-
-if TYPE_CHECKING:
-    from mocksrv.domain.sandbox import Sandbox
+from mocksrv.domain.sandbox import SEED_PAYMENT, Sandbox
 
 DISPUTE_CARD = "4000000000000259"  # success, and at once a dispute opens
 FAILING_REFUND_CARD = "4000000000005126"  # refunds go pending, then fail an hour later
@@ -24,18 +22,6 @@ PROCESSING_CARD = "4000000000000077"
 CHALLENGE_CARD = "4000003800000446"
 DECLINE_CARD = "4000000000000002"
 CLOSED_ACCOUNT = "000111111116"  # a payout to it fails
-_BILLING = {
-    "address": {
-        "line1": "1 Trigger Street",
-        "city": "San Francisco",
-        "state": "CA",
-        "zip": "94105",
-        "country": "US",
-        "first_name": "Trigger",
-        "last_name": "Event",
-    },
-    "phone": {"number": "4155550100", "country_code": "+1"},
-}
 
 
 @dataclass
@@ -47,23 +33,13 @@ class Walk:
     objects: dict[str, str] = field(default_factory=dict)
 
     def pay(self, number: str = "4242424242424242", **fields: Any) -> str:
+        card = {**SEED_PAYMENT["payment_method_data"]["card"], "card_number": number}
         body = {
+            **SEED_PAYMENT,
             "amount": 1000,
-            "currency": "USD",
             "profile_id": self.sandbox.merchants.merchant(self.merchant_id).profile_id,
-            "confirm": True,
             "return_url": "https://shop.example/return",
-            "payment_method": "card",
-            "payment_method_type": "credit",
-            "payment_method_data": {
-                "card": {
-                    "card_number": number,
-                    "card_exp_month": "12",
-                    "card_exp_year": "2099",
-                    "card_cvc": "123",
-                }
-            },
-            "billing": _BILLING,
+            "payment_method_data": {"card": card},
             **fields,
         }
         payment = self.sandbox.payments.create(self.merchant_id, body)

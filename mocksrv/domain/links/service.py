@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from mocksrv.domain.clock import Clock
 from mocksrv.domain.errors import InvalidField, ResourceNotFound
-from mocksrv.domain.events import Event, EventType
+from mocksrv.domain.events import PAID_EVENTS, Event
 from mocksrv.domain.ids import new_id
 from mocksrv.domain.lifecycle import Lifecycle
 from mocksrv.domain.links.records import (
@@ -48,7 +48,6 @@ _PAYMENT_FIELDS = (
     "metadata",
     "return_url",
 )
-_PAID = frozenset({EventType.PAYMENT_SUCCEEDED.value, EventType.PAYMENT_AUTHORIZED.value})
 
 
 class PaymentLinkService:
@@ -102,14 +101,11 @@ class PaymentLinkService:
             return self._payments.create(merchant_id, fields)
         if fields.get("confirm"):
             raise InvalidField("payment_link", "a payment with a link is confirmed on the link's page")
-        now = self._clock.now(merchant_id)
-        session_expiry = fields.get("session_expiry")
-        expiry = now + (DEFAULT_EXPIRY if session_expiry is None else timedelta(seconds=session_expiry))
         with self._store.transaction(merchant_id):
             payment = self._payments.create(merchant_id, fields)
-            link = self._link(
-                payment, {"payment_link_config": fields.get("payment_link_config")}, expiry, now
-            )
+            # The link lives as long as the payment's client secret: its session_expiry, or the profile's.
+            config = {"payment_link_config": fields.get("payment_link_config")}
+            link = self._link(payment, config, payment.client_secret_expires_at, payment.created)
             return self._payments.retrieve(merchant_id, link.payment_id)
 
     def for_page(self, merchant_id: str, payment_link_id: str) -> tuple[PaymentLink, Payment]:
@@ -123,10 +119,10 @@ class PaymentLinkService:
         """Record the name and e-mail the page asked for on the link's payment, before it is paid."""
         link = self.retrieve(merchant_id, payment_link_id)
         self._payments.retrieve(merchant_id, link.payment_id, client_secret, secret_required=True)
-        self.check_payable(link)
+        self._check_payable(link)
         return self._payments.update(merchant_id, link.payment_id, {"name": name, "email": email})
 
-    def check_payable(self, link: PaymentLink) -> None:
+    def _check_payable(self, link: PaymentLink) -> None:
         """IR_14 for a link whose page may no longer take its payment: expired or completed."""
         if link.status is not PaymentLinkStatus.ACTIVE:
             raise PAYMENT_LINK_TRANSITIONS.refusal(link.status, "complete")
@@ -137,7 +133,7 @@ class PaymentLinkService:
         if (
             not isinstance(payment, Payment)
             or payment.payment_link_id is None
-            or event.event_type not in _PAID
+            or event.event_type not in PAID_EVENTS
         ):
             return
         link: PaymentLink | None = self._store.get(

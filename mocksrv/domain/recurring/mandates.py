@@ -6,7 +6,7 @@ import sys
 
 from mocksrv.domain.clock import Clock
 from mocksrv.domain.errors import DomainError, ResourceNotFound
-from mocksrv.domain.events import ContentType, Event, EventType
+from mocksrv.domain.events import PAID_EVENTS, ContentType, Event, EventType
 from mocksrv.domain.lifecycle import Lifecycle
 from mocksrv.domain.models import Payment, evolve
 from mocksrv.domain.outbox import Outbox
@@ -23,7 +23,6 @@ from mocksrv.domain.store import MemoryStore, Query
 from mocksrv.domain.transitions import action_of
 
 # The events of a payment that decide the mandate it set up, or count against the one it charged.
-_PAID = frozenset({EventType.PAYMENT_SUCCEEDED.value, EventType.PAYMENT_AUTHORIZED.value})
 _UNPAID = frozenset(
     {EventType.PAYMENT_FAILED.value, EventType.PAYMENT_CANCELLED.value, EventType.PAYMENT_EXPIRED.value}
 )
@@ -81,12 +80,12 @@ class MandateService:
             return
         now = event.created
         if mandate.payment_id == payment.payment_id:
-            if mandate.status is MandateStatus.PENDING and event.event_type in _PAID:
+            if mandate.status is MandateStatus.PENDING and event.event_type in PAID_EVENTS:
                 self._lifecycle.move(mandate, MandateEvent.ACTIVATE, now)
             elif mandate.status is MandateStatus.PENDING and event.event_type in _UNPAID:
                 self._lifecycle.move(mandate, MandateEvent.LAPSE, now)
             return
-        if event.event_type not in _PAID or payment.payment_id in mandate.charged:
+        if event.event_type not in PAID_EVENTS or payment.payment_id in mandate.charged:
             return
         charged = (*mandate.charged, payment.payment_id)
         captured = mandate.amount_captured + payment.amount

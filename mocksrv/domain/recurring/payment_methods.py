@@ -10,7 +10,7 @@ from mocksrv.domain.bank import kept_account
 from mocksrv.domain.cards import card_expiry, card_key, card_summary, normalized_number
 from mocksrv.domain.clock import Clock
 from mocksrv.domain.errors import InvalidField, ResourceNotFound
-from mocksrv.domain.events import Event, EventType
+from mocksrv.domain.events import PAID_EVENTS, Event, EventType
 from mocksrv.domain.ids import new_id, new_secret
 from mocksrv.domain.models import Customer, JsonObject, Payment, build, evolve
 from mocksrv.domain.payments import CUSTOMERS
@@ -20,7 +20,6 @@ from mocksrv.domain.store import MemoryStore, Query
 NOT_FOUND = "Payment method"
 
 # The events of a payment that has been paid: a card it was asked to save is saved then.
-_PAID = frozenset({EventType.PAYMENT_SUCCEEDED.value, EventType.PAYMENT_AUTHORIZED.value})
 # What a saved card shows of the payment's card summary (`cards.card_summary`).
 _SAVED_CARD_FIELDS = (
     "last4",
@@ -162,7 +161,7 @@ class PaymentMethodService:
     def on_event(self, event: Event) -> None:
         """Save the card of a paid payment that asked for it, or note when a saved one was last used."""
         payment = event.resource
-        if event.event_type not in _PAID or not isinstance(payment, Payment):
+        if event.event_type not in PAID_EVENTS or not isinstance(payment, Payment):
             return
         if payment.payment_method_id is None:
             return
