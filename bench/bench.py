@@ -9,7 +9,8 @@ connections) of the mocksrv app next to a bare Flask app on two serving engines 
 flows/s and server CPU per request; `mocksrv serve` create throughput with the access log on and
 off; a new client's latency while 500 idle or slow-header connections or 64 long-polls are held
 (hardening.py); last, a healthy merchant's webhook lag beside 50 receivers that never answer
-(webhook_fairness.py). Compared figures are measured in turns. `--quick` runs a short version of
+(webhook_fairness.py); writing and loading the state file (`--state`) of a sandbox of 100,000
+payments. Compared figures are measured in turns. `--quick` runs a short version of
 everything; `--sections` picks parts.
 """
 
@@ -51,7 +52,7 @@ from mocksrv import MockServer
 from mocksrv.client import Sandbox
 
 SEEDED = 100_000
-SECTIONS = ("fixtures", "latency", "engines", "access-log", "held", "webhooks")
+SECTIONS = ("fixtures", "latency", "engines", "access-log", "journal", "held", "webhooks", "state-file")
 FULL = {"count": 1000, "seeded": SEEDED, "seconds": 3, "rounds": 5, "fixture_runs": 20}
 QUICK = {"count": 200, "seeded": 10_000, "seconds": 2, "rounds": 2, "fixture_runs": 5}
 
@@ -239,6 +240,27 @@ def scale(count: int, seeded: int) -> None:
     )
 
 
+def state_file(seeded: int) -> None:
+    """Seconds to write the state file of a sandbox holding `seeded` payments, its size, and
+    seconds to load it into a fresh sandbox (in this process: one write and one load)."""
+    from mocksrv.app import create_sandbox
+    from mocksrv.settings import Settings
+    from mocksrv.statefile import load_state, write_state
+
+    sandbox = create_sandbox(Settings())
+    sandbox.seed_payments("merchant_default", seeded)
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "state.json"
+        started = time.perf_counter()
+        size = write_state(path, sandbox)
+        writing = time.perf_counter() - started
+        started = time.perf_counter()
+        load_state(Settings(state=path), create_sandbox(Settings()))
+        loading = time.perf_counter() - started
+    print(f"\nstate file of {seeded:,} payments: {size / 2**20:,.1f} MiB")
+    print(f"  written in {writing:.2f} s (snapshot, JSON, fsync, rename), loaded in {loading:.2f} s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -272,7 +294,7 @@ def main() -> None:
     for name in engines:
         if name not in ENGINES:
             parser.error(f"unknown engine {name!r}: choose from {', '.join(ENGINES)}")
-    if {"engines", "access-log"} & set(sections):
+    if {"engines", "access-log", "journal"} & set(sections):
         load.wrk_path()  # fails early when wrk is missing
 
     started = time.monotonic()
@@ -284,10 +306,14 @@ def main() -> None:
         throughput.engines(engines, args.seconds, args.rounds)
     if "access-log" in sections:
         throughput.access_log(args.seconds, args.rounds)
+    if "journal" in sections:
+        throughput.journal(args.seconds, args.rounds)
     if "held" in sections:
         hardening.report(args.count, connections=500, waits=64)
     if "webhooks" in sections:
         webhook_fairness.report(dead=50, events=args.count // 10)
+    if "state-file" in sections:
+        state_file(args.seeded)
     print(f"\nbench took {time.monotonic() - started:.0f} s")
 
 

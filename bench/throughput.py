@@ -162,8 +162,30 @@ def engines(names: list[str], seconds: float, rounds: int) -> None:
 
 def access_log(seconds: float, rounds: int) -> None:
     """`mocksrv serve` create throughput with the access log on (info, the default) and off (warning)."""
-    on = Subject("access log on", mocksrv_command, RATE_OFF)
-    off = Subject("access log off", on.command, {**RATE_OFF, "MOCKSRV_LOG_LEVEL": "warning"})
+    on_off(
+        "access log",
+        {"MOCKSRV_LOG_LEVEL": "warning"},
+        ("on (info, the default)", "off (warning)"),
+        seconds,
+        rounds,
+    )
+
+
+def journal(seconds: float, rounds: int) -> None:
+    """`mocksrv serve` create throughput with the request journal on (the default) and off (size 0)."""
+    on_off(
+        "request journal",
+        {"MOCKSRV_JOURNAL_SIZE": "0"},
+        ("on (1,000, the default)", "off (0)"),
+        seconds,
+        rounds,
+    )
+
+
+def on_off(what: str, off_env: dict[str, str], labels: tuple[str, str], seconds: float, rounds: int) -> None:
+    """Create throughput of `mocksrv serve` as it is and with `off_env`, in turns within one run."""
+    on = Subject(f"{what} on", mocksrv_command, RATE_OFF)
+    off = Subject(f"{what} off", on.command, {**RATE_OFF, **off_env})
     with running([on, off]):
         on.create(WARM_UP)
         off.create(WARM_UP)
@@ -173,15 +195,15 @@ def access_log(seconds: float, rounds: int) -> None:
             second.creates.append(second.create(seconds))
 
     ratios = [a.rate / b.rate for a, b in zip(on.creates, off.creates, strict=True)]
-    print(f"\naccess log of `mocksrv serve`: create under wrk, {rounds} rounds of {seconds:g} s in turns")
+    print(f"\n{what} of `mocksrv serve`: create under wrk, {rounds} rounds of {seconds:g} s in turns")
     rows = [
         [
-            "on (info, the default)",
+            labels[0],
             f"{median_rate(on.creates):.0f}",
             f"{median(ratios):.2f}",
             f"{min(ratios):.2f}-{max(ratios):.2f}",
             f"{median_cpu(on.creates):.0f}",
         ],
-        ["off (warning)", f"{median_rate(off.creates):.0f}", "", "", f"{median_cpu(off.creates):.0f}"],
+        [labels[1], f"{median_rate(off.creates):.0f}", "", "", f"{median_cpu(off.creates):.0f}"],
     ]
-    print(table(["access log", "create/s", "on / off", "range", "CPU µs/create"], rows))
+    print(table([what, "create/s", "on / off", "range", "CPU µs/create"], rows))

@@ -7,7 +7,6 @@
 from __future__ import annotations
 
 import logging
-import re
 import time
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
@@ -16,8 +15,8 @@ import orjson
 from flask import Flask, Request, Response, g, request
 from werkzeug.exceptions import HTTPException
 
-from mocksrv.masking import HIDDEN, HIDDEN_KEYS, LAST_FOUR_KEYS, last_four, mask_fields
-from mocksrv.rest import current_request
+from mocksrv.masking import mask_card_like, mask_json, mask_keyed
+from mocksrv.rest import STARTED, current_request
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
@@ -25,17 +24,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("mocksrv.access")
 
 BODY_LIMIT = 4096  # characters of each body a line shows
-# 12 to 19 digits, as a card number is written: in one run, or in groups split by spaces or dashes.
-_CARD_LIKE = re.compile(r"(?<![0-9])[0-9](?:[ -]?[0-9]){11,18}(?![0-9])")
 _LINE = "%s %s %d %.2fms merchant=%s"
-_STARTED = "mocksrv.access_started"  # the WSGI environment's key for when the request came in
-# In a body that is not JSON (a form, broken JSON, text): a key of those above and its value, as in
-# `card_cvc=987`, `"card_cvc": "987"` or `cvc 987`.
-_KEYED = re.compile(
-    rf"""(?P<key>\b(?P<name>{"|".join(sorted(LAST_FOUR_KEYS | HIDDEN_KEYS))})\b"?(?:\s*[:=]\s*|\s+)"?)"""
-    r"""(?P<value>[^\s&",;}]+)""",
-    re.IGNORECASE,
-)
 
 
 def init_app(app: Flask) -> None:
@@ -52,7 +41,7 @@ def _timed(wsgi_app: WSGIApplication) -> WSGIApplication:
     """
 
     def timed(environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
-        environ[_STARTED] = time.perf_counter()
+        environ[STARTED] = time.perf_counter()
         return wsgi_app(environ, start_response)
 
     return timed
@@ -63,7 +52,7 @@ def _log(response: Response) -> Response:
         return response
     # The request itself, not its proxy, which looks it up again on every read.
     request_ = current_request()
-    started = request_.environ.get(_STARTED)
+    started = request_.environ.get(STARTED)
     milliseconds = 0.0 if started is None else (time.perf_counter() - started) * 1000
     merchant = g.get("merchant_id", "-")
     line = (request_.method, _target(request_), response.status_code, milliseconds, merchant)
@@ -78,7 +67,7 @@ def _target(request_: Request) -> str:
     """The path and query string, on one line, card-like numbers in the query masked."""
     target = request_.path
     if request_.query_string:
-        target = f"{target}?{_mask_card_like(request_.query_string.decode('latin-1'))}"
+        target = f"{target}?{mask_card_like(request_.query_string.decode('latin-1'))}"
     return target if target.isprintable() else target.encode("unicode_escape").decode("ascii")
 
 
@@ -105,27 +94,13 @@ def masked(body: bytes) -> str:
     if not body:
         return "-"
     try:
-        text = orjson.dumps(mask_fields(orjson.loads(body))).decode()
+        text = orjson.dumps(mask_json(orjson.loads(body))).decode()
     except orjson.JSONDecodeError:
-        text = _mask_keyed(body.decode("utf-8", errors="replace"))
+        text = mask_card_like(mask_keyed(body.decode("utf-8", errors="replace")))
     except RecursionError:
         return "(JSON nested too deeply to show)"
-    text = _mask_card_like(text)
     if not text.isprintable():
         text = text.encode("unicode_escape").decode("ascii")
     if len(text) > BODY_LIMIT:
         text = f"{text[:BODY_LIMIT]}...({len(body)} bytes)"
     return text
-
-
-def _mask_keyed(text: str) -> str:
-    def masked_value(match: re.Match[str]) -> str:
-        value = match["value"]
-        hidden = HIDDEN if match["name"].lower() in HIDDEN_KEYS else last_four(value)
-        return match["key"] + hidden
-
-    return _KEYED.sub(masked_value, text)
-
-
-def _mask_card_like(text: str) -> str:
-    return _CARD_LIKE.sub(lambda match: last_four(re.sub(r"[ -]", "", match.group())), text)

@@ -8,7 +8,7 @@ from typing import Any
 
 from flask import Flask
 
-from mocksrv import accesslog, api, control, rest, web
+from mocksrv import accesslog, api, control, faults, journal, rest, web
 from mocksrv.contract import document
 from mocksrv.domain.clock import SystemTime, system_now
 from mocksrv.domain.errors import DomainError
@@ -24,8 +24,11 @@ def create_sandbox(settings: Settings, system_time: SystemTime = system_now) -> 
         environment=Environment(settings.environment),
         capture_window_seconds=settings.capture_window_seconds,
         rate_limit=settings.rate_limit,
+        journal_size=settings.journal_size,
     )
     sandbox = Sandbox(config, load_outcomes(settings.fixtures), system_time)
+    if settings.seed is not None:  # before the fixtures' merchants, whose key ids are drawn too
+        sandbox.store.seed_all_ids(settings.seed)
     seeds = load_merchants(settings.fixtures)
     if settings.webhook_url is not None:
         if not seeds:
@@ -66,7 +69,9 @@ def create_app(settings: Settings | None = None, sandbox: Sandbox | None = None)
     settings = settings or Settings()
     app = SandboxApp(__name__)
     accesslog.init_app(app)
+    journal.init_app(app)
     rest.init_app(app, sandbox or create_sandbox(settings), settings)
+    faults.init_app(app)  # after the shared hooks and the journal's, so that its own runs before them
     api.init_app(app)
     control.init_app(app)
     web.init_app(app)

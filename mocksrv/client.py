@@ -128,6 +128,19 @@ class Sandbox(_Closing):
             timeout=self.timeout,
         )
 
+    def snapshot(self, merchant_id: str | None = None) -> Json:
+        """The state of every merchant, or of the one named, as a snapshot document."""
+        params = {} if merchant_id is None else {"merchant_id": merchant_id}
+        document: Json = self._admin("GET", "/__mock/snapshot", params=params)
+        return document
+
+    def restore(self, document: Json, merchant_id: str | None = None) -> Json:
+        """Replace every merchant (those the document lacks are removed), or the one named, with the
+        document's; returns what was restored."""
+        params = {} if merchant_id is None else {"merchant_id": merchant_id}
+        restored: Json = self._admin("POST", "/__mock/restore", json=document, params=params)
+        return restored
+
     def default_merchant(self) -> Merchant:
         """The merchant that the built-in fixtures seed, with its documented keys."""
         return Merchant(url=self.url, timeout=self.timeout, **DEFAULT_MERCHANT)
@@ -227,12 +240,51 @@ class Merchant(_Closing):
         created: int = self._control("POST", "/seed", json={"payments": payments})["payments_created"]
         return created
 
+    def snapshot(self) -> Json:
+        """The merchant's state as a snapshot document."""
+        document: Json = self._control("GET", "/snapshot")
+        return document
+
+    def restore(self, document: Json) -> Json:
+        """Replace the merchant's state with a snapshot document's; returns what was restored."""
+        restored: Json = self._control("POST", "/restore", json=document)
+        return restored
+
+    def seed_ids(self, seed: int | None) -> None:
+        """Draw the merchant's new ids and secrets from the stream of `seed` (None: the default);
+        only before the merchant has made anything."""
+        self._control("PUT", "/ids", json={"seed": seed})
+
     # -- webhooks --------------------------------------------------------------------------------
 
     def set_webhook_url(self, url: str | None) -> Json:
         """Send the merchant's webhooks to `url` (None: nowhere); returns the profile."""
         profile: Json = self._control("PUT", "/webhook_url", json={"webhook_url": url})
         return profile
+
+    def webhook_chaos(self) -> Json:
+        """The merchant's webhook chaos, and how many deliveries it holds on the mock clock."""
+        chaos: Json = self._control("GET", "/webhooks/chaos")
+        return chaos
+
+    def set_webhook_chaos(
+        self,
+        *,
+        duplicate: bool = False,
+        out_of_order: bool = False,
+        delay_seconds: int = 0,
+        seed: int | None = None,
+    ) -> Json:
+        """Make the merchant's webhooks misbehave from now on: each delivered event sent twice, held in
+        batches sent newest first (or shuffled by `seed`), or held `delay_seconds` on the mock clock."""
+        body = {"duplicate": duplicate, "out_of_order": out_of_order, "delay_seconds": delay_seconds}
+        chaos: Json = self._control("PUT", "/webhooks/chaos", json={**body, "seed": seed})
+        return chaos
+
+    def clear_webhook_chaos(self) -> Json:
+        """Deliver the merchant's webhooks as usual again; deliveries already held go at their time."""
+        chaos: Json = self._control("DELETE", "/webhooks/chaos")
+        return chaos
 
     def trigger(self, event_type: str) -> Json:
         """Make this merchant's objects go through the API until `event_type` happens (Sandbox.trigger)."""
@@ -300,3 +352,55 @@ class Merchant(_Closing):
         """Decide a dispute now: `won`, `lost` or `cancelled`."""
         dispute: Json = self._control("POST", f"/disputes/{dispute_id}/resolve", json={"result": result})
         return dispute
+
+    # -- the request journal ---------------------------------------------------------------------
+
+    def requests(self, **filters: Any) -> list[Json]:
+        """The merchant's recorded API requests, newest first; filters: method, path, status, since."""
+        return self._pages("/requests", _journal_filters(filters))
+
+    def request_count(self, **filters: Any) -> int:
+        """How many recorded requests match the filters (method, path, status, since)."""
+        count: int = self._control("GET", "/requests/count", params=_journal_filters(filters))["count"]
+        return count
+
+    def clear_requests(self) -> None:
+        """Forget the merchant's recorded requests."""
+        self._control("DELETE", "/requests")
+
+    # -- faults -------------------------------------------------------------------------------------
+
+    def add_fault(
+        self,
+        effect: str | Json,
+        *,
+        match: Json | None = None,
+        timing: str | None = None,
+        schedule: Json | None = None,
+    ) -> Json:
+        """Make matching API requests misbehave: `effect` is a type ("error", "drop"...) or a whole
+        effect object (`{"type": "error", "status": 502}`)."""
+        rule: Json = {"effect": {"type": effect} if isinstance(effect, str) else effect}
+        for name, value in (("match", match), ("timing", timing), ("schedule", schedule)):
+            if value is not None:
+                rule[name] = value
+        added: Json = self._control("POST", "/faults", json=rule)
+        return added
+
+    def faults(self) -> list[Json]:
+        """The merchant's fault rules with their counts, in the order they are tried."""
+        data: list[Json] = self._control("GET", "/faults")["data"]
+        return data
+
+    def clear_faults(self) -> int:
+        deleted: int = self._control("DELETE", "/faults")["deleted"]
+        return deleted
+
+
+def _journal_filters(filters: dict[str, Any]) -> dict[str, str]:
+    """The journal's filters as query parameters: a time in ISO 8601, anything else as text."""
+    return {
+        name: value.isoformat() if isinstance(value, datetime) else str(value)
+        for name, value in filters.items()
+        if value is not None
+    }

@@ -22,8 +22,9 @@ from waitress import wasyncore
 from waitress.adjustments import Adjustments
 from waitress.channel import HTTPChannel
 from waitress.server import TcpWSGIServer
-from waitress.task import ErrorTask, ThreadedTaskDispatcher
+from waitress.task import ErrorTask, ThreadedTaskDispatcher, WSGITask
 
+from mocksrv.faults import DROP_CONNECTION
 from mocksrv.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -82,11 +83,24 @@ class JsonErrorTask(ErrorTask):
         self.write(body)
 
 
+class Task(WSGITask):
+    """A request's task, which sends nothing and closes the connection when the app asks it to."""
+
+    def write(self, data: bytes) -> None:
+        environ: Any = self.environ
+        if environ is not None and environ.get(DROP_CONNECTION):
+            self.wrote_header = True  # nothing more to send, not even by finish()
+            self.close_on_finish = True
+            return
+        super().write(data)
+
+
 class Channel(HTTPChannel):
     """A connection that remembers when the request it is receiving began, and that, after an
     error answer, reads what the client still sends before it closes, so that the answer is read
     rather than lost to a reset (a client sends all of an oversized body before it reads)."""
 
+    task_class = Task
     error_task_class = JsonErrorTask
     receiving_since = 0.0
     linger = False  # set by an error answer: drain the input before closing

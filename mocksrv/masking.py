@@ -1,8 +1,10 @@
-"""What is never shown in full, wherever bodies are shown (the access log, scenario reports): card and
-account numbers keep their last four characters, CVCs are hidden."""
+"""What is never shown in full, wherever bodies are shown (the access log, the request journal, scenario
+reports): card and account numbers keep their last four characters, CVCs are hidden, and any run of 12
+to 19 digits written as a card number is (spaces or dashes between groups) keeps its last four."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from mocksrv.domain.bank import ACCOUNT_NUMBER_FIELDS
@@ -10,26 +12,61 @@ from mocksrv.domain.bank import ACCOUNT_NUMBER_FIELDS
 LAST_FOUR_KEYS = frozenset({"card_number", *ACCOUNT_NUMBER_FIELDS})
 HIDDEN_KEYS = frozenset({"card_cvc", "cvc"})
 HIDDEN = "***"
+# 12 to 19 digits, as a card number is written: in one run, or in groups split by spaces or dashes.
+CARD_LIKE = re.compile(r"(?<![0-9])[0-9](?:[ -]?[0-9]){11,18}(?![0-9])")
+# In a body that is not JSON (a form, broken JSON, text): a key of those above and its value, as in
+# `card_cvc=987`, `"card_cvc": "987"` or `cvc 987`.
+_KEYED = re.compile(
+    rf"""(?P<key>\b(?P<name>{"|".join(sorted(LAST_FOUR_KEYS | HIDDEN_KEYS))})\b"?(?:\s*[:=]\s*|\s+)"?)"""
+    r"""(?P<value>[^\s&",;}]+)""",
+    re.IGNORECASE,
+)
+_SMALLEST_CARD_LIKE = 10**11
+_SHORTEST_CARD_LIKE = 12
 
 
-def mask_fields(data: Any) -> Any:
-    """JSON data with the values of card and account number keys cut to their last four, CVCs hidden."""
+def mask_json(data: Any) -> Any:
+    """JSON data with card and account numbers cut to their last four and CVCs hidden: by key, and by
+    the look of every text and whole number."""
     if isinstance(data, dict):
-        return {key: _mask_field(key, value) for key, value in data.items()}
+        return {key: _mask_entry(key, value) for key, value in data.items()}
     if isinstance(data, list):
-        return [mask_fields(item) for item in data]
+        return [mask_json(item) for item in data]
+    if isinstance(data, str):
+        # Shorter than any card-like number: most texts, left as they are without a search.
+        return data if len(data) < _SHORTEST_CARD_LIKE else mask_card_like(data)
+    if isinstance(data, int) and not isinstance(data, bool) and data >= _SMALLEST_CARD_LIKE:
+        text = str(data)
+        masked = mask_card_like(text)
+        return data if masked == text else masked
     return data
+
+
+def mask_card_like(text: str) -> str:
+    """`text` with every card-like run of digits cut to its last four."""
+    return CARD_LIKE.sub(lambda match: last_four(re.sub(r"[ -]", "", match.group())), text)
+
+
+def mask_keyed(text: str) -> str:
+    """Text that is not JSON with the value after each card, account or CVC key masked."""
+
+    def masked_value(match: re.Match[str]) -> str:
+        value = match["value"]
+        hidden = HIDDEN if match["name"].lower() in HIDDEN_KEYS else last_four(value)
+        return match["key"] + hidden
+
+    return _KEYED.sub(masked_value, text)
 
 
 def last_four(number: str) -> str:
     return "*" * (len(number) - 4) + number[-4:] if len(number) > 4 else "*" * len(number)
 
 
-def _mask_field(key: str, value: Any) -> Any:
+def _mask_entry(key: str, value: Any) -> Any:
     if value is None:
         return None
     if key in HIDDEN_KEYS:
         return HIDDEN
     if key in LAST_FOUR_KEYS:
         return last_four(str(value)) if isinstance(value, str | int) else HIDDEN
-    return mask_fields(value)
+    return mask_json(value)

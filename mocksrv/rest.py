@@ -5,7 +5,7 @@ from __future__ import annotations
 import hmac
 import io
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import IO, Any
 
 import orjson
@@ -28,6 +28,7 @@ from mocksrv.domain.errors import (
 )
 from mocksrv.domain.models import KeyKind, Payment, Principal
 from mocksrv.domain.sandbox import Sandbox
+from mocksrv.domain.waits import WaitSlots
 from mocksrv.representations import payment_view
 from mocksrv.settings import Settings
 
@@ -47,6 +48,7 @@ STATUS_OF_KIND = {
 ORDER_LINE_ALIASES = ("items", "line_items", "cart_items")
 
 _EXTENSION = "mocksrv"
+STARTED = "mocksrv.access_started"  # the WSGI environment's key for when the request came in
 
 
 class OrjsonProvider(JSONProvider):
@@ -74,6 +76,17 @@ def sandbox() -> Sandbox:
     return sandbox_
 
 
+def on_authenticated(app: Flask, hook: Callable[[Principal], None]) -> None:
+    """Have `hook` called with the principal of each API request once its key is checked."""
+    app.extensions[_EXTENSION]["authenticated"].append(hook)
+
+
+def wait_slots(app: Flask) -> WaitSlots:
+    """The app's count of requests held open: long-polls, and latency and hang faults."""
+    slots: WaitSlots = app.extensions[_EXTENSION]["waits"]
+    return slots
+
+
 def settings() -> Settings:
     settings_: Settings = current_app.extensions[_EXTENSION]["settings"]
     return settings_
@@ -91,7 +104,12 @@ def current_request() -> Request:
 
 def init_app(app: Flask, sandbox_: Sandbox, settings_: Settings) -> None:
     """Attach the sandbox and settings, and make every error leave in the spec's shape."""
-    app.extensions[_EXTENSION] = {"sandbox": sandbox_, "settings": settings_}
+    app.extensions[_EXTENSION] = {
+        "sandbox": sandbox_,
+        "settings": settings_,
+        "authenticated": [],
+        "waits": WaitSlots(settings_.max_waits, settings_.max_waits_per_merchant),
+    }
     app.config["MAX_CONTENT_LENGTH"] = settings_.max_body_bytes
     app.url_map.converters["id"] = ResourceIdConverter
     app.json = OrjsonProvider(app)
@@ -302,11 +320,14 @@ def authenticate(*, publishable: bool = False) -> Principal:
     # The header as the WSGI server hands it over, which is what `request.headers` reads.
     principal = sandbox_.merchants.authenticate(current_request().environ.get("HTTP_API_KEY"))
     g.merchant_id = principal.merchant_id
+    g.key_kind = principal.kind
     if principal.kind is KeyKind.PUBLISHABLE and not publishable:
         raise Unauthorized()
     status = sandbox_.rate_limiter.hit(principal)
     if status is not None:
         g.rate_status = (status.limit, status.remaining, status.reset)
+    for hook in current_app.extensions[_EXTENSION]["authenticated"]:
+        hook(principal)
     return principal
 
 

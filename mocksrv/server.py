@@ -14,6 +14,7 @@ from mocksrv.control import wait_slots
 from mocksrv.domain.sandbox import Sandbox
 from mocksrv.httpserver import HttpServer, address
 from mocksrv.settings import Settings
+from mocksrv.statefile import StateWriter, load_state
 from mocksrv.webhooks.dispatcher import Dispatcher
 
 log = logging.getLogger(__name__)
@@ -65,16 +66,23 @@ class _Running:
         wait_slots(app).on_open = self.http.reserve
         self.base = f"http://{address(settings.host, self.http.port)}"
         self._sandbox = sandbox
+        sandbox.faults.allow_pauses()
         self._ticker = Ticker(sandbox, settings.tick_interval)
         self._dispatcher = _dispatcher(sandbox, settings, self.base)
+        self._state = StateWriter.of(settings, sandbox)
         self._ticker.start()
         self._dispatcher.start()
+        if self._state is not None:
+            self._state.start()
 
     def stop(self, loop_thread: threading.Thread | None) -> None:
         """Refuse new work, answer the open long-polls, and stop delivering; then close the server."""
         self.http.refuse()
+        self._sandbox.faults.stop_pauses()  # hang and latency faults end now, sending nothing
         self._ticker.stop()
         self._dispatcher.stop()  # also answers every open wait for deliveries
+        if self._state is not None:
+            self._state.stop()  # after the dispatcher: an attempt it gave up is written as queued
         self.http.stop(loop_thread)
 
 
@@ -84,6 +92,7 @@ class MockServer:
     def __init__(self, settings: Settings | None = None, *, port: int = 0) -> None:
         self.settings = settings or Settings()
         self.sandbox = create_sandbox(self.settings)
+        load_state(self.settings, self.sandbox)
         self.app = create_app(self.settings, self.sandbox)
         self._port = port
         self._running: _Running | None = None
@@ -128,6 +137,7 @@ def serve(settings: Settings) -> None:
     A bad fixture file raises SettingsError; an address the server cannot bind, ListenError.
     """
     sandbox = create_sandbox(settings)
+    load_state(settings, sandbox)  # the file's state, if there is one, wins over the fixtures'
     app = create_app(settings, sandbox)
     running = _Running(settings, sandbox, app, settings.port)
 

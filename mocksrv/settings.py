@@ -59,6 +59,23 @@ def _about(parse: Parse, help_text: str) -> dict[str, Any]:
 
 _PORT = whole_number(0, 65535, "not a port (0 to 65535)")
 _SECONDS = number(0, inclusive=False, reason="not a number of seconds greater than 0")
+_SEED = whole_number(0, 2**63 - 1, "not a whole number from 0 to 9223372036854775807")
+
+
+def _optional_seed(value: object) -> int | None:
+    return None if value is None else _SEED(value)
+
+
+def _state_file(value: object) -> Path | None:
+    """Parse the path of a file in an existing directory (the file itself need not exist yet)."""
+    if value is None:
+        return None
+    if not isinstance(value, str | Path) or not str(value):
+        raise ValueError("not a file path")
+    path = Path(value)
+    if path.is_dir() or not path.parent.is_dir():
+        raise ValueError("not a file in an existing directory")
+    return path
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +101,10 @@ class Settings:
     rate_limit: int = field(
         default=6000,
         metadata=_about(whole_number(0), "requests per minute per API key; 0 turns limiting off"),
+    )
+    journal_size: int = field(
+        default=1000,
+        metadata=_about(whole_number(0), "API requests the journal keeps per merchant; 0 turns it off"),
     )
     capture_window_seconds: int = field(
         default=7 * 24 * 3600,
@@ -154,6 +175,21 @@ class Settings:
             whole_number(1),
             "webhook deliveries in flight at once, each on a thread of its own; at most one per merchant",
         ),
+    )
+    state: Path | None = field(
+        default=None,
+        metadata=_about(_state_file, "file the whole state is loaded from at start and written to"),
+    )
+    state_interval: float = field(
+        default=5.0,
+        metadata=_about(
+            number(0, inclusive=True, reason="not a number of seconds of 0 or more"),
+            "seconds between writes of the state file; 0 writes it only on stop",
+        ),
+    )
+    seed: int | None = field(
+        default=None,
+        metadata=_about(_optional_seed, "seed of generated ids and secrets, the same on every run"),
     )
 
 

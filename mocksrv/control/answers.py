@@ -9,7 +9,7 @@ from mocksrv.domain import disputes, payments, payouts, refunds, webhooks
 from mocksrv.domain.events import ContentType, EventType
 from mocksrv.domain.links import records as links
 from mocksrv.domain.outcomes import CARD_CHECKS, CHECK_RESULTS, OutcomeResult
-from mocksrv.domain.webhooks import DeliveryState
+from mocksrv.domain.webhooks import ChaosMode, DeliveryState
 
 TIMER_KINDS = [
     payments.SETTLE_TIMER,
@@ -20,6 +20,7 @@ TIMER_KINDS = [
     disputes.DEADLINE_TIMER,
     disputes.DECISION_TIMER,
     webhooks.RETRY_TIMER,
+    webhooks.RELEASE_TIMER,
     links.EXPIRE_TIMER,
 ]
 
@@ -147,6 +148,8 @@ class ControlDeliveryAttemptAnswerSchema(AnswerSchema):
     status_code = fields.Integer(allow_none=True)
     latency_ms = fields.Float(allow_none=True)
     error = fields.String(allow_none=True)
+    duplicate = fields.Boolean(metadata={"description": "a deliberate duplicate (webhook chaos)"})
+    chaos = one_of(ChaosMode, allow_none=True)
 
 
 class ControlDeliveryListAnswerSchema(AnswerSchema):

@@ -29,7 +29,6 @@ from mocksrv.domain.models import KeyKind
 from mocksrv.domain.outcomes import OutcomeTable
 from mocksrv.domain.sandbox import TRANSITION_TABLES
 from mocksrv.domain.triggers import RECIPES, trigger
-from mocksrv.domain.waits import WaitSlots
 from mocksrv.fieldtypes import RESOURCE_ID, StrictInteger, StrictNumber, Timestamp, WebhookUrl
 from mocksrv.memory import release_memory
 from mocksrv.representations import (
@@ -43,14 +42,13 @@ from mocksrv.representations import (
     refund_json,
     timer_json,
 )
-from mocksrv.rest import is_admin, json_body, load, sandbox, show_payment
+from mocksrv.rest import is_admin, json_body, load, sandbox, show_payment, wait_slots
 from mocksrv.schema import RequestSchema
 
 control = Blueprint("control", __name__, url_prefix="/__mock")
 
 Json = dict[str, Any]
 MAX_SEED = 1_000_000
-WAIT_SLOTS = "mocksrv.wait_slots"  # the app extension that counts open long-polls
 
 
 class AdvanceSchema(RequestSchema):
@@ -313,7 +311,7 @@ def wait_for_deliveries() -> Json:
     body = load(_wait, json_body())
     merchant_id = _merchant(body)
     webhooks = sandbox().webhooks
-    slots: WaitSlots = current_app.extensions[WAIT_SLOTS]
+    slots = wait_slots(current_app)
     with slots.hold(merchant_id, parks=body["timeout"] > 0):
         drained = webhooks.drained(merchant_id, body["timeout"])
     return {"drained": drained, "pending": webhooks.pending(merchant_id)}

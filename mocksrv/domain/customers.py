@@ -31,7 +31,7 @@ class CustomerService:
 
     def create(self, merchant_id: str, fields: Mapping[str, Any]) -> Customer:
         with self._store.transaction(merchant_id):
-            customer_id = fields.get("customer_id") or new_id("cus")
+            customer_id = fields.get("customer_id") or new_id("cus", entropy=self._store.ids(merchant_id))
             if self._store.get(CUSTOMERS, merchant_id, customer_id) is not None:
                 raise DuplicateResource("customer", "customer_id")
             customer = Customer(

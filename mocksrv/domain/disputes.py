@@ -183,7 +183,7 @@ class DisputeService:
 
     def _open(self, payment: Payment, amount: int, reason: str, now: datetime) -> Dispute:
         dispute = Dispute(
-            dispute_id=new_id("dp"),
+            dispute_id=new_id("dp", entropy=self._store.ids(payment.merchant_id)),
             payment_id=payment.payment_id,
             merchant_id=payment.merchant_id,
             profile_id=payment.profile_id,

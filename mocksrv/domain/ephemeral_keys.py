@@ -46,12 +46,12 @@ class EphemeralKeyService:
             check_customer(self._store, merchant_id, {"customer_id": customer_id})
             now = self._clock.now(merchant_id)
             key = EphemeralKey(
-                id=new_id("eki"),
+                id=new_id("eki", entropy=self._store.ids(merchant_id)),
                 merchant_id=merchant_id,
                 customer_id=customer_id,
                 created=now,
                 expires=now + self._validity,
-                secret=f"epk_{new_secret(32)}",
+                secret=f"epk_{new_secret(32, self._store.ids(merchant_id))}",
             )
             self._store.put(EPHEMERAL_KEYS, merchant_id, key)
             return key

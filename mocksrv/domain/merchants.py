@@ -11,7 +11,7 @@ from typing import Any
 
 from mocksrv.domain.clock import Clock
 from mocksrv.domain.errors import DuplicateResource, InvalidField, ResourceNotFound, Unauthorized
-from mocksrv.domain.ids import new_id, new_secret
+from mocksrv.domain.ids import SYSTEM, Entropy, new_id, new_secret
 from mocksrv.domain.models import (
     CONNECTOR,
     ApiKey,
@@ -64,8 +64,8 @@ class MerchantCredentials:
     publishable_key: str
 
 
-def new_signing_key() -> str:
-    return f"whsec_{new_secret(32)}"
+def new_signing_key(entropy: Entropy = SYSTEM) -> str:
+    return f"whsec_{new_secret(32, entropy)}"
 
 
 @functools.lru_cache(maxsize=1024)
@@ -92,19 +92,20 @@ class MerchantService:
         self._foreign_prefixes = (other.secret_prefix, other.publishable_prefix)
 
     def create(self, seed: MerchantSeed) -> MerchantCredentials:
-        merchant_id = seed.merchant_id or new_id("merchant", 16)
+        merchant_id = seed.merchant_id or new_id("merchant", 16, self._store.ids(GLOBAL))
         with self._store.transaction(GLOBAL):
             if self._store.get(MERCHANTS, GLOBAL, merchant_id) is not None:
                 raise DuplicateResource("merchant", "merchant_id")
             now = self._clock.now(merchant_id)
             env = self._environment
-            secret = seed.secret_key or f"{env.secret_prefix}{new_secret(32)}"
-            publishable = seed.publishable_key or f"{env.publishable_prefix}{new_secret(32)}"
+            ids = self._store.ids(merchant_id)
+            secret = seed.secret_key or f"{env.secret_prefix}{new_secret(32, ids)}"
+            publishable = seed.publishable_key or f"{env.publishable_prefix}{new_secret(32, ids)}"
             profile = Profile(
-                profile_id=seed.profile_id or new_id("pro", 20),
+                profile_id=seed.profile_id or new_id("pro", 20, ids),
                 merchant_id=merchant_id,
                 profile_name=seed.profile_name,
-                payment_response_hash_key=seed.payment_response_hash_key or new_signing_key(),
+                payment_response_hash_key=seed.payment_response_hash_key or new_signing_key(ids),
                 session_expiry=seed.session_expiry,
                 created=now,
                 return_url=seed.return_url,
@@ -133,7 +134,7 @@ class MerchantService:
     def _add_key(self, merchant_id: str, kind: KeyKind, key: str, now: datetime) -> ApiKey:
         hashed = key_hash(key)
         record = ApiKey(
-            key_id=new_id("key", 20),
+            key_id=new_id("key", 20, self._store.ids(merchant_id)),
             merchant_id=merchant_id,
             kind=kind,
             key_hash=hashed,
@@ -193,7 +194,9 @@ class MerchantService:
                 raise ResourceNotFound("Business profile")
             updated = evolve(profile, **changes)
             if not updated.payment_response_hash_key:
-                updated = evolve(updated, payment_response_hash_key=new_signing_key())
+                updated = evolve(
+                    updated, payment_response_hash_key=new_signing_key(self._store.ids(merchant_id))
+                )
             self._store.put(PROFILES, merchant_id, updated)
             return updated
 

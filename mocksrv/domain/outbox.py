@@ -32,7 +32,7 @@ class Outbox:
     ) -> Event | None:
         """Append an event of a change made `at` a time; None when the object already had one."""
         event = Event(
-            event_id=new_id("evt"),
+            event_id=new_id("evt", entropy=self._store.ids(merchant_id)),
             merchant_id=merchant_id,
             event_type=event_type,
             content_type=content_type,

@@ -125,7 +125,7 @@ class PaymentService:
         profile = self._merchants.profile(merchant_id, fields["profile_id"])
         if profile is None:
             raise InvalidField("profile_id", "no such business profile")
-        payment_id = fields.get("payment_id") or new_id("pay")
+        payment_id = fields.get("payment_id") or new_id("pay", entropy=self._store.ids(merchant_id))
         if fields["amount"] == 0 and not sets_up(fields):
             raise InvalidField(
                 "amount", "0 only for a setup payment, with mandate_data or setup_future_usage"
@@ -157,7 +157,7 @@ class PaymentService:
             capture_method=CaptureMethod(fields.get("capture_method") or CaptureMethod.AUTOMATIC),
             created=now,
             modified_at=now,
-            client_secret=f"{payment_id}_secret_{new_secret(20)}",
+            client_secret=f"{payment_id}_secret_{new_secret(20, self._store.ids(merchant_id))}",
             client_secret_expires_at=now + timedelta(seconds=expiry),
             **described,
             **method,
@@ -425,7 +425,7 @@ class PaymentService:
                 payment.mandate_id, merchant_id, payment.amount, payment.currency, now
             )
             return None
-        return set_up(payment, changes, now)
+        return set_up(payment, changes, now, self._store.ids(merchant_id))
 
 
 def check_customer(store: MemoryStore, merchant_id: str, fields: Mapping[str, Any]) -> None:

@@ -161,7 +161,7 @@ class PayoutService:
 
     def create(self, merchant_id: str, fields: Mapping[str, Any]) -> Payout:
         with self._store.transaction(merchant_id):
-            payout_id = fields.get("payout_id") or new_id("payout")
+            payout_id = fields.get("payout_id") or new_id("payout", entropy=self._store.ids(merchant_id))
             if self._store.get(PAYOUTS, merchant_id, payout_id) is not None:
                 raise DuplicateResource("payout", "payout_id")
             profile = self._profile(merchant_id, fields.get("profile_id"))
@@ -181,7 +181,7 @@ class PayoutService:
                 "updated_at": now,
                 "planned_result": PayoutEvent.SUCCEED,
                 "connector": self._merchants.merchant(merchant_id).connector,
-                "client_secret": f"{payout_id}_secret_{new_secret(20)}",
+                "client_secret": f"{payout_id}_secret_{new_secret(20, self._store.ids(merchant_id))}",
                 "return_url": profile.return_url,
             }
             payout = Payout(**{**record, **described, **method})

@@ -146,7 +146,7 @@ class RefundService:
                 raise PAYMENT_TRANSITIONS.refusal_for(
                     payment.status, "refunded", [s.value for s in REFUNDABLE]
                 )
-            refund_id = fields.get("refund_id") or new_id("ref")
+            refund_id = fields.get("refund_id") or new_id("ref", entropy=self._store.ids(merchant_id))
             if self._store.get(REFUNDS, merchant_id, refund_id) is not None:
                 raise DuplicateResource("refund", "refund_id")
             earlier = self._store.query(

@@ -10,6 +10,9 @@ from mocksrv.domain.clock import Clock, SystemTime, initial_state, system_now
 from mocksrv.domain.customers import CustomerService
 from mocksrv.domain.disputes import DISPUTE_TRANSITIONS, DISPUTES, DisputeService
 from mocksrv.domain.ephemeral_keys import EPHEMERAL_KEY_COLLECTION, EPHEMERAL_KEYS, EphemeralKeyService
+from mocksrv.domain.faults import FAULTS, FaultService
+from mocksrv.domain.journal import DEFAULT_SIZE as DEFAULT_JOURNAL_SIZE
+from mocksrv.domain.journal import RequestJournal
 from mocksrv.domain.links.records import PAYMENT_LINK_TRANSITIONS, PAYMENT_LINKS
 from mocksrv.domain.links.service import PaymentLinkService
 from mocksrv.domain.merchants import (
@@ -35,7 +38,15 @@ from mocksrv.domain.refunds import REFUND_TRANSITIONS, REFUNDS, RefundService
 from mocksrv.domain.scheduler import Scheduler
 from mocksrv.domain.store import Collection, MemoryStore
 from mocksrv.domain.transitions import TransitionTable
-from mocksrv.domain.webhooks import ATTEMPTS, DELIVERIES, DELIVERY_TRANSITIONS, WebhookService
+from mocksrv.domain.webhooks import (
+    ATTEMPTS,
+    CHAOS,
+    CHAOS_COLLECTIONS,
+    DELIVERIES,
+    DELIVERY_TRANSITIONS,
+    HOLDS,
+    WebhookService,
+)
 
 COLLECTIONS = [
     Collection(MERCHANTS, "merchant_id"),
@@ -51,7 +62,9 @@ COLLECTIONS = [
     Collection(PAYMENT_METHODS, "payment_method_id", indexed=("customer_id", "payment_token")),
     Collection(MANDATES, "mandate_id", indexed=("customer_id",)),
     Collection(PAYMENT_LINKS, "payment_link_id"),
+    Collection(FAULTS, "fault_id", ordered=False),
     EPHEMERAL_KEY_COLLECTION,
+    *CHAOS_COLLECTIONS,
 ]
 
 TRANSITION_TABLES: dict[str, TransitionTable[Any, Any]] = {
@@ -73,10 +86,13 @@ RESETTABLE = [
     DISPUTES,
     DELIVERIES,
     ATTEMPTS,
+    CHAOS,
+    HOLDS,
     EPHEMERAL_KEYS,
     PAYMENT_METHODS,
     MANDATES,
     PAYMENT_LINKS,
+    FAULTS,
 ]
 
 # The payment that /__mock/seed creates, over and over.
@@ -113,6 +129,7 @@ class SandboxConfig:
     environment: Environment = Environment.SANDBOX
     capture_window_seconds: int = 7 * 24 * 3600
     rate_limit: int = 6000
+    journal_size: int = DEFAULT_JOURNAL_SIZE  # requests kept per merchant; 0 records none
 
 
 class Sandbox:
@@ -129,6 +146,8 @@ class Sandbox:
         self.scheduler = Scheduler(self.store, self.clock)
         self.outbox = Outbox(self.store)
         self.rate_limiter = RateLimiter(self.store, self.clock)
+        self.journal = RequestJournal(config.journal_size)
+        self.faults = FaultService(self.store, self.clock)
         self.merchants = MerchantService(
             self.store, self.clock, config.environment, outcomes, config.rate_limit
         )
@@ -181,5 +200,6 @@ class Sandbox:
         return count
 
     def reset(self, merchant_id: str) -> None:
-        """Delete the merchant's resources, events and timers; keep its keys, profile and settings."""
+        """Delete the merchant's resources, events, timers and requests; keep its keys, profile, settings."""
         self.store.clear(merchant_id, RESETTABLE)
+        self.journal.clear(merchant_id)

@@ -20,6 +20,7 @@ from sortedcontainers import SortedList
 
 from mocksrv.domain.clock import ClockState, ClockStates
 from mocksrv.domain.events import Event
+from mocksrv.domain.ids import SYSTEM, Entropy, IdState, SeededEntropy
 from mocksrv.domain.models import Page
 
 GLOBAL = "*"
@@ -113,6 +114,7 @@ class _Space:
         self.counters: dict[str, tuple[int, int]] = {}
         self.counter_lock = threading.Lock()
         self.clock = clock
+        self.ids: Entropy = SYSTEM  # where its new ids come from (ids.py)
 
 
 class DeliveryQueue:
@@ -214,6 +216,34 @@ class DeliveryQueue:
     def _pending(self, merchant_id: str) -> int:
         return len(self._queues.get(merchant_id, ())) + (merchant_id in self._delivering)
 
+    def queued(self, merchant_id: str) -> list[tuple[str, bool]]:
+        """The merchant's deliveries still to attempt, (event_id, manual), the one in flight first."""
+        with self._readied:
+            in_flight = self._delivering.get(merchant_id)
+            return [*([in_flight] if in_flight is not None else []), *self._queues.get(merchant_id, ())]
+
+
+@dataclass(frozen=True, slots=True)
+class SpaceState:
+    """A merchant's data as plain values: what a snapshot writes, and what a restore puts back."""
+
+    records: dict[str, list[Any]]  # by kind, in the order they were first stored
+    timers: list[tuple[datetime, str, str]]  # (due_at, kind, target_id), in the order they fire
+    events: list[Event]  # the outbox, in the order the events happened
+    event_keys: list[tuple[str, str]]  # (object_id, event_type): the events that may not happen again
+    deliveries: list[tuple[str, bool]]  # (event_id, manual): queued for an attempt, the next first
+    clock: ClockState
+    ids: IdState | None  # a seeded stream of ids, or None for the system's randomness
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedSpace:
+    """A space built from a SpaceState, with its lists and indexes, ready to be swapped in."""
+
+    space: _Space
+    deliveries: list[tuple[str, bool]]
+    ids: IdState | None
+
 
 class MemoryStore(ClockStates):
     """The in-memory store, the default."""
@@ -225,6 +255,7 @@ class MemoryStore(ClockStates):
         self._new_clock = new_clock
         self._timer_seq = itertools.count()
         self._deliveries = DeliveryQueue()
+        self._id_seed: int | None = None  # the seed of every merchant's ids, unless one is given its own
 
     # -- spaces and transactions --------------------------------------------------------------
 
@@ -235,6 +266,8 @@ class MemoryStore(ClockStates):
                 space = self._spaces.get(merchant_id)
                 if space is None:
                     space = _Space(self._new_clock())
+                    if self._id_seed is not None:
+                        space.ids = self._default_ids(merchant_id)
                     self._spaces[merchant_id] = space
         return space
 
@@ -288,6 +321,13 @@ class MemoryStore(ClockStates):
                 value = getattr(old, name)
                 if value is not None:
                     space.indexes[(kind, name)][value].remove(key)
+
+    def all(self, kind: str, merchant_id: str) -> list[Any]:
+        """Every record of a kind, in the order they were first put: for the few records of a kind
+        kept out of list order."""
+        space = self._space(merchant_id)
+        with space.lock:
+            return list(space.records.get(kind, {}).values())
 
     def count(self, kind: str, merchant_id: str) -> int:
         space = self._space(merchant_id)
@@ -474,3 +514,93 @@ class MemoryStore(ClockStates):
         space = self._space(merchant_id)
         with space.lock:
             space.clock = state
+
+    # -- ids ----------------------------------------------------------------------------------
+
+    def ids(self, merchant_id: str) -> Entropy:
+        """Where the merchant's new ids come from."""
+        return self._space(merchant_id).ids
+
+    def seed_ids(self, merchant_id: str, state: IdState | None) -> None:
+        """Draw the merchant's ids from a seeded stream from now on (None: the store's default)."""
+        space = self._space(merchant_id)
+        with space.lock:
+            space.ids = self._default_ids(merchant_id) if state is None else SeededEntropy(state)
+
+    def _default_ids(self, merchant_id: str) -> Entropy:
+        """A merchant's ids unless it is given a seed of its own: the seed of all, or the system's."""
+        seed = self._id_seed
+        return SYSTEM if seed is None else SeededEntropy(IdState(seed, merchant_id))
+
+    def seed_all_ids(self, seed: int) -> None:
+        """Seed every merchant's ids, those of merchants to come included, each in a stream of its own."""
+        with self._spaces_lock:
+            self._id_seed = seed
+            spaces = list(self._spaces.items())
+        for merchant_id, space in spaces:
+            with space.lock:
+                space.ids = SeededEntropy(IdState(seed, merchant_id))
+
+    # -- whole spaces: snapshots and restores -------------------------------------------------
+
+    def dump_space(self, merchant_id: str) -> SpaceState:
+        """Everything the merchant's space holds, as one consistent copy (records are immutable)."""
+        space = self._space(merchant_id)
+        with space.lock:
+            return SpaceState(
+                records={kind: list(records.values()) for kind, records in space.records.items() if records},
+                timers=[(timer.due_at, timer.kind, timer.target_id) for timer in sorted(space.timers)],
+                events=list(space.events),
+                event_keys=sorted(space.event_keys),
+                deliveries=self._deliveries.queued(merchant_id),
+                clock=space.clock,
+                ids=space.ids.state(),
+            )
+
+    def prepare_space(self, state: SpaceState) -> PreparedSpace:
+        """A space built from `state`, with its lists and indexes, for `swap_space` to put in place.
+
+        Built apart, with no lock held, so that a restore holds the locks only to swap it in.
+        """
+        scratch = MemoryStore(list(self._collections.values()), lambda: state.clock)
+        for kind, records in state.records.items():
+            for record in records:
+                scratch.put(kind, GLOBAL, record)
+        space = scratch._space(GLOBAL)
+        space.timers = [Timer(due_at, 0, kind, target_id) for due_at, kind, target_id in state.timers]
+        space.events = list(state.events)
+        space.event_index = {event.event_id: event for event in state.events}
+        space.event_keys = set(state.event_keys)
+        return PreparedSpace(space, list(state.deliveries), state.ids)
+
+    def swap_space(self, merchant_id: str, prepared: PreparedSpace) -> None:
+        """Replace the merchant's data with a prepared space, and queue its deliveries again."""
+        built = prepared.space
+        space = self._space(merchant_id)
+        with space.lock:
+            space.records, space.order, space.indexes = built.records, built.order, built.indexes
+            # Fresh sequence numbers, in the order the timers were listed: ties keep their order.
+            space.timers = [Timer(t.due_at, next(self._timer_seq), t.kind, t.target_id) for t in built.timers]
+            heapq.heapify(space.timers)
+            space.events, space.event_index = built.events, built.event_index
+            space.event_keys = built.event_keys
+            with space.counter_lock:
+                space.counters = {}
+            space.clock = built.clock
+            space.ids = (
+                self._default_ids(merchant_id) if prepared.ids is None else SeededEntropy(prepared.ids)
+            )
+            self._deliveries.drop(merchant_id)
+            for event_id, manual in prepared.deliveries:
+                self._deliveries.put(merchant_id, event_id, manual)
+
+    def remove_space(self, merchant_id: str) -> None:
+        """Forget everything of the merchant's space, and the space itself."""
+        with self._spaces_lock:
+            space = self._spaces.pop(merchant_id, None)
+        if space is None:
+            return
+        with space.lock:
+            space.records, space.order, space.indexes, space.timers = {}, {}, {}, []
+            space.events, space.event_index, space.event_keys = [], {}, set()
+        self._deliveries.drop(merchant_id)

@@ -82,6 +82,8 @@ def attempt_json(attempt: DeliveryAttempt) -> JsonObject:
         "status_code": attempt.status_code,
         "latency_ms": attempt.latency_ms,
         "error": attempt.error,
+        "duplicate": attempt.duplicate,
+        "chaos": None if attempt.chaos is None else attempt.chaos.value,
     }
 
 

@@ -31,6 +31,9 @@ STEP_KINDS = (
     "expect_webhook",
     "wait_webhooks",
     "expect_deliveries",
+    "fault",
+    "clear_faults",
+    "expect_requests",
 )
 BUILT_IN_VARIABLES = ("merchant_id", "profile_id", "secret_key", "publishable_key", "run_id")
 RECEIVER_VARIABLE = "webhook_url"  # only while the scenario's merchant has a receiver

@@ -1,25 +1,25 @@
 """What a run of scenarios prints and writes: a line per scenario, the failures, a summary, JUnit XML.
 
 Card numbers and account numbers keep their last four digits and CVCs are hidden, wherever they are
-shown: in request and answer bodies, queries, and any text (a Luhn-valid run of 12 to 19 digits).
+shown: in request and answer bodies, queries, and any text (a card-like run of 12 to 19 digits), as
+mocksrv.masking masks them everywhere.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import PurePath
 from typing import Any
 from xml.etree import ElementTree
 
-from mocksrv.masking import last_four, mask_fields
+from mocksrv.masking import mask_card_like, mask_json
 from mocksrv.scenario.runner import NO_BODY, Exchange, Outcome, ScenarioResult
 
 LABELS = {Outcome.PASSED: "PASS", Outcome.FAILED: "FAIL", Outcome.ERROR: "ERROR"}
 SUITE_NAME = "mocksrv scenarios"
 MAX_BODY_LINES = 200  # lines of a body that a failure shows; the rest is cut
-_DIGIT_RUN = re.compile(r"(?<![0-9])[0-9]{12,19}(?![0-9])")
 # XML 1.0 cannot carry these, not even escaped.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
@@ -29,30 +29,7 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 def masked(value: Any) -> Any:
     """`value` with card numbers, account numbers and CVCs masked, by key and by the look of the text."""
-    return _mask_texts(mask_fields(value))
-
-
-def _mask_texts(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {name: _mask_texts(item) for name, item in value.items()}
-    if isinstance(value, list):
-        return [_mask_texts(item) for item in value]
-    return mask_text(value) if isinstance(value, str) else value
-
-
-def mask_text(text: str) -> str:
-    """`text` with every Luhn-valid run of 12 to 19 digits (a card number) cut to its last four."""
-    return _DIGIT_RUN.sub(
-        lambda match: last_four(match.group()) if _luhn(match.group()) else match.group(), text
-    )
-
-
-def _luhn(digits: str) -> bool:
-    total = 0
-    for position, digit in enumerate(reversed(digits)):
-        value = int(digit) * (2 if position % 2 else 1)
-        total += value - 9 if value > 9 else value
-    return total % 10 == 0
+    return mask_json(value)
 
 
 # -- console ------------------------------------------------------------------------------------------
@@ -70,7 +47,7 @@ def failure_text(result: ScenarioResult) -> str:
         parts.append(exchange_text(result.exchange))
     if result.detail:
         parts.append(result.detail)
-    return mask_text("\n".join(parts))
+    return mask_card_like("\n".join(parts))
 
 
 def exchange_text(exchange: Exchange) -> str:

@@ -357,6 +357,27 @@ class _Run:
         if reasons:
             raise StepFailed("; ".join(reasons), detail=detail)
 
+    def _fault(self, rule: Mapping[str, Any]) -> None:
+        self._merchant().add_fault(
+            rule["effect"], match=rule.get("match"), timing=rule.get("timing"), schedule=rule.get("schedule")
+        )
+
+    def _clear_faults(self, _: bool) -> None:
+        self._merchant().clear_faults()
+
+    def _expect_requests(self, expected: Mapping[str, Any]) -> None:
+        filters = {name: expected[name] for name in ("method", "path", "status") if name in expected}
+        counted = self._merchant().request_count(**filters)
+        if counted != expected["count"]:
+            wanted = " ".join(str(value) for value in filters.values())
+            raise StepFailed(
+                f"the journal holds {counted} request(s) {wanted or 'in all'}; expected {expected['count']}",
+                detail="\n".join(
+                    f"{entry['method']} {entry['path']} {entry['status']}"
+                    for entry in reversed(self._merchant().requests())
+                ),
+            )
+
     # -- helpers ---------------------------------------------------------------------------------
 
     def _substituted(self, value: Any) -> Any:

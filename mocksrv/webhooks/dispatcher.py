@@ -5,7 +5,9 @@ happened (the delivery queue sees to both). Each attempt in flight holds a threa
 to `workers` threads, so a receiver that is slow, hangs or is down holds up its own merchant and
 no other. A thread that takes a delivery while no other thread is idle starts another, so that one
 is always ready for the next merchant; a thread idle for `idle` seconds ends, unless it is the last
-idle one. Each thread keeps its own HTTP session.
+idle one. Each thread keeps its own HTTP session. When the merchant's webhook chaos asks for
+duplicates, the thread that delivered an event sends the same bytes again before the merchant's
+next delivery may go.
 """
 
 from __future__ import annotations
@@ -129,13 +131,15 @@ class Dispatcher:
         session: requests.Session | None = None  # made at the first delivery, with requests imported then
         try:
             while (task := self._next(crew, me)) is not None:
-                attempt: Attempt | None = None
-                try:
-                    session = session or _new_session()
-                    attempt = self._attempt(session, task)
-                except Exception:
-                    log.exception("delivering %s failed", task.event.event_id)
-                self._settle(crew, me, task, attempt)
+                follow_up: DeliveryTask | None = task
+                while follow_up is not None:
+                    attempt: Attempt | None = None
+                    try:
+                        session = session or _new_session()
+                        attempt = self._attempt(session, follow_up)
+                    except Exception:
+                        log.exception("delivering %s failed", follow_up.event.event_id)
+                    follow_up = self._settle(crew, me, follow_up, attempt)
         finally:
             if session is not None:
                 session.close()
@@ -164,23 +168,32 @@ class Dispatcher:
                 else:
                     idle_since = time.monotonic()  # the last idle thread stays
 
-    def _settle(self, crew: _Crew, me: threading.Thread, task: DeliveryTask, attempt: Attempt | None) -> None:
-        """Record the attempt and let the merchant's next delivery go; nothing once stopped."""
+    def _settle(
+        self, crew: _Crew, me: threading.Thread, task: DeliveryTask, attempt: Attempt | None
+    ) -> DeliveryTask | None:
+        """Record the attempt; then either answer the duplicate to send next (the thread stays busy
+        and the merchant's turn stays taken) or let the merchant's next delivery go. Nothing once stopped."""
         with crew.changed:
             crew.busy.discard(me)
             if crew.stopped:
-                return
+                return None
             crew.recording += 1
+        follow_up: DeliveryTask | None = None
         try:
             if attempt is not None:
-                self._sandbox.webhooks.record(task, *attempt)
+                recorded = self._sandbox.webhooks.record(task, *attempt)
+                follow_up = self._sandbox.webhooks.follow_up(task, attempt[0], recorded)
         except Exception:
             log.exception("recording an attempt of %s failed", task.event.event_id)
         finally:
-            self._sandbox.webhooks.finish(task)
+            if follow_up is None:
+                self._sandbox.webhooks.finish(task)
             with crew.changed:
                 crew.recording -= 1
+                if follow_up is not None:
+                    crew.busy.add(me)
                 crew.changed.notify_all()
+        return follow_up
 
     def _attempt(self, session: requests.Session, task: DeliveryTask) -> Attempt:
         import requests

@@ -256,3 +256,37 @@ def test_the_options_are_in_pytest_help(pytester: pytest.Pytester) -> None:
 def test_the_plugin_is_registered_for_pytest(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest_subprocess("--fixtures")
     result.stdout.fnmatch_lines(["mocksrv [[]session scope[]]*", "mocksrv_merchant*", "mocksrv_webhooks*"])
+
+
+def test_a_consumer_test_checks_what_it_sent_and_injects_faults(pytester: pytest.Pytester) -> None:
+    consumer_tests(
+        pytester,
+        """
+import requests
+
+def test_one_capture_was_sent_and_a_lost_answer_is_retried(mocksrv_merchant):
+    mocksrv_merchant.add_fault(
+        {"type": "error", "status": 503}, match={"method": "POST", "path": "/payments"},
+        timing="after", schedule={"times": 1},
+    )
+    body = {"payment_id": "pay_order_1"}
+    first = mocksrv_merchant.session.post(mocksrv_merchant.url + "/payments", json={
+        "amount": 1000, "currency": "USD", "profile_id": mocksrv_merchant.profile_id, "confirm": False,
+        **body})
+    assert first.status_code == 503
+    retry = mocksrv_merchant.session.post(mocksrv_merchant.url + "/payments", json={
+        "amount": 1000, "currency": "USD", "profile_id": mocksrv_merchant.profile_id, "confirm": False,
+        **body})
+    assert retry.json()["error"]["code"] == "HE_01"
+    assert mocksrv_merchant.request_count(method="POST", path="/payments") == 2
+    [latest, faulted] = mocksrv_merchant.requests(path="/payments")
+    assert (faulted["status"], faulted["fault"]["effect"], latest["status"]) == (503, "error", 400)
+    assert [rule["applied"] for rule in mocksrv_merchant.faults()] == [1]
+
+def test_the_next_test_starts_with_no_fault_and_an_empty_journal(mocksrv_merchant):
+    assert mocksrv_merchant.faults() == []
+    assert mocksrv_merchant.request_count() == 0
+""",
+    )
+    result = pytester.runpytest_subprocess("-p", "no:randomly")
+    result.assert_outcomes(passed=2)

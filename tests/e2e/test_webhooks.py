@@ -176,6 +176,8 @@ def attempt(
         "succeeded": status_code is not None and 200 <= status_code < 300,
         "status_code": status_code,
         "error": None,
+        "duplicate": False,
+        "chaos": None,
     }
     body.update(changes)
     return body

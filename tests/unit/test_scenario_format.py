@@ -10,6 +10,7 @@ from xml.etree import ElementTree
 import pytest
 from jsonschema import Draft202012Validator
 
+from mocksrv.masking import mask_card_like
 from mocksrv.scenario.format import (
     InvalidScenario,
     Scenario,
@@ -20,7 +21,7 @@ from mocksrv.scenario.format import (
     schema,
 )
 from mocksrv.scenario.matchers import body_mismatches, check, lookup, same, status_mismatch
-from mocksrv.scenario.report import classname, failure_text, junit_xml, mask_text, masked, result_line
+from mocksrv.scenario.report import classname, failure_text, junit_xml, masked, result_line
 from mocksrv.scenario.runner import NO_BODY, Exchange, Outcome, ScenarioResult
 from mocksrv.scenario.selection import KeywordError, keyword_matcher
 from mocksrv.scenario.variables import UnknownVariable, substitute
@@ -28,7 +29,8 @@ from mocksrv.scenario.variables import UnknownVariable, substitute
 REPO_ROOT = Path(__file__).resolve().parents[2]
 FILES = "tests/scenario_files"
 STEP_KEYS = (
-    "request, advance, freeze, set_outcomes, receiver, expect_webhook, wait_webhooks, expect_deliveries"
+    "request, advance, freeze, set_outcomes, receiver, expect_webhook, wait_webhooks, expect_deliveries, "
+    "fault, clear_faults, expect_requests"
 )
 
 
@@ -130,6 +132,18 @@ GET = "  - request: {method: GET, path: /x}\n"
 # Steps of a file, and its one problem after `file:`.
 STEP_PROBLEMS = [
     ("  - {}\n", f"4: step 1: no step key (one of {STEP_KEYS})"),
+    ("  - fault: {match: {path: /payments}}\n", "4: step 1 (fault): fault: 'effect' is a required property"),
+    (
+        "  - fault: {effect: {type: explode}}\n",
+        (
+            "4: step 1 (fault): fault.effect.type: 'explode' is not one of "
+            "['error', 'rate_limit', 'latency', 'drop', 'truncate', 'malformed', 'hang']"
+        ),
+    ),
+    (
+        "  - expect_requests: {path: /payments}\n",
+        "4: step 1 (expect_requests): expect_requests: 'count' is a required property",
+    ),
     (
         "  - name: both\n    advance: 1s\n    freeze: true\n",
         "4: step 1 (both): more than one step key: advance, freeze",
@@ -491,7 +505,7 @@ def test_card_numbers_account_numbers_and_cvcs_are_masked() -> None:
         },
         "payout": {"bank_account_number": "000123456789", "iban": "DE89370400440532013000", "number": 7},
         "phone": {"number": "4155550100"},
-        "note": "card 4000000000000002 declined; order 123456789012345 is not a card",
+        "note": "card 4000000000000002 declined; order 12345678901 is too short for a card",
     }
 
     assert masked(body) == {
@@ -500,13 +514,13 @@ def test_card_numbers_account_numbers_and_cvcs_are_masked() -> None:
         },
         "payout": {"bank_account_number": "********6789", "iban": "******************3000", "number": 7},
         "phone": {"number": "4155550100"},
-        "note": "card ************0002 declined; order 123456789012345 is not a card",
+        "note": "card ************0002 declined; order 12345678901 is too short for a card",
     }
 
 
 def test_text_keeps_the_last_four_digits_of_a_card_number() -> None:
-    assert mask_text("expected 4111111111111111, got 4242424242424241") == (
-        "expected ************1111, got 4242424242424241"
+    assert mask_card_like("expected 4111111111111111, got 4242 4242 4242 4241 (id 12345)") == (
+        "expected ************1111, got ************4241 (id 12345)"
     )
 
 

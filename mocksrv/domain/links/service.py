@@ -160,7 +160,7 @@ class PaymentLinkService:
         self, payment: Payment, fields: Mapping[str, Any], expiry: datetime, now: datetime
     ) -> PaymentLink:
         link = PaymentLink(
-            payment_link_id=new_id("plink"),
+            payment_link_id=new_id("plink", entropy=self._store.ids(payment.merchant_id)),
             merchant_id=payment.merchant_id,
             profile_id=payment.profile_id,
             payment_id=payment.payment_id,

@@ -11,7 +11,7 @@ from mocksrv.domain.cards import card_expiry, card_key, card_summary, normalized
 from mocksrv.domain.clock import Clock
 from mocksrv.domain.errors import InvalidField, ResourceNotFound
 from mocksrv.domain.events import PAID_EVENTS, Event, EventType
-from mocksrv.domain.ids import new_id, new_secret
+from mocksrv.domain.ids import Entropy, new_id, new_secret
 from mocksrv.domain.models import Customer, JsonObject, Payment, build, evolve
 from mocksrv.domain.payments import CUSTOMERS
 from mocksrv.domain.recurring.records import PAYMENT_METHODS, SavedPaymentMethod
@@ -90,12 +90,12 @@ class PaymentMethodService:
                 raise InvalidField("customer_id", "no such customer; create it with POST /customers first")
             method = build(
                 SavedPaymentMethod,
-                payment_method_id=new_id("pm"),
+                payment_method_id=new_id("pm", entropy=self._store.ids(merchant_id)),
                 merchant_id=merchant_id,
                 payment_method=kind,
                 payment_method_type=fields.get("payment_method_type"),
                 created=now,
-                payment_token=_new_token(),
+                payment_token=_new_token(self._store.ids(merchant_id)),
                 customer_id=customer_id,
                 metadata=fields.get("metadata"),
                 billing=fields.get("billing"),
@@ -185,7 +185,7 @@ class PaymentMethodService:
             payment_method=payment.payment_method or "card",
             payment_method_type=payment.payment_method_type,
             created=event.created,
-            payment_token=_new_token(),
+            payment_token=_new_token(self._store.ids(merchant_id)),
             customer_id=payment.customer_id,
             card=None if card is None else _saved_card(card),
             card_key=payment.card_key,
@@ -211,5 +211,5 @@ def _other_details(kind: str, fields: Mapping[str, Any]) -> JsonObject:
     return {kind: kept_account(data)}
 
 
-def _new_token() -> str:
-    return f"token_{new_secret(20)}"
+def _new_token(entropy: Entropy) -> str:
+    return f"token_{new_secret(20, entropy)}"

@@ -8,12 +8,14 @@ from typing import Any
 
 from mocksrv.domain.clock import parse_timestamp
 from mocksrv.domain.errors import InvalidField
-from mocksrv.domain.ids import new_id
+from mocksrv.domain.ids import SYSTEM, Entropy, new_id
 from mocksrv.domain.models import Payment, build
 from mocksrv.domain.recurring.records import Mandate, MandateStatus, MandateType
 
 
-def set_up(payment: Payment, changes: dict[str, Any], now: datetime) -> Mandate | None:
+def set_up(
+    payment: Payment, changes: dict[str, Any], now: datetime, entropy: Entropy = SYSTEM
+) -> Mandate | None:
     """At the confirmation of a payment that saves its method or sets up a mandate: name the method
     it saves in `changes`, with the mandate; returns the mandate to store (pending), if any."""
     merchant_id = payment.merchant_id
@@ -27,14 +29,14 @@ def set_up(payment: Payment, changes: dict[str, Any], now: datetime) -> Mandate 
             "a payment that saves its method or sets up a mandate needs a customer",
             missing=True,
         )
-    method_id = payment.payment_method_id or new_id("pm")
+    method_id = payment.payment_method_id or new_id("pm", entropy=entropy)
     changes["payment_method_id"] = method_id
     if mandate_data is None:
         return None
     acceptance = mandate_data.get("customer_acceptance") or payment.customer_acceptance
     if acceptance is None:
         raise InvalidField("mandate_data.customer_acceptance", missing=True)
-    changes["mandate_id"] = mandate_id = new_id("man")
+    changes["mandate_id"] = mandate_id = new_id("man", entropy=entropy)
     kind, limits = _mandate_type(mandate_data)
     card = (payment.payment_method_data or {}).get("card")
     return build(

@@ -1,0 +1,717 @@
+"""Snapshots: the state of one merchant, or of the whole sandbox, as one versioned JSON document.
+
+A document holds, for each merchant, its merchant record and API keys (hashed, as stored), every
+record of every collection, its clock, its timers, its outbox with the keys that stop an event
+from happening twice, the deliveries queued for an attempt, and where its seeded ids stand.
+
+Values are written by one tagged codec: JSON's own types as they are; any other value as an object
+of one key naming its type, `{"$Payment": {...}}`, `{"$PaymentStatus": "succeeded"}`,
+`{"$datetime": "..."}`, `{"$tuple": [...]}`. The types it knows are the domain's record types and
+those their fields name, found from the collections' record types; nothing else is ever built from
+a document. A record's fields that hold their default are left out.
+
+A restore decodes and checks the whole document before it changes anything, then swaps the
+merchants' data in under their locks: a document that fails is refused and nothing changes.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import enum
+import gc
+import json
+import types
+import typing
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import date, datetime
+from decimal import Decimal, InvalidOperation
+from operator import attrgetter
+from typing import Any
+
+from mocksrv.domain.clock import ClockState, system_now
+from mocksrv.domain.disputes import DISPUTES, Dispute
+from mocksrv.domain.ephemeral_keys import EPHEMERAL_KEYS, EphemeralKey
+from mocksrv.domain.errors import DomainError, DuplicateResource, ErrorKind, InvalidField
+from mocksrv.domain.events import Event, EventType
+from mocksrv.domain.faults import FAULTS, FaultRule
+from mocksrv.domain.ids import MAX_SEED, IdState
+from mocksrv.domain.links.records import PAYMENT_LINKS, PaymentLink
+from mocksrv.domain.merchants import API_KEYS, MERCHANTS, PROFILES
+from mocksrv.domain.models import ApiKey, Customer, Merchant, Payment, Profile, build, evolve
+from mocksrv.domain.outcomes import OutcomeRule, OutcomeTable
+from mocksrv.domain.payments import CUSTOMERS, PAYMENTS
+from mocksrv.domain.payouts import PAYOUTS, Payout
+from mocksrv.domain.recurring.records import MANDATES, PAYMENT_METHODS, Mandate, SavedPaymentMethod
+from mocksrv.domain.refunds import REFUNDS, Refund
+from mocksrv.domain.sandbox import COLLECTIONS, RESETTABLE, Sandbox
+from mocksrv.domain.store import GLOBAL, PreparedSpace, Query, SpaceState
+from mocksrv.domain.webhooks import (
+    ATTEMPTS,
+    CHAOS,
+    DELIVERIES,
+    HOLDS,
+    DeliveryAttempt,
+    DeliveryHold,
+    EventDelivery,
+    WebhookChaos,
+)
+
+FORMAT = "mocksrv-snapshot"
+VERSION = 1
+
+# The record type of each collection: the roots of the types a document may name.
+RECORD_TYPES: dict[str, type] = {
+    MERCHANTS: Merchant,
+    PROFILES: Profile,
+    API_KEYS: ApiKey,
+    CUSTOMERS: Customer,
+    PAYMENTS: Payment,
+    REFUNDS: Refund,
+    PAYOUTS: Payout,
+    DISPUTES: Dispute,
+    DELIVERIES: EventDelivery,
+    ATTEMPTS: DeliveryAttempt,
+    PAYMENT_METHODS: SavedPaymentMethod,
+    MANDATES: Mandate,
+    PAYMENT_LINKS: PaymentLink,
+    EPHEMERAL_KEYS: EphemeralKey,
+    FAULTS: FaultRule,
+    CHAOS: WebhookChaos,
+    HOLDS: DeliveryHold,
+}
+# Kept in the space of no single merchant; a merchant's document holds its own apart.
+_GLOBAL_KINDS = frozenset({MERCHANTS, API_KEYS})
+# Fields worked out from others when a record is made, never written: a rule's card keys are
+# digests with a key of this process alone (cards.card_key), remade from the card numbers.
+_DERIVED: dict[type, frozenset[str]] = {OutcomeRule: frozenset({"card_keys"})}
+# Classes that are not dataclasses, written as the attributes their constructor takes.
+_PLAIN_CLASSES: dict[type, tuple[str, ...]] = {OutcomeTable: ("rules",)}
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+_MISSING = object()
+
+Encode = Callable[[Any], Any]
+Decode = Callable[[Any], Any]
+
+
+class SnapshotInvalid(DomainError):
+    """A document that cannot be restored: not a snapshot, another version, or a value that fails."""
+
+    def __init__(self, where: str, reason: str) -> None:
+        super().__init__(f"Invalid snapshot: {where}: {reason}", param=where)
+
+
+class NotInSnapshot(DomainError):
+    kind = ErrorKind.NOT_FOUND
+    code = "HE_02"
+
+    def __init__(self, merchant_id: str) -> None:
+        super().__init__(f"The snapshot holds no merchant {merchant_id}")
+
+
+class _Unreadable(ValueError):
+    """A value of a document that does not decode; the caller says where it was."""
+
+
+# -- the codec --------------------------------------------------------------------------------
+
+
+def reachable_types(roots: Iterable[type]) -> list[type]:
+    """The roots and every dataclass, enum and plain class their fields name, in the order found."""
+    found: list[type] = []
+    pending = list(roots)
+    while pending:
+        kind = pending.pop(0)
+        if kind in found:
+            continue
+        found.append(kind)
+        if dataclasses.is_dataclass(kind):
+            hints = typing.get_type_hints(kind)
+            names = [f.name for f in dataclasses.fields(kind)]
+        elif kind in _PLAIN_CLASSES:
+            hints = typing.get_type_hints(vars(kind)["__init__"])
+            names = list(_PLAIN_CLASSES[kind])
+        else:
+            continue
+        for name in names:
+            pending.extend(t for t in _named_types(hints[name]) if t not in found)
+    return found
+
+
+def _named_types(hint: Any) -> list[type]:
+    """The record, enum and plain-class types inside a field's annotation."""
+    if isinstance(hint, type) and not isinstance(hint, types.GenericAlias):
+        wanted = dataclasses.is_dataclass(hint) or issubclass(hint, enum.Enum) or hint in _PLAIN_CLASSES
+        return [hint] if wanted else []
+    return [kind for arg in typing.get_args(hint) for kind in _named_types(arg)]
+
+
+class Codec:
+    """Tagged JSON values of the domain's types, and back."""
+
+    def __init__(self, roots: Iterable[type]) -> None:
+        self._encoders: dict[type, Encode] = {
+            list: self._encode_list,
+            dict: self._encode_dict,
+            tuple: lambda value: {"$tuple": self._encode_list(value)},
+            frozenset: lambda value: {"$frozenset": self._encode_set(value)},
+            set: lambda value: {"$set": self._encode_set(value)},
+            datetime: lambda value: {"$datetime": value.isoformat()},
+            date: lambda value: {"$date": value.isoformat()},
+            Decimal: lambda value: {"$decimal": str(value)},
+            bytes: lambda value: {"$bytes": base64.b64encode(value).decode()},
+        }
+        self._decoders: dict[str, Decode] = {
+            "$tuple": lambda raw: tuple(self._decode_list(raw)),
+            "$frozenset": lambda raw: frozenset(self._decode_list(raw)),
+            "$set": lambda raw: set(self._decode_list(raw)),
+            "$datetime": lambda raw: datetime.fromisoformat(_text(raw)),
+            "$date": lambda raw: date.fromisoformat(_text(raw)),
+            "$decimal": _decimal,
+            "$bytes": lambda raw: base64.b64decode(_text(raw), validate=True),
+            "$dict": self._decode_pairs,
+        }
+        self.types = reachable_types(roots)
+        for kind in self.types:
+            tag = "$" + kind.__name__
+            if tag in self._decoders:
+                raise TypeError(f"two types are named {kind.__name__}")
+            if issubclass(kind, enum.Enum):
+                self._encoders[kind] = _enum_encoder(tag)
+                self._decoders[tag] = _enum_decoder(kind)
+            else:
+                self._encoders[kind], self._decoders[tag] = self._record_codec(kind, tag)
+
+    # -- encoding -----------------------------------------------------------------------------
+
+    def encode(self, value: Any) -> Any:
+        """A JSON-ready value (for orjson) of a domain value; an unknown type raises TypeError."""
+        kind = type(value)
+        if kind in _SCALARS:
+            return value
+        encoder = self._encoders.get(kind)
+        if encoder is None:
+            raise TypeError(f"a snapshot cannot hold a value of type {kind.__name__}")
+        return encoder(value)
+
+    def _encode_list(self, values: Iterable[Any]) -> list[Any]:
+        encode = self.encode
+        return [value if type(value) in _SCALARS else encode(value) for value in values]
+
+    def _encode_set(self, values: Iterable[Any]) -> list[Any]:
+        # In a fixed order, so that equal sets are written alike.
+        return sorted(self._encode_list(values), key=lambda item: json.dumps(item, sort_keys=True))
+
+    def _encode_dict(self, value: dict[Any, Any]) -> Any:
+        encode = self.encode
+        out = {}
+        for key, item in value.items():
+            if type(key) is not str or key[:1] == "$":  # not a JSON object's key, or a tag's
+                return {"$dict": [[encode(key), encode(item)] for key, item in value.items()]}
+            out[key] = item if type(item) in _SCALARS else encode(item)
+        return out
+
+    def _record_codec(self, kind: type, tag: str) -> tuple[Encode, Decode]:
+        if dataclasses.is_dataclass(kind):
+            skipped = _DERIVED.get(kind, frozenset())
+            written = [f for f in dataclasses.fields(kind) if f.name not in skipped]
+            names = tuple(f.name for f in written)
+            defaults = tuple(_default(f) for f in written)
+            make: Callable[..., Any] = kind
+            if len(names) >= 2 and all(f.init for f in dataclasses.fields(kind)) and not skipped:
+                make = lambda **values: build(kind, **values)  # noqa: E731 -- a third as dear as kind(...)
+        else:
+            names = _PLAIN_CLASSES[kind]
+            defaults = tuple(_MISSING for _ in names)
+            make = kind
+        read = attrgetter(*names) if len(names) > 1 else lambda record: (getattr(record, names[0]),)
+        encode_value = self.encode
+        decode_value = self.decode
+        known = frozenset(names)
+
+        def encode(record: Any) -> Any:
+            out: dict[str, Any] = {}
+            for name, value, default in zip(names, read(record), defaults, strict=True):
+                if value is default or (type(value) is type(default) and value == default):
+                    continue
+                out[name] = value if type(value) in _SCALARS else encode_value(value)
+            return {tag: out}
+
+        def decode(raw: Any) -> Any:
+            if type(raw) is not dict:
+                raise _Unreadable(f"{tag[1:]}: expected an object of fields")
+            unknown = raw.keys() - known
+            if unknown:
+                raise _Unreadable(f"{tag[1:]} has no field {sorted(unknown)[0]!r}")
+            try:
+                return make(**{name: decode_value(value) for name, value in raw.items()})
+            except (TypeError, ValueError) as error:
+                raise _Unreadable(f"{tag[1:]}: {error}") from None
+
+        return encode, decode
+
+    # -- decoding -----------------------------------------------------------------------------
+
+    def decode(self, raw: Any) -> Any:
+        """The domain value a JSON value of `encode` stands for; anything else raises _Unreadable."""
+        kind = type(raw)
+        if kind is dict:
+            if len(raw) == 1:
+                ((key, inner),) = raw.items()
+                if key[:1] == "$":
+                    decoder = self._decoders.get(key)
+                    if decoder is None:
+                        raise _Unreadable(f"unknown type {key[1:]!r}")
+                    try:
+                        return decoder(inner)
+                    except _Unreadable:
+                        raise
+                    except (TypeError, ValueError) as error:
+                        raise _Unreadable(f"{key[1:]}: {error}") from None
+            decode = self.decode
+            out = {}
+            for key, value in raw.items():
+                if key[:1] == "$":
+                    raise _Unreadable(f"an object with a key {key!r} beside others")
+                out[key] = value if type(value) in _SCALARS else decode(value)
+            return out
+        if kind is list:
+            return self._decode_list(raw)
+        return raw
+
+    def _decode_list(self, raw: Any) -> list[Any]:
+        if type(raw) is not list:
+            raise _Unreadable("expected a list")
+        decode = self.decode
+        return [value if type(value) in _SCALARS else decode(value) for value in raw]
+
+    def _decode_pairs(self, raw: Any) -> dict[Any, Any]:
+        pairs = self._decode_list(raw)
+        if not all(type(pair) is list and len(pair) == 2 for pair in pairs):
+            raise _Unreadable("dict: expected a list of [key, value] pairs")
+        return {_hashable(key): value for key, value in pairs}
+
+
+def _default(f: dataclasses.Field[Any]) -> Any:
+    if f.default is not dataclasses.MISSING:
+        return f.default
+    if f.default_factory is not dataclasses.MISSING:
+        return f.default_factory()
+    return _MISSING
+
+
+def _enum_encoder(tag: str) -> Encode:
+    return lambda value: {tag: value.value}
+
+
+def _enum_decoder(kind: type[enum.Enum]) -> Decode:
+    return lambda raw: kind(raw)
+
+
+def _text(raw: Any) -> str:
+    if type(raw) is not str:
+        raise _Unreadable("expected a string")
+    return raw
+
+
+def _decimal(raw: Any) -> Decimal:
+    try:
+        return Decimal(_text(raw))
+    except InvalidOperation:
+        raise _Unreadable(f"not a decimal number: {raw!r}") from None
+
+
+def _hashable(key: Any) -> Any:
+    if type(key) is list:
+        raise _Unreadable("a dict key cannot be a list")
+    return key
+
+
+# -- documents --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class StoredRecord:
+    """In a document, an event's record that is the very one stored: written once, where it is stored."""
+
+    kind: str
+    record_id: str
+
+
+# Held by fields whose annotation says `str`: an event's type is an EventType.
+_ALSO_HELD: tuple[type, ...] = (EventType,)
+CODEC = Codec([*RECORD_TYPES.values(), Event, ClockState, StoredRecord, *_ALSO_HELD])  # it never changes
+_KIND_OF_TYPE = {record_type: kind for kind, record_type in RECORD_TYPES.items()}
+_ID_FIELD = {collection.kind: collection.id_field for collection in COLLECTIONS}
+
+
+@contextmanager
+def _no_collection() -> Iterator[None]:
+    """Hold off the cyclic garbage collector, which would scan the whole store again and again
+    while a large document's many small objects are made (it tripled the time at 100,000 payments)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+@dataclass(frozen=True, slots=True)
+class MerchantState:
+    """One merchant of a document, decoded: its record and keys, and its space's data."""
+
+    merchant: Merchant
+    api_keys: list[ApiKey]
+    space: SpaceState
+
+
+@dataclass(frozen=True, slots=True)
+class Restored:
+    """What a restore did: the records put back per merchant and kind, and the merchants removed."""
+
+    merchants: dict[str, dict[str, int]]
+    removed: list[str]
+
+
+class Snapshots:
+    """Takes and restores snapshots of a sandbox; seeds a merchant's ids."""
+
+    def __init__(self, sandbox: Sandbox, codec: Codec = CODEC) -> None:
+        self._sandbox = sandbox
+        self._store = sandbox.store
+        self._codec = codec
+
+    # -- taking -------------------------------------------------------------------------------
+
+    def take(self, merchant_id: str | None, *, producer: str) -> dict[str, Any]:
+        """The document of one merchant, or of every merchant (None); `producer` names the version
+        of mocksrv that wrote it."""
+        if merchant_id is None:
+            merchant_ids = sorted(self._sandbox.merchants.merchant_ids())
+        else:
+            self._sandbox.merchants.merchant(merchant_id)
+            merchant_ids = [merchant_id]
+        document: dict[str, Any] = {
+            "format": FORMAT,
+            "version": VERSION,
+            "mocksrv": producer,
+            "taken_at": system_now().isoformat(),
+            "scope": "all" if merchant_id is None else "merchant",
+        }
+        with _no_collection():
+            document["merchants"] = {m: self._merchant_json(m) for m in merchant_ids}
+        if merchant_id is None:
+            document["ids"] = _ids_json(self._store.ids(GLOBAL).state())
+        return document
+
+    def _merchant_json(self, merchant_id: str) -> dict[str, Any]:
+        encode = self._codec.encode
+        merchant = self._sandbox.merchants.merchant(merchant_id)
+        space = self._store.dump_space(merchant_id)
+        return {
+            "merchant": encode(merchant),
+            "api_keys": [encode(key) for key in self._api_keys(merchant_id)],
+            "clock": _clock_json(space.clock, encode),
+            "ids": _ids_json(space.ids),
+            "records": {
+                kind: [encode(record) for record in records] for kind, records in space.records.items()
+            },
+            "timers": [[encode(due_at), kind, target_id] for due_at, kind, target_id in space.timers],
+            "events": self._events_json(space),
+            "event_keys": [list(key) for key in space.event_keys],
+            "deliveries": [[event_id, manual] for event_id, manual in space.deliveries],
+        }
+
+    def _events_json(self, space: SpaceState) -> list[Any]:
+        """The outbox; an event's record that is the one stored is named, not written again."""
+        encode = self._codec.encode
+        by_id: dict[str, dict[str, Any]] = {}
+        written = []
+        for event in space.events:
+            resource = event.resource
+            kind = _KIND_OF_TYPE.get(type(resource))
+            if kind is not None:
+                id_field = _ID_FIELD[kind]
+                if kind not in by_id:
+                    by_id[kind] = {getattr(r, id_field): r for r in space.records.get(kind, ())}
+                record_id = getattr(resource, id_field)
+                if by_id[kind].get(record_id) is resource:
+                    event = evolve(event, resource=StoredRecord(kind, record_id))
+            written.append(encode(event))
+        return written
+
+    def _api_keys(self, merchant_id: str) -> list[ApiKey]:
+        of_merchant = {"merchant_id": merchant_id}
+        total = self._store.query(API_KEYS, GLOBAL, Query(where=of_merchant, limit=0)).total_count
+        keys: list[ApiKey] = self._store.query(API_KEYS, GLOBAL, Query(where=of_merchant, limit=total)).items
+        return keys
+
+    # -- restoring ----------------------------------------------------------------------------
+
+    def restore(self, document: Any, merchant_id: str | None) -> Restored:
+        """Replace one merchant (named) or every merchant (None) with the document's.
+
+        The whole document is checked first: on any problem SnapshotInvalid (or NotInSnapshot) is
+        raised and nothing has changed. Restoring every merchant removes those it does not hold.
+        """
+        merchants = _checked_document(document)
+        if merchant_id is not None:
+            if merchant_id not in merchants:
+                raise NotInSnapshot(merchant_id)
+            merchants = {merchant_id: merchants[merchant_id]}
+        global_ids = None
+        if merchant_id is None:
+            global_ids = _ids_state(document.get("ids"), "ids", GLOBAL)
+        with _no_collection():
+            decoded = {m: self._decoded(m, data) for m, data in merchants.items()}
+            _check_keys_unique(decoded)
+            prepared = {m: self._store.prepare_space(state.space) for m, state in decoded.items()}
+        return self._swap(decoded, prepared, everything=merchant_id is None, global_ids=global_ids)
+
+    def _swap(
+        self,
+        decoded: Mapping[str, MerchantState],
+        prepared: Mapping[str, PreparedSpace],
+        *,
+        everything: bool,
+        global_ids: IdState | None,
+    ) -> Restored:
+        store = self._store
+        with store.transaction(GLOBAL):
+            present = self._sandbox.merchants.merchant_ids()
+            removed = sorted(m for m in present if m not in decoded) if everything else []
+            replaced = set(decoded) | set(removed)
+            for state in decoded.values():
+                for key in state.api_keys:
+                    holder: ApiKey | None = store.get(API_KEYS, GLOBAL, key.key_hash)
+                    if holder is not None and holder.merchant_id not in replaced:
+                        raise DuplicateResource("API key", "api_key")
+            # Checked: from here on nothing is refused.
+            for merchant_id in removed:
+                self._forget_global(merchant_id)
+                store.remove_space(merchant_id)
+                self._sandbox.journal.clear(merchant_id)
+            for merchant_id, state in decoded.items():
+                self._forget_global(merchant_id)
+                store.put(MERCHANTS, GLOBAL, state.merchant)
+                for key in state.api_keys:
+                    store.put(API_KEYS, GLOBAL, key)
+                store.swap_space(merchant_id, prepared[merchant_id])
+            if everything:
+                store.seed_ids(GLOBAL, global_ids)
+        return Restored(
+            {merchant_id: _counts(state) for merchant_id, state in decoded.items()},
+            removed,
+        )
+
+    def _forget_global(self, merchant_id: str) -> None:
+        for key in self._api_keys(merchant_id):
+            self._store.delete(API_KEYS, GLOBAL, key.key_hash)
+        self._store.delete(MERCHANTS, GLOBAL, merchant_id)
+
+    def _decoded(self, merchant_id: str, data: Any) -> MerchantState:
+        where = f"merchants.{merchant_id}"
+        if type(data) is not dict:
+            raise SnapshotInvalid(where, "expected an object")
+        merchant = self._value(data.get("merchant"), f"{where}.merchant", Merchant, merchant_id)
+        api_keys = [
+            self._value(raw, f"{where}.api_keys.{index}", ApiKey, merchant_id)
+            for index, raw in enumerate(_list(data.get("api_keys"), f"{where}.api_keys"))
+        ]
+        records: dict[str, list[Any]] = {}
+        raw_records = data.get("records")
+        if type(raw_records) is not dict:
+            raise SnapshotInvalid(f"{where}.records", "expected an object of lists by kind")
+        for kind, raw_list in raw_records.items():
+            record_type = RECORD_TYPES.get(kind)
+            if record_type is None or kind in _GLOBAL_KINDS:
+                raise SnapshotInvalid(f"{where}.records", f"no collection is named {kind!r}")
+            records[kind] = [
+                self._value(raw, f"{where}.records.{kind}.{index}", record_type, merchant_id)
+                for index, raw in enumerate(_list(raw_list, f"{where}.records.{kind}"))
+            ]
+        stored = _Stored(records)
+        events = [
+            stored.resolved(
+                self._value(raw, f"{where}.events.{index}", Event, merchant_id), f"{where}.events.{index}"
+            )
+            for index, raw in enumerate(_list(data.get("events"), f"{where}.events"))
+        ]
+        space = SpaceState(
+            records=records,
+            timers=[
+                _timer(self._codec, raw, f"{where}.timers.{index}")
+                for index, raw in enumerate(_list(data.get("timers"), f"{where}.timers"))
+            ],
+            events=events,
+            event_keys=[
+                _string_pair(raw, f"{where}.event_keys.{index}")
+                for index, raw in enumerate(_list(data.get("event_keys"), f"{where}.event_keys"))
+            ],
+            deliveries=[
+                _delivery(raw, f"{where}.deliveries.{index}")
+                for index, raw in enumerate(_list(data.get("deliveries"), f"{where}.deliveries"))
+            ],
+            clock=_clock_state(self._codec, data.get("clock"), f"{where}.clock"),
+            ids=_ids_state(data.get("ids"), f"{where}.ids", merchant_id),
+        )
+        return MerchantState(merchant, api_keys, space)
+
+    def _value(self, raw: Any, where: str, expected: type, merchant_id: str) -> Any:
+        """Decode one record, of the type expected, that belongs to the merchant."""
+        try:
+            value = self._codec.decode(raw)
+        except _Unreadable as error:
+            raise SnapshotInvalid(where, str(error)) from None
+        except RecursionError:
+            raise SnapshotInvalid(where, "nested too deeply") from None
+        if type(value) is not expected:
+            raise SnapshotInvalid(where, f"expected a {expected.__name__}")
+        if getattr(value, "merchant_id", merchant_id) != merchant_id:
+            raise SnapshotInvalid(f"{where}.merchant_id", f"not {merchant_id}")
+        return value
+
+    # -- ids ----------------------------------------------------------------------------------
+
+    def seed_ids(self, merchant_id: str, seed: int | None) -> IdState | None:
+        """Draw the merchant's ids from the stream of `seed` (None: the system's randomness), from
+        its start. Only before the merchant has made anything, so that no id can come twice."""
+        self._sandbox.merchants.merchant(merchant_id)
+        store = self._store
+        with store.transaction(merchant_id):
+            if store.events(merchant_id) or any(store.count(kind, merchant_id) for kind in RESETTABLE):
+                raise InvalidField(
+                    "seed", "a merchant's ids can be seeded only before it makes anything: reset it first"
+                )
+            state = None if seed is None else IdState(seed, merchant_id)
+            store.seed_ids(merchant_id, state)
+            return state
+
+
+# -- the parts of a document ------------------------------------------------------------------
+
+
+class _Stored:
+    """The records of a document's merchant by kind and id, to give events back the ones they name."""
+
+    def __init__(self, records: Mapping[str, list[Any]]) -> None:
+        self._records = records
+        self._by_id: dict[str, dict[str, Any]] = {}
+
+    def resolved(self, event: Event, where: str) -> Event:
+        ref = event.resource
+        if type(ref) is not StoredRecord:
+            return event
+        if ref.kind not in self._by_id:
+            id_field = _ID_FIELD.get(ref.kind, "")
+            self._by_id[ref.kind] = {getattr(r, id_field): r for r in self._records.get(ref.kind, ())}
+        record = self._by_id[ref.kind].get(ref.record_id)
+        if record is None:
+            raise SnapshotInvalid(f"{where}.resource", f"no {ref.kind} {ref.record_id} is stored")
+        return evolve(event, resource=record)
+
+
+def _checked_document(document: Any) -> dict[str, Any]:
+    """The document's merchants, once its format and version are ones this server reads."""
+    if type(document) is not dict or document.get("format") != FORMAT:
+        raise SnapshotInvalid("format", f"not a snapshot of mocksrv (format {FORMAT!r})")
+    version = document.get("version")
+    if version != VERSION or type(version) is not int:
+        written_by = document.get("mocksrv")
+        by = f", written by mocksrv {written_by}" if isinstance(written_by, str) else ""
+        raise SnapshotInvalid(
+            "version", f"this server reads snapshots of version {VERSION}, not {version!r}{by}"
+        )
+    merchants = document.get("merchants")
+    if type(merchants) is not dict:
+        raise SnapshotInvalid("merchants", "expected an object of merchants by id")
+    return merchants
+
+
+def _check_keys_unique(decoded: Mapping[str, MerchantState]) -> None:
+    seen: set[str] = set()
+    for merchant_id, state in decoded.items():
+        for key in state.api_keys:
+            if key.key_hash in seen:
+                raise SnapshotInvalid(f"merchants.{merchant_id}.api_keys", "an API key is held twice")
+            seen.add(key.key_hash)
+
+
+def _counts(state: MerchantState) -> dict[str, int]:
+    counts = {kind: len(records) for kind, records in state.space.records.items() if records}
+    counts.update(api_key=len(state.api_keys), event=len(state.space.events), timer=len(state.space.timers))
+    return counts
+
+
+def _list(raw: Any, where: str) -> list[Any]:
+    if raw is None:
+        return []
+    if type(raw) is not list:
+        raise SnapshotInvalid(where, "expected a list")
+    return raw
+
+
+def _timer(codec: Codec, raw: Any, where: str) -> tuple[datetime, str, str]:
+    if type(raw) is list and len(raw) == 3 and type(raw[1]) is str and type(raw[2]) is str:
+        try:
+            due_at = codec.decode(raw[0])
+        except _Unreadable as error:
+            raise SnapshotInvalid(where, str(error)) from None
+        if type(due_at) is datetime:
+            return due_at, raw[1], raw[2]
+    raise SnapshotInvalid(where, "expected [due_at, kind, target_id]")
+
+
+def _string_pair(raw: Any, where: str) -> tuple[str, str]:
+    if type(raw) is list and len(raw) == 2 and all(type(item) is str for item in raw):
+        return raw[0], raw[1]
+    raise SnapshotInvalid(where, "expected [object_id, event_type]")
+
+
+def _delivery(raw: Any, where: str) -> tuple[str, bool]:
+    if type(raw) is list and len(raw) == 2 and type(raw[0]) is str and type(raw[1]) is bool:
+        return raw[0], raw[1]
+    raise SnapshotInvalid(where, "expected [event_id, manual]")
+
+
+def _clock_json(clock: ClockState, encode: Encode) -> dict[str, Any]:
+    # A frozen clock is its time alone: when it was frozen in real time changes nothing it shows.
+    if clock.frozen:
+        return {"frozen": True, "now": encode(clock.base)}
+    return {"frozen": False, "base": encode(clock.base), "anchor": encode(clock.anchor)}
+
+
+def _clock_state(codec: Codec, raw: Any, where: str) -> ClockState:
+    if type(raw) is not dict or type(raw.get("frozen")) is not bool:
+        raise SnapshotInvalid(where, "expected an object with frozen")
+    try:
+        if raw["frozen"]:
+            now = codec.decode(raw.get("now"))
+            if type(now) is datetime:
+                return ClockState(now, system_now(), frozen=True)
+        else:
+            base, anchor = codec.decode(raw.get("base")), codec.decode(raw.get("anchor"))
+            if type(base) is datetime and type(anchor) is datetime:
+                return ClockState(base, anchor)
+    except _Unreadable as error:
+        raise SnapshotInvalid(where, str(error)) from None
+    raise SnapshotInvalid(where, "expected the times of the clock")
+
+
+def _ids_json(state: IdState | None) -> dict[str, Any] | None:
+    return None if state is None else {"seed": state.seed, "drawn": state.drawn}
+
+
+def _ids_state(raw: Any, where: str, scope: str) -> IdState | None:
+    if raw is None:
+        return None
+    if type(raw) is dict and raw.keys() == {"seed", "drawn"}:
+        seed, drawn = raw["seed"], raw["drawn"]
+        if type(seed) is int and type(drawn) is int and 0 <= seed <= MAX_SEED and drawn >= 0:
+            return IdState(seed, scope, drawn)
+    raise SnapshotInvalid(where, "expected null or {seed, drawn}")

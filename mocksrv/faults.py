@@ -1,0 +1,132 @@
+"""Apply a merchant's fault rules to its API requests: answers the service might give on a bad day.
+
+A request is looked at once its key is checked (so the journal knows whose it is), never on the control
+plane or the pages. A fault `before` answers in place of the route, which does nothing; `after` lets the
+route do its work and then changes what the client gets. A dropped connection or a hang sends nothing
+at all: the server closes the connection without a status line (`DROP_CONNECTION`); another WSGI server
+would send the stand-in answer, a JSON 500.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from flask import Flask, Response, current_app, g
+
+from mocksrv.domain.faults import FaultEffect, FaultRule, FaultTiming
+from mocksrv.domain.models import Principal
+from mocksrv.rest import current_request, error_response, on_authenticated, request_body, sandbox, wait_slots
+
+# Set in the WSGI environment when the client must get no answer; read by the HTTP server.
+DROP_CONNECTION = "mocksrv.drop_connection"
+FAULT_HEADER = "X-Mocksrv-Fault"  # names the rule behind a faulted answer
+CONTROL_PLANE = "/__mock/"
+HANG_SECONDS = 30.0  # how long a hang holds the request when its rule names no time
+RETRY_AFTER = 1  # seconds, when a rate_limit rule names none
+_ERRORS = {
+    500: "Something went wrong",
+    502: "Bad gateway: the service behind this one answered wrongly",
+    503: "The service is temporarily unavailable; try again later",
+    504: "Gateway timeout: the service behind this one did not answer in time",
+}
+
+
+class InjectedFault(Exception):
+    """A fault that answers before the route runs."""
+
+    def __init__(self, rule: FaultRule) -> None:
+        super().__init__(rule.fault_id)
+        self.rule = rule
+
+
+def init_app(app: Flask) -> None:
+    """Look at each authenticated API request; register after the shared hooks, so this runs first."""
+    on_authenticated(app, _before)
+    app.register_error_handler(InjectedFault, _answer_before)
+    app.after_request(_after)
+
+
+def _before(principal: Principal) -> None:
+    request_ = current_request()
+    path = request_.path
+    if path.startswith(CONTROL_PLANE):
+        return
+    rule = sandbox().faults.pick(principal.merchant_id, request_.method, path, _json_body)
+    if rule is None:
+        return
+    g.fault = rule
+    if rule.timing is FaultTiming.BEFORE:
+        if rule.effect is FaultEffect.LATENCY:
+            _pause(rule, principal.merchant_id)
+        else:
+            raise InjectedFault(rule)
+
+
+def _json_body() -> Any:
+    try:
+        return orjson.loads(request_body(current_request()) or b"null")
+    except orjson.JSONDecodeError:
+        return None
+
+
+def _answer_before(fault: InjectedFault) -> Response:
+    return _faulted(fault.rule, None)
+
+
+def _after(response: Response) -> Response:
+    rule: FaultRule | None = g.get("fault")
+    if rule is None or rule.timing is FaultTiming.BEFORE:
+        return response
+    return _faulted(rule, response)
+
+
+def _faulted(rule: FaultRule, answer: Response | None) -> Response:
+    """What the client gets of a request faulted by `rule`; `answer` is the route's, if it ran."""
+    effect = rule.effect
+    if effect is FaultEffect.LATENCY:
+        _pause(rule, rule.merchant_id)
+        assert answer is not None  # a latency before is paused in _before, then the route runs
+        response = answer
+    elif effect is FaultEffect.ERROR:
+        status = rule.status or 503
+        response = error_response(status, "HE_00", _ERRORS.get(status, "Something went wrong"))
+    elif effect is FaultEffect.RATE_LIMIT:
+        response = _rate_limited(rule)
+    elif effect in (FaultEffect.DROP, FaultEffect.HANG):
+        if effect is FaultEffect.HANG:
+            _pause(rule, rule.merchant_id)
+        current_request().environ[DROP_CONNECTION] = True
+        response = error_response(500, "HE_00", "The connection was closed without an answer")
+    else:
+        assert answer is not None  # truncate and malformed come after the route
+        response = _cut(answer, keep_length=effect is FaultEffect.TRUNCATE)
+    response.headers[FAULT_HEADER] = rule.fault_id
+    return response
+
+
+def _rate_limited(rule: FaultRule) -> Response:
+    retry_after = rule.retry_after or RETRY_AFTER
+    reset = int(sandbox().clock.now(rule.merchant_id).timestamp()) + retry_after
+    response = error_response(429, "RL_01", f"Rate limit exceeded; the window resets at {reset} (Unix time)")
+    limit = g.get("rate_status", (sandbox().config.rate_limit, 0, 0))[0]
+    g.rate_status = (limit, 0, reset)  # written as the X-RateLimit-* headers by the shared hook
+    response.headers["Retry-After"] = str(retry_after)
+    return response
+
+
+def _cut(answer: Response, *, keep_length: bool) -> Response:
+    """The answer with the second half of its body gone: announced in full (truncate, so the
+    connection closes short of it) or as sent (malformed: a whole answer that is not JSON)."""
+    body = answer.get_data()
+    response = Response(body[: len(body) // 2], status=answer.status_code, headers=answer.headers)
+    if keep_length:
+        response.headers["Content-Length"] = str(len(body))
+    return response
+
+
+def _pause(rule: FaultRule, merchant_id: str) -> None:
+    """Hold the request, in a wait slot like a long-poll's, so other requests still find a thread."""
+    seconds = (rule.milliseconds or 0) / 1000 if rule.effect is FaultEffect.LATENCY else rule.seconds
+    with wait_slots(current_app).hold(merchant_id):
+        sandbox().faults.pause(HANG_SECONDS if seconds is None else seconds)

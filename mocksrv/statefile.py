@@ -1,0 +1,138 @@
+"""The state file of `mocksrv serve --state FILE`: the whole sandbox, loaded at start and written
+on stop and every `--state-interval` seconds, so that a crash loses at most one interval.
+
+A write never leaves a half-written file: the snapshot goes to a temporary file in the same
+directory, is flushed to the disk, and then takes the file's name in one step.
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+import os
+import threading
+import time
+from pathlib import Path
+
+import orjson
+
+from mocksrv.domain.errors import DomainError
+from mocksrv.domain.sandbox import Sandbox
+from mocksrv.domain.snapshot import Snapshots
+from mocksrv.settings import Settings, SettingsError
+from mocksrv.version import __version__
+
+log = logging.getLogger(__name__)
+
+
+def load_state(settings: Settings, sandbox: Sandbox) -> bool:
+    """Replace the sandbox's state with the state file's, when there is one; False when there is none.
+
+    A file that cannot be read or restored raises SettingsError, and the sandbox is left as it was.
+    """
+    path = settings.state
+    if path is None or not path.exists():
+        return False
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise SettingsError(f"state file {path}: cannot read: {error.strerror or error}") from None
+    enabled = gc.isenabled()
+    gc.disable()  # a large file is millions of small objects: collecting them as they come triples the time
+    try:
+        document = orjson.loads(data)
+        Snapshots(sandbox).restore(document, None)
+    except orjson.JSONDecodeError as error:
+        raise SettingsError(f"state file {path}: not JSON: {error}") from None
+    except DomainError as error:
+        raise SettingsError(f"state file {path}: {error.message}") from None
+    finally:
+        if enabled:
+            gc.enable()
+    return True
+
+
+def write_state(path: Path, sandbox: Sandbox) -> int:
+    """Write the whole sandbox to `path` atomically; return the bytes written."""
+    data = orjson.dumps(Snapshots(sandbox).take(None, producer=__version__))
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
+        with temporary.open("wb") as file:
+            file.write(data)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    _sync_directory(path.parent)
+    return len(data)
+
+
+def _sync_directory(directory: Path) -> None:
+    """Make the new name itself last through a power cut (where the system allows it)."""
+    try:
+        descriptor = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:
+        pass
+    finally:
+        os.close(descriptor)
+
+
+class StateWriter:
+    """Writes the state file every `interval` seconds from a thread of its own (none when 0), and
+    once more when stopped."""
+
+    def __init__(self, path: Path, sandbox: Sandbox, interval: float) -> None:
+        self._path = path
+        self._sandbox = sandbox
+        self._interval = interval
+        self._stopped = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()  # one write at a time: the thread's or the last one's
+
+    @classmethod
+    def of(cls, settings: Settings, sandbox: Sandbox) -> StateWriter | None:
+        """The writer the settings ask for; None without a state file."""
+        if settings.state is None:
+            return None
+        return cls(settings.state, sandbox, settings.state_interval)
+
+    def start(self) -> None:
+        if self._interval <= 0:
+            return
+        self._stopped.clear()
+        self._thread = threading.Thread(target=self._run, name="mocksrv-state-writer", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop the thread (a write under way finishes first), then write the state a last time."""
+        self._stopped.set()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        self.write()
+
+    def write(self) -> bool:
+        """Write the file now; a failure is logged, and False."""
+        with self._lock:
+            started = time.perf_counter()
+            try:
+                size = write_state(self._path, self._sandbox)
+            except Exception:
+                log.exception("cannot write the state file %s", self._path)
+                return False
+            log.debug(
+                "state written to %s: %d bytes in %.3f s", self._path, size, time.perf_counter() - started
+            )
+            return True
+
+    def _run(self) -> None:
+        # The interval runs from the end of one write to the start of the next, so that a large
+        # state never has the thread writing all the time.
+        while not self._stopped.wait(self._interval):
+            self.write()

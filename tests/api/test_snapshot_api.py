@@ -1,0 +1,294 @@
+"""GET /__mock/snapshot, POST /__mock/restore and PUT /__mock/ids: exact statuses, bodies and state."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import orjson
+import pytest
+from flask.testing import FlaskClient
+
+from mocksrv.app import create_app, create_sandbox
+from mocksrv.settings import Settings
+from mocksrv.version import __version__
+from tests import payloads
+from tests.api.conftest import OtherMerchant
+from tests.conftest import Api, CheckedClient
+from tests.payloads import ADMIN_KEY, MERCHANT_ID, SECRET_KEY
+from tests.unit.fakes import FakeSystemTime
+
+
+def error(code: str, message: str, param: str | None = None) -> dict[str, Any]:
+    body: dict[str, Any] = {"type": "invalid_request", "code": code, "message": message}
+    if param is not None:
+        body["param"] = param
+    return {"error": body}
+
+
+def without_time_taken(document: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in document.items() if key != "taken_at"}
+
+
+def create_payment(api: Api) -> dict[str, Any]:
+    response = api.post("/payments", payloads.payment())
+    assert response.status_code == 200, response.json
+    body: dict[str, Any] = response.json
+    return body
+
+
+def test_a_merchant_restores_its_own_snapshot_and_finds_its_payments(api: Api) -> None:
+    kept = create_payment(api)
+    snapshot = api.get("/__mock/snapshot")
+    assert snapshot.status_code == 200
+    document = snapshot.json
+    assert (document["format"], document["version"], document["mocksrv"], document["scope"]) == (
+        "mocksrv-snapshot",
+        1,
+        __version__,
+        "merchant",
+    )
+    assert list(document["merchants"]) == [MERCHANT_ID]
+    created_later = create_payment(api)
+
+    restored = api.post("/__mock/restore", document)
+
+    assert restored.status_code == 200
+    assert restored.json == {
+        "restored": {
+            MERCHANT_ID: {
+                "profile": 1,
+                "payment": 1,
+                "webhook_delivery": 1,
+                "api_key": 2,
+                "event": 1,
+                "timer": 0,
+            }
+        },
+        "removed": [],
+    }
+    assert api.get(f"/payments/{kept['payment_id']}").json == kept
+    assert api.get(f"/payments/{created_later['payment_id']}").status_code == 404
+    assert without_time_taken(api.get("/__mock/snapshot").json) == without_time_taken(document)
+
+
+def test_the_admin_takes_every_merchant_or_the_one_named(admin: Api, other_merchant: OtherMerchant) -> None:
+    everything = admin.get("/__mock/snapshot")
+    assert everything.status_code == 200
+    assert everything.json["scope"] == "all"
+    assert sorted(everything.json["merchants"]) == [MERCHANT_ID, "merchant_other"]
+    assert everything.json["ids"] is None
+
+    one = admin.get("/__mock/snapshot?merchant_id=merchant_other")
+    assert one.status_code == 200
+    assert list(one.json["merchants"]) == ["merchant_other"]
+
+
+def test_the_admin_restoring_everything_removes_the_merchants_the_document_does_not_hold(
+    admin: Api, api: Api
+) -> None:
+    document = admin.get("/__mock/snapshot").json
+    created = admin.post("/__mock/merchants", {"merchant_id": "merchant_later"})
+    assert created.status_code == 200
+
+    restored = admin.post("/__mock/restore", document)
+
+    assert restored.status_code == 200
+    assert restored.json["removed"] == ["merchant_later"]
+    assert admin.get("/__mock/merchants").json == {"data": [MERCHANT_ID], "total_count": 1}
+    late = api.as_key(created.json["secret_key"]).get("/__mock/snapshot")
+    assert late.status_code == 401
+
+
+def test_the_admin_restores_one_merchant_and_leaves_the_others(
+    admin: Api, other_merchant: OtherMerchant
+) -> None:
+    document = admin.get("/__mock/snapshot").json
+    create_payment(admin.as_key(SECRET_KEY))
+
+    restored = admin.post("/__mock/restore?merchant_id=merchant_other", document)
+
+    assert restored.status_code == 200
+    assert list(restored.json["restored"]) == ["merchant_other"]
+    assert (
+        len(
+            admin.get("/__mock/snapshot?merchant_id=merchant_default").json["merchants"][MERCHANT_ID][
+                "records"
+            ]["payment"]
+        )
+        == 1
+    )
+
+
+def test_a_merchant_cannot_take_or_restore_another(api: Api, other_merchant: OtherMerchant) -> None:
+    other_document = other_merchant.api.get("/__mock/snapshot").json
+
+    taken = api.get("/__mock/snapshot?merchant_id=merchant_other")
+    restored = api.post("/__mock/restore?merchant_id=merchant_other", other_document)
+    # Without a merchant_id, a merchant's key restores its own merchant: this document holds another.
+    mine = api.post("/__mock/restore", other_document)
+
+    assert taken.status_code == 404
+    assert taken.json == error("HE_02", "Merchant does not exist in our records")
+    assert restored.status_code == 404
+    assert mine.status_code == 404
+    assert mine.json == error("HE_02", "The snapshot holds no merchant merchant_default")
+
+
+def test_an_unknown_merchant_is_not_found(admin: Api) -> None:
+    answer = admin.get("/__mock/snapshot?merchant_id=merchant_nobody")
+    assert answer.status_code == 404
+    assert answer.json == error("HE_02", "Merchant does not exist in our records")
+
+
+def test_a_document_of_another_version_is_refused_and_nothing_changes(api: Api) -> None:
+    document = api.get("/__mock/snapshot").json
+    payment = create_payment(api)
+    before = without_time_taken(api.get("/__mock/snapshot").json)
+
+    answer = api.post("/__mock/restore", {**document, "version": 99, "mocksrv": "9.0.0"})
+
+    assert answer.status_code == 400
+    assert answer.json == error(
+        "IR_04",
+        "Invalid snapshot: version: this server reads snapshots of version 1, not 99, "
+        "written by mocksrv 9.0.0",
+        "version",
+    )
+    assert without_time_taken(api.get("/__mock/snapshot").json) == before
+    assert api.get(f"/payments/{payment['payment_id']}").status_code == 200
+
+
+def test_a_document_with_a_record_that_fails_is_refused_and_nothing_changes(api: Api) -> None:
+    create_payment(api)
+    document = api.get("/__mock/snapshot").json
+    broken = copy.deepcopy(document)
+    broken["merchants"][MERCHANT_ID]["records"]["payment"][0]["$Payment"]["status"] = {
+        "$PaymentStatus": "lost"
+    }
+    create_payment(api)
+    before = without_time_taken(api.get("/__mock/snapshot").json)
+
+    answer = api.post("/__mock/restore", broken)
+
+    assert answer.status_code == 400
+    assert answer.json["error"]["param"] == f"merchants.{MERCHANT_ID}.records.payment.0"
+    assert answer.json["error"]["message"].startswith(
+        "Invalid snapshot: merchants.merchant_default.records.payment.0:"
+    )
+    assert without_time_taken(api.get("/__mock/snapshot").json) == before
+
+
+def test_a_body_that_is_not_json_is_a_400(api: Api) -> None:
+    answer = api.client.post(
+        "/__mock/restore",
+        data=b'{"format": ',
+        headers={"api-key": SECRET_KEY, "Content-Type": "application/json"},
+    )
+    assert answer.status_code == 400
+    assert answer.json["error"]["code"] == "IR_06"
+    assert answer.json["error"]["message"].startswith("Json deserialize error: ")
+
+
+def test_a_body_that_is_not_a_snapshot_is_a_400(api: Api) -> None:
+    answer = api.post("/__mock/restore", {"merchants": {}})
+    assert answer.status_code == 400
+    assert answer.json == error(
+        "IR_04", "Invalid snapshot: format: not a snapshot of mocksrv (format 'mocksrv-snapshot')", "format"
+    )
+
+
+def test_an_unknown_query_parameter_is_a_400(api: Api) -> None:
+    answer = api.get("/__mock/snapshot?merchant=merchant_default")
+    assert answer.status_code == 400
+    assert answer.json == error("IR_06", "Json deserialize error: unknown field `merchant`")
+
+
+def test_a_restore_over_the_body_limit_is_a_413() -> None:
+    app = create_app(Settings(max_body_bytes=2048))
+    app.test_client_class = CheckedClient
+    api = Api(app.test_client())
+    document = api.get("/__mock/snapshot").json
+    assert len(orjson.dumps(document)) > 2048
+
+    answer = api.post("/__mock/restore", document)
+
+    assert answer.status_code == 413
+    assert answer.json == error("IR_06", "Request body is larger than the limit of 2048 bytes")
+
+
+# -- seeded ids ---------------------------------------------------------------------------------
+
+
+def seeded_client(settings: Settings) -> FlaskClient:
+    """An app whose clocks all stand at one instant, so that two of them write the same times."""
+    app = create_app(settings, create_sandbox(settings, FakeSystemTime()))
+    app.test_client_class = CheckedClient
+    return app.test_client()
+
+
+def run_requests(client: FlaskClient) -> list[Any]:
+    """A sequence of requests: a merchant, ids seeded, a customer, payments, a refund, a snapshot."""
+    admin, api = Api(client, ADMIN_KEY), Api(client)
+    answers: list[Any] = []
+    merchant = admin.post("/__mock/merchants", {"merchant_id": "merchant_golden"})
+    answers.append(merchant.json)
+    golden = api.as_key(merchant.json["secret_key"])
+    answers.append(golden.put("/__mock/ids", {"seed": 1234}).json)
+    body = payloads.payment(profile_id=merchant.json["profile_id"])
+    answers.append(golden.post("/customers", {"name": "Ada"}).json)
+    for capture_method in ("automatic", "manual"):
+        answers.append(golden.post("/payments", {**body, "capture_method": capture_method}).json)
+    answers.append(golden.post("/refunds", {"payment_id": answers[-2]["payment_id"]}).json)
+    answers.append(without_time_taken(admin.get("/__mock/snapshot").json))
+    return answers
+
+
+def test_two_servers_of_one_seed_answer_alike_to_the_same_requests() -> None:
+    first = run_requests(seeded_client(Settings(seed=7)))
+    second = run_requests(seeded_client(Settings(seed=7)))
+    assert first == second
+    assert first[0]["merchant_id"] == "merchant_golden"
+    assert first[3]["payment_id"].startswith("pay_")
+    assert first[-1]["ids"] == {"seed": 7, "drawn": 0}  # both merchants were given their ids
+
+
+def test_a_merchant_seeded_on_its_own_answers_alike_on_any_server() -> None:
+    first = run_requests(seeded_client(Settings()))
+    second = run_requests(seeded_client(Settings()))
+    # The merchant's keys and profile id are random: what it made after it was seeded is alike.
+    made = [
+        [
+            answers[2]["customer_id"],
+            *[(p["payment_id"], p["client_secret"]) for p in answers[3:5]],
+            answers[5]["refund_id"],
+        ]
+        for answers in (first, second)
+    ]
+    assert made[0] == made[1]
+    assert first[1] == {"merchant_id": "merchant_golden", "seed": 1234}
+
+
+def test_a_merchant_that_made_something_cannot_be_seeded(api: Api) -> None:
+    create_payment(api)
+    answer = api.put("/__mock/ids", {"seed": 3})
+    assert answer.status_code == 400
+    assert answer.json == error(
+        "IR_04",
+        "Invalid value provided: seed: "
+        "a merchant's ids can be seeded only before it makes anything: reset it first",
+        "seed",
+    )
+
+
+def test_seeding_an_unknown_merchant_is_not_found(admin: Api) -> None:
+    answer = admin.put("/__mock/ids", {"seed": 3, "merchant_id": "merchant_nobody"})
+    assert answer.status_code == 404
+    assert answer.json == error("HE_02", "Merchant does not exist in our records")
+
+
+@pytest.mark.parametrize("seed", [-1, 2**63, "7", 1.5])
+def test_a_seed_out_of_range_is_a_400(api: Api, seed: Any) -> None:
+    answer = api.put("/__mock/ids", {"seed": seed})
+    assert answer.status_code == 400
+    assert answer.json["error"]["param"] == "seed"

@@ -1,0 +1,151 @@
+"""Faults over a real connection: what a client library sees of a dropped, cut or hung answer, and the
+retry an `after` fault provokes."""
+
+from __future__ import annotations
+
+import http.client
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import requests
+
+from mocksrv import MockServer
+from mocksrv.control import wait_slots
+from tests import payloads
+from tests.e2e.harness import LOCALHOST, Merchant, create_merchant, poll, run_command
+from tests.payloads import ADMIN_KEY
+
+PAYMENT_EXISTS = {
+    "error": {
+        "type": "invalid_request",
+        "code": "HE_01",
+        "message": "The payment with the specified payment_id already exists in our records",
+        "param": "payment_id",
+    }
+}
+
+
+@pytest.fixture
+def faulty(mock_server: MockServer) -> Iterator[Merchant]:
+    merchant = create_merchant(mock_server.url, ADMIN_KEY)
+    yield merchant
+    merchant.close()
+
+
+def raw_answer(port: int, path: str, key: str, timeout: float = 5) -> bytes:
+    """Everything the server sends for a GET before it closes the connection."""
+    with socket.create_connection((LOCALHOST, port), timeout=timeout) as connection:
+        request = f"GET {path} HTTP/1.1\r\nHost: {LOCALHOST}\r\napi-key: {key}\r\nConnection: close\r\n\r\n"
+        connection.sendall(request.encode())
+        received = b""
+        while chunk := connection.recv(65536):
+            received += chunk
+        return received
+
+
+def test_a_dropped_connection_sends_not_a_byte(mock_server: MockServer, faulty: Merchant) -> None:
+    faulty.add_fault("drop", match={"path": "/customers/list"})
+
+    assert raw_answer(mock_server.port, "/customers/list", faulty.secret_key) == b""
+    with pytest.raises(requests.ConnectionError):
+        faulty.get("/customers/list")
+    assert faulty.request_count(path="/customers/list") == 2
+    assert [entry["status"] for entry in faulty.requests(path="/customers/list")] == [None, None]
+
+
+def test_the_connection_after_a_drop_serves_the_next_request(faulty: Merchant) -> None:
+    faulty.add_fault("drop", schedule={"times": 1})
+
+    with pytest.raises(requests.ConnectionError):
+        faulty.get("/customers/list")
+
+    assert faulty.get("/customers/list").status_code == 200
+
+
+def test_a_truncated_answer_closes_short_of_its_length(mock_server: MockServer, faulty: Merchant) -> None:
+    faulty.add_fault("truncate", match={"path": "/customers/list"})
+
+    raw = raw_answer(mock_server.port, "/customers/list", faulty.secret_key)
+
+    head, _, body = raw.partition(b"\r\n\r\n")
+    length = int(
+        next(line for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")).split(b":")[
+            1
+        ]
+    )
+    assert head.startswith(b"HTTP/1.1 200 OK")
+    assert len(body) == length // 2
+    with pytest.raises(requests.exceptions.ChunkedEncodingError):
+        faulty.get("/customers/list")
+
+
+def test_a_hang_answers_nothing_until_the_client_gives_up(faulty: Merchant) -> None:
+    faulty.add_fault({"type": "hang", "seconds": 30}, match={"path": "/customers"}, timing="after")
+
+    with pytest.raises(requests.exceptions.ReadTimeout):
+        faulty.post("/customers", {"name": "Ada", "customer_id": "cus_waiting"}, timeout=0.3)
+
+    assert faulty.get("/customers/cus_waiting").json()["name"] == "Ada"
+
+
+def test_an_after_fault_makes_the_retry_meet_he_01(faulty: Merchant) -> None:
+    faulty.add_fault(
+        {"type": "error", "status": 502}, match={"path": "/payments"}, timing="after", schedule={"times": 1}
+    )
+    body = payloads.payment(payment_id="pay_retry_1", profile_id=faulty.profile_id)
+
+    first = faulty.post("/payments", body)
+    retry = faulty.post("/payments", body)
+
+    assert first.status_code == 502
+    assert (retry.status_code, retry.json()) == (400, PAYMENT_EXISTS)
+    assert faulty.get("/payments/pay_retry_1").json()["status"] == "succeeded"
+    assert faulty.request_count(method="POST", path="/payments") == 2
+
+
+def test_stopping_answers_at_once_with_a_hang_in_flight() -> None:
+    server = MockServer().start()
+    merchant = create_merchant(server.url, ADMIN_KEY)
+    merchant.add_fault({"type": "hang", "seconds": 600})
+    connection = http.client.HTTPConnection(LOCALHOST, server.port, timeout=10)
+    connection.request("GET", "/customers/list", headers={"api-key": merchant.secret_key})
+    slots = wait_slots(server.app)
+    assert poll(lambda: slots.open(merchant.merchant_id), bool, timeout=5, max_attempts=50_000) == 1
+
+    started = time.monotonic()
+    server.stop()
+    stopped_in = time.monotonic() - started
+
+    with pytest.raises((http.client.RemoteDisconnected, ConnectionError)):
+        connection.getresponse()
+    merchant.close()
+    assert stopped_in < 1.5
+
+
+MISCOUNTED = """\
+name: Two customers are counted as one
+description: Fails on purpose, two creates were sent.
+steps:
+  - fault: {match: {path: /customers}, effect: {type: error, status: 500}, schedule: {times: 1}}
+  - request: {method: POST, path: /customers, body: {name: Ada}}
+    expect: {status: 500}
+  - request: {method: POST, path: /customers, body: {name: Ada}}
+    expect: {status: 200}
+  - expect_requests: {method: POST, path: /customers, count: 1}
+"""
+
+
+def test_a_scenario_that_miscounts_the_journal_fails_with_what_it_holds(tmp_path: Path) -> None:
+    (tmp_path / "miscounted.yaml").write_text(MISCOUNTED)
+
+    run = run_command(["scenario", "run", "miscounted.yaml"], tmp_path, timeout=60)
+
+    assert run.code == 1, run.stderr
+    assert run.stdout.splitlines()[1:4] == [
+        "  step 4 (expect_requests): the journal holds 2 request(s) POST /customers; expected 1",
+        "  POST /customers 500",
+        "  POST /customers 200",
+    ]

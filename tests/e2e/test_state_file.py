@@ -1,0 +1,137 @@
+"""`mocksrv serve --state FILE`: a real process killed with SIGKILL, or stopped, and started again."""
+
+from __future__ import annotations
+
+import json
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+from mocksrv import MockServer
+from mocksrv.client import Sandbox
+from tests import payloads
+from tests.e2e.harness import (
+    ServerProcess,
+    TimeoutSession,
+    assert_stops_cleanly,
+    free_port,
+    run_command,
+)
+from tests.payloads import ADMIN_KEY, SECRET_KEY
+
+INTERVAL = 1  # seconds between writes of the state file
+
+
+def start(state: Path, stderr: Path, *extra: str) -> ServerProcess:
+    args = ["--port", str(free_port()), "--state", str(state), "--state-interval", str(INTERVAL), *extra]
+    return ServerProcess(args, stderr).start()
+
+
+def create_payments(session: TimeoutSession, base_url: str, count: int) -> list[dict[str, Any]]:
+    created = []
+    for _ in range(count):
+        response = session.post(f"{base_url}/payments", json=payloads.payment())
+        assert response.status_code == 200, response.text
+        created.append(response.json())
+    return created
+
+
+def payment_ids_in(state: Path) -> set[str]:
+    if not state.exists():
+        return set()
+    document = json.loads(state.read_bytes())
+    records = document["merchants"]["merchant_default"]["records"]
+    return {record["$Payment"]["payment_id"] for record in records.get("payment", [])}
+
+
+def written_ids(state: Path, wanted: set[str], timeout: float) -> set[str]:
+    """The payment ids of the state file once it holds `wanted`, or at the deadline, as it stands."""
+    deadline = time.monotonic() + timeout
+    while True:
+        ids = payment_ids_in(state)
+        if wanted <= ids or time.monotonic() >= deadline:
+            return ids
+        time.sleep(0.05)  # between two looks at the file
+
+
+def test_a_killed_server_comes_back_with_the_payments_of_the_last_interval(tmp_path: Path) -> None:
+    state = tmp_path / "state.json"
+    server = start(state, tmp_path / "first.log")
+    try:
+        with TimeoutSession() as session:
+            session.headers["api-key"] = SECRET_KEY
+            created = create_payments(session, server.base_url, 5)
+            wanted = {payment["payment_id"] for payment in created}
+            # A write that began after the last create holds every payment: wait for one.
+            assert wanted <= written_ids(state, wanted, timeout=10)
+    finally:
+        assert server._process is not None
+        server._process.send_signal(signal.SIGKILL)
+        server._process.wait(timeout=5)
+        server.stop()
+
+    again = start(state, tmp_path / "second.log")
+    try:
+        with TimeoutSession() as session:
+            session.headers["api-key"] = SECRET_KEY
+            for payment in created:
+                answer = session.get(f"{again.base_url}/payments/{payment['payment_id']}")
+                assert answer.status_code == 200
+                assert answer.json() == payment
+    finally:
+        assert_stops_cleanly(again)
+
+
+def test_sigterm_writes_the_state_file(tmp_path: Path) -> None:
+    state = tmp_path / "state.json"
+    # Written only on stop: nothing is there until SIGTERM.
+    server = ServerProcess(
+        ["--port", str(free_port()), "--state", str(state), "--state-interval", "0"], tmp_path / "first.log"
+    ).start()
+    with TimeoutSession() as session:
+        session.headers["api-key"] = SECRET_KEY
+        created = create_payments(session, server.base_url, 2)
+    assert not state.exists()
+    assert_stops_cleanly(server)
+
+    assert payment_ids_in(state) == {payment["payment_id"] for payment in created}
+    assert [path.name for path in tmp_path.iterdir() if path.name.endswith(".tmp")] == []
+
+
+def test_a_state_file_of_another_version_stops_the_server_with_exit_code_2(tmp_path: Path) -> None:
+    state = tmp_path / "state.json"
+    state.write_text(
+        json.dumps({"format": "mocksrv-snapshot", "version": 99, "mocksrv": "9.0.0", "merchants": {}})
+    )
+
+    run = run_command(["serve", "--port", str(free_port()), "--state", str(state)], tmp_path, timeout=30)
+
+    assert run.code == 2
+    assert run.stderr == (
+        f"mocksrv: state file {state}: Invalid snapshot: version: "
+        "this server reads snapshots of version 1, not 99, written by mocksrv 9.0.0\n"
+    )
+    assert json.loads(state.read_text())["version"] == 99  # left as it was
+
+
+def test_a_state_file_that_is_not_json_stops_the_server_with_exit_code_2(tmp_path: Path) -> None:
+    state = tmp_path / "state.json"
+    state.write_text("{not json")
+
+    run = run_command(["serve", "--port", str(free_port()), "--state", str(state)], tmp_path, timeout=30)
+
+    assert run.code == 2
+    assert run.stderr.startswith(f"mocksrv: state file {state}: not JSON: ")
+
+
+def test_the_client_takes_and_restores_a_merchant(mock_server: MockServer) -> None:
+    with Sandbox(mock_server.url, ADMIN_KEY) as sandbox, sandbox.create_merchant() as merchant:
+        merchant.seed_ids(5)
+        merchant.seed(2)
+        document = merchant.snapshot()
+        merchant.seed(1)
+        restored = merchant.restore(document)
+        assert restored["restored"][merchant.merchant_id]["payment"] == 2
+        assert list(sandbox.snapshot(merchant.merchant_id)["merchants"]) == [merchant.merchant_id]
+        assert sandbox.restore(document, merchant.merchant_id)["removed"] == []
