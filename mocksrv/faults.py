@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 from flask import Flask, Response, current_app, g
 
-from mocksrv.domain.faults import FaultEffect, FaultRule, FaultTiming
+from mocksrv.domain.controls.faults import FaultEffect, FaultRule, FaultTiming
 from mocksrv.domain.models import Principal
 from mocksrv.rest import current_request, error_response, on_authenticated, request_body, sandbox, wait_slots
 

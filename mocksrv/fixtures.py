@@ -8,7 +8,7 @@ from typing import Any
 
 from mocksrv.domain.errors import DomainError
 from mocksrv.domain.merchants import MAX_SESSION_EXPIRY, MerchantSeed
-from mocksrv.domain.outcomes import OutcomeTable
+from mocksrv.domain.payments.outcomes import OutcomeTable
 from mocksrv.settings import SettingsError, read_yaml
 from mocksrv.values import http_url, text, whole_number
 

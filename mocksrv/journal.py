@@ -15,7 +15,7 @@ import orjson
 from flask import Flask, Request, Response, g
 from werkzeug.exceptions import HTTPException
 
-from mocksrv.domain.faults import AppliedFault, FaultRule
+from mocksrv.domain.controls.faults import AppliedFault, FaultRule
 from mocksrv.domain.models import KeyKind
 from mocksrv.faults import DROP_CONNECTION
 from mocksrv.masking import HIDDEN_KEYS, LAST_FOUR_KEYS, mask_card_like, mask_json, mask_keyed

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from mocksrv.domain.bank import ACCOUNT_NUMBER_FIELDS
+from mocksrv.domain.payments.bank import ACCOUNT_NUMBER_FIELDS
 
 LAST_FOUR_KEYS = frozenset({"card_number", *ACCOUNT_NUMBER_FIELDS})
 HIDDEN_KEYS = frozenset({"card_cvc", "cvc"})

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import orjson
 
+from mocksrv.domain.controls.snapshot import Snapshots
 from mocksrv.domain.errors import DomainError
 from mocksrv.domain.sandbox import Sandbox
-from mocksrv.domain.snapshot import Snapshots
 from mocksrv.settings import Settings, SettingsError
 from mocksrv.version import __version__
 

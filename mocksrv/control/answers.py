@@ -5,10 +5,11 @@ from __future__ import annotations
 from marshmallow import fields
 
 from mocksrv.contract import AnswerSchema, one_of
-from mocksrv.domain import disputes, payments, payouts, refunds, webhooks
+from mocksrv.domain import disputes, payouts, refunds, webhooks
 from mocksrv.domain.events import ContentType, EventType
 from mocksrv.domain.links import records as links
-from mocksrv.domain.outcomes import CARD_CHECKS, CHECK_RESULTS, OutcomeResult
+from mocksrv.domain.payments import service as payments
+from mocksrv.domain.payments.outcomes import CARD_CHECKS, CHECK_RESULTS, OutcomeResult
 from mocksrv.domain.webhooks import ChaosMode, DeliveryState
 
 TIMER_KINDS = [

@@ -9,7 +9,7 @@ from marshmallow import ValidationError, fields, validate, validates_schema
 
 from mocksrv.contract import AnswerSchema, Auth, documented, one_of
 from mocksrv.control.routes import _merchant, _merchant_only, control
-from mocksrv.domain.faults import ERROR_STATUSES, RATE_LIMITED, FaultEffect, FaultRule, FaultTiming
+from mocksrv.domain.controls.faults import ERROR_STATUSES, RATE_LIMITED, FaultEffect, FaultRule, FaultTiming
 from mocksrv.fieldtypes import StrictInteger, StrictNumber, Timestamp
 from mocksrv.representations import timestamp
 from mocksrv.rest import json_body, load, sandbox

@@ -9,8 +9,8 @@ from marshmallow import fields, validate
 
 from mocksrv.contract import AnswerSchema, Auth, documented, one_of
 from mocksrv.control.routes import _merchant, _merchant_only, control
-from mocksrv.domain.faults import AppliedFault, FaultEffect, FaultTiming
-from mocksrv.domain.journal import JournalEntry, JournalFilter
+from mocksrv.domain.controls.faults import AppliedFault, FaultEffect, FaultTiming
+from mocksrv.domain.controls.journal import JournalEntry, JournalFilter
 from mocksrv.fieldtypes import Timestamp
 from mocksrv.representations import timestamp
 from mocksrv.rest import load, sandbox

@@ -23,12 +23,12 @@ from mocksrv.control.answers import (
     ControlTriggerAnswerSchema,
     ControlWaitAnswerSchema,
 )
+from mocksrv.domain.controls.triggers import RECIPES, trigger
 from mocksrv.domain.errors import ResourceNotFound, Unauthorized
 from mocksrv.domain.merchants import MAX_SESSION_EXPIRY, MerchantSeed
 from mocksrv.domain.models import KeyKind
-from mocksrv.domain.outcomes import OutcomeTable
+from mocksrv.domain.payments.outcomes import OutcomeTable
 from mocksrv.domain.sandbox import TRANSITION_TABLES
-from mocksrv.domain.triggers import RECIPES, trigger
 from mocksrv.fieldtypes import RESOURCE_ID, StrictInteger, StrictNumber, Timestamp, WebhookUrl
 from mocksrv.memory import release_memory
 from mocksrv.representations import (

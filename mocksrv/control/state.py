@@ -13,8 +13,8 @@ from marshmallow import fields, validate
 
 from mocksrv.contract import AnswerSchema, Auth, documented, one_of
 from mocksrv.control.routes import MerchantOnlySchema, _merchant, control
+from mocksrv.domain.controls.snapshot import Snapshots
 from mocksrv.domain.ids import MAX_SEED
-from mocksrv.domain.snapshot import Snapshots
 from mocksrv.rest import is_admin, json_body, load, sandbox
 from mocksrv.schema import RequestSchema
 from mocksrv.version import __version__

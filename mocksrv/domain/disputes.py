@@ -15,8 +15,8 @@ from mocksrv.domain.ids import new_id
 from mocksrv.domain.lifecycle import Lifecycle
 from mocksrv.domain.models import CONNECTOR, Page, Payment, evolve
 from mocksrv.domain.outbox import Outbox
-from mocksrv.domain.payment_states import PAYMENT_TRANSITIONS
-from mocksrv.domain.payments import PAYMENTS
+from mocksrv.domain.payments.service import PAYMENTS
+from mocksrv.domain.payments.states import PAYMENT_TRANSITIONS
 from mocksrv.domain.refunds import REFUNDABLE
 from mocksrv.domain.scheduler import Scheduler
 from mocksrv.domain.store import MemoryStore, Query

@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from mocksrv.domain.clock import Clock
 from mocksrv.domain.errors import ResourceNotFound
 from mocksrv.domain.ids import new_id, new_secret
-from mocksrv.domain.payments import check_customer
+from mocksrv.domain.payments.service import check_customer
 from mocksrv.domain.store import Collection, MemoryStore
 
 EPHEMERAL_KEYS = "ephemeral_key"

@@ -22,7 +22,7 @@ from mocksrv.domain.models import (
     Profile,
     evolve,
 )
-from mocksrv.domain.outcomes import OutcomeTable
+from mocksrv.domain.payments.outcomes import OutcomeTable
 from mocksrv.domain.store import GLOBAL, MemoryStore, Query
 
 MERCHANTS = "merchant"

@@ -11,8 +11,8 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any, NamedTuple, TypeVar, cast
 
-from mocksrv.domain.outcomes import Outcome, OutcomeTable
-from mocksrv.domain.payment_states import PaymentStatus
+from mocksrv.domain.payments.outcomes import Outcome, OutcomeTable
+from mocksrv.domain.payments.states import PaymentStatus
 
 JsonObject = dict[str, Any]
 Record = TypeVar("Record")

@@ -16,7 +16,6 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
-from mocksrv.domain.bank import kept_account, last_four
 from mocksrv.domain.clock import Clock
 from mocksrv.domain.errors import ClientSecretInvalid, DuplicateResource, InvalidField, ResourceNotFound
 from mocksrv.domain.events import ContentType, EventType
@@ -25,8 +24,9 @@ from mocksrv.domain.lifecycle import Lifecycle
 from mocksrv.domain.merchants import MerchantService
 from mocksrv.domain.models import CONNECTOR, JsonObject, Page, Profile
 from mocksrv.domain.outbox import Outbox
-from mocksrv.domain.outcomes import OutcomeResult
-from mocksrv.domain.payments import check_customer
+from mocksrv.domain.payments.bank import kept_account, last_four
+from mocksrv.domain.payments.outcomes import OutcomeResult
+from mocksrv.domain.payments.service import check_customer
 from mocksrv.domain.scheduler import Scheduler
 from mocksrv.domain.store import MemoryStore, Query
 from mocksrv.domain.transitions import TransitionTable, action_of, rows

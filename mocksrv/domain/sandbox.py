@@ -7,12 +7,12 @@ from datetime import timedelta
 from typing import Any
 
 from mocksrv.domain.clock import Clock, SystemTime, initial_state, system_now
+from mocksrv.domain.controls.faults import FAULTS, FaultService
+from mocksrv.domain.controls.journal import DEFAULT_SIZE as DEFAULT_JOURNAL_SIZE
+from mocksrv.domain.controls.journal import RequestJournal
 from mocksrv.domain.customers import CustomerService
 from mocksrv.domain.disputes import DISPUTE_TRANSITIONS, DISPUTES, DisputeService
 from mocksrv.domain.ephemeral_keys import EPHEMERAL_KEY_COLLECTION, EPHEMERAL_KEYS, EphemeralKeyService
-from mocksrv.domain.faults import FAULTS, FaultService
-from mocksrv.domain.journal import DEFAULT_SIZE as DEFAULT_JOURNAL_SIZE
-from mocksrv.domain.journal import RequestJournal
 from mocksrv.domain.links.records import PAYMENT_LINK_TRANSITIONS, PAYMENT_LINKS
 from mocksrv.domain.links.service import PaymentLinkService
 from mocksrv.domain.merchants import (
@@ -23,12 +23,12 @@ from mocksrv.domain.merchants import (
     MerchantSeed,
     MerchantService,
 )
-from mocksrv.domain.method_data import MethodResolver
 from mocksrv.domain.models import Customer, Environment
 from mocksrv.domain.outbox import Outbox
-from mocksrv.domain.outcomes import OutcomeTable
-from mocksrv.domain.payment_states import PAYMENT_TRANSITIONS
-from mocksrv.domain.payments import CUSTOMERS, PAYMENTS, PaymentService
+from mocksrv.domain.payments.method_data import MethodResolver
+from mocksrv.domain.payments.outcomes import OutcomeTable
+from mocksrv.domain.payments.service import CUSTOMERS, PAYMENTS, PaymentService
+from mocksrv.domain.payments.states import PAYMENT_TRANSITIONS
 from mocksrv.domain.payouts import PAYOUT_TRANSITIONS, PAYOUTS, PayoutService
 from mocksrv.domain.ratelimit import RateLimiter
 from mocksrv.domain.recurring.mandates import MandateService

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from mocksrv.domain.disputes import Dispute
 from mocksrv.domain.ephemeral_keys import EphemeralKey
 from mocksrv.domain.models import Customer, Payment
-from mocksrv.domain.payment_states import PaymentStatus
+from mocksrv.domain.payments.states import PaymentStatus
 from mocksrv.domain.refunds import Refund
 from mocksrv.domain.sandbox import Sandbox
 from mocksrv.representations.common import JsonObject, timestamp

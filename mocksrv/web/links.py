@@ -10,7 +10,7 @@ from mocksrv.contract import Auth, documented
 from mocksrv.domain.errors import ResourceNotFound
 from mocksrv.domain.links.records import PaymentLink, PaymentLinkStatus
 from mocksrv.domain.models import Payment
-from mocksrv.domain.payment_states import PaymentStatus
+from mocksrv.domain.payments.states import PaymentStatus
 from mocksrv.representations import challenge_path, payment_link_path
 from mocksrv.rest import base_url, sandbox
 from mocksrv.web.pages import ErrorText, format_amount, link_back_to, serve_errors_as_pages, shop_link

@@ -15,7 +15,7 @@ from werkzeug.wrappers import Response
 from mocksrv.contract import Auth, documented
 from mocksrv.domain.errors import ClientSecretMissing, InvalidField, InvalidState
 from mocksrv.domain.models import Payment
-from mocksrv.domain.payment_states import PAYMENT_TRANSITIONS
+from mocksrv.domain.payments.states import PAYMENT_TRANSITIONS
 from mocksrv.domain.signing import signed_redirect
 from mocksrv.representations import challenge_path
 from mocksrv.rest import sandbox

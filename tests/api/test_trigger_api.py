@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
+from mocksrv.domain.controls.triggers import RECIPES
 from mocksrv.domain.events import EventType
-from mocksrv.domain.triggers import RECIPES
 from tests.api.expected import UNAUTHORIZED, error
 from tests.api.scenarios import ok
 from tests.conftest import Api

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from mocksrv.domain.cards import brand_of, card_summary, luhn_valid, normalized_number
 from mocksrv.domain.errors import InvalidField
+from mocksrv.domain.payments.cards import brand_of, card_summary, luhn_valid, normalized_number
 
 NOW = datetime(2026, 1, 22, 18, 43, 56, tzinfo=UTC)
 

@@ -28,7 +28,7 @@ from mocksrv.domain.errors import ErrorKind
 from mocksrv.domain.events import ContentType
 from mocksrv.domain.merchants import MerchantSeed
 from mocksrv.domain.models import Payment
-from mocksrv.domain.payment_states import PaymentStatus
+from mocksrv.domain.payments.states import PaymentStatus
 from mocksrv.domain.sandbox import Sandbox
 from mocksrv.domain.store import Query
 from tests.api.expected import Matches

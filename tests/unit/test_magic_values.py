@@ -10,8 +10,8 @@ import yaml
 
 from mocksrv.domain.errors import InvalidField
 from mocksrv.domain.models import Payment
-from mocksrv.domain.outcomes import SUCCESS, Outcome, OutcomeResult, OutcomeRule, OutcomeTable
-from mocksrv.domain.payment_states import PaymentStatus
+from mocksrv.domain.payments.outcomes import SUCCESS, Outcome, OutcomeResult, OutcomeRule, OutcomeTable
+from mocksrv.domain.payments.states import PaymentStatus
 from mocksrv.domain.sandbox import Sandbox
 from mocksrv.representations import event_json
 from mocksrv.settings import DEFAULT_FIXTURES

@@ -10,7 +10,7 @@ import pytest
 from mocksrv.domain.errors import DuplicateResource, ErrorKind, InvalidField, ResourceNotFound, Unauthorized
 from mocksrv.domain.merchants import API_KEYS, MerchantSeed, key_hash
 from mocksrv.domain.models import Environment, KeyKind
-from mocksrv.domain.outcomes import OutcomeTable
+from mocksrv.domain.payments.outcomes import OutcomeTable
 from mocksrv.domain.sandbox import Sandbox, SandboxConfig
 from mocksrv.domain.store import GLOBAL, Query
 from tests.payloads import MERCHANT_ID, PROFILE_ID, PUBLISHABLE_KEY, SECRET_KEY, SIGNING_KEY, payment

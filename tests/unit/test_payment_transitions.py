@@ -8,7 +8,7 @@ from enum import StrEnum
 import pytest
 
 from mocksrv.domain.errors import ErrorKind, InvalidState
-from mocksrv.domain.payment_states import (
+from mocksrv.domain.payments.states import (
     CAPTURE_CONFLICT_STATES,
     PAYMENT_TRANSITIONS,
     PaymentEvent,

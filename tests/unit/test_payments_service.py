@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 
 from mocksrv.app import create_sandbox
-from mocksrv.domain.cards import card_summary
 from mocksrv.domain.errors import (
     ClientSecretExpired,
     ClientSecretInvalid,
@@ -23,7 +22,8 @@ from mocksrv.domain.errors import (
 from mocksrv.domain.events import ContentType
 from mocksrv.domain.merchants import MerchantSeed
 from mocksrv.domain.models import Payment
-from mocksrv.domain.payment_states import PaymentStatus
+from mocksrv.domain.payments.cards import card_summary
+from mocksrv.domain.payments.states import PaymentStatus
 from mocksrv.domain.sandbox import Sandbox
 from mocksrv.domain.store import Query
 from mocksrv.settings import Settings

@@ -18,7 +18,7 @@ import pytest
 from mocksrv.domain.errors import ErrorKind, InvalidState
 from mocksrv.domain.events import ContentType
 from mocksrv.domain.merchants import MerchantSeed
-from mocksrv.domain.outcomes import OutcomeTable
+from mocksrv.domain.payments.outcomes import OutcomeTable
 from mocksrv.domain.payouts import (
     PAYOUT_TRANSITIONS,
     PAYOUTS,

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from mocksrv.domain.models import CaptureMethod, Payment, build, evolve
-from mocksrv.domain.payment_states import PaymentStatus
+from mocksrv.domain.payments.states import PaymentStatus
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 PAYMENT = Payment(

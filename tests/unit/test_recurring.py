@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
-from mocksrv.domain.cards import card_key
 from mocksrv.domain.errors import ErrorKind, InvalidField, InvalidState
 from mocksrv.domain.events import EventType
 from mocksrv.domain.models import Payment
-from mocksrv.domain.outcomes import (
+from mocksrv.domain.payments.cards import card_key
+from mocksrv.domain.payments.outcomes import (
     ON_SESSION,
     SUCCESS,
     Context,
@@ -28,7 +28,7 @@ from mocksrv.domain.outcomes import (
     OutcomeRule,
     OutcomeTable,
 )
-from mocksrv.domain.payment_states import PaymentStatus
+from mocksrv.domain.payments.states import PaymentStatus
 from mocksrv.domain.recurring.records import (
     MANDATE_TRANSITIONS,
     MANDATES,

@@ -25,7 +25,7 @@ from mocksrv.domain.errors import (
 from mocksrv.domain.events import ContentType
 from mocksrv.domain.merchants import MerchantSeed
 from mocksrv.domain.models import Payment
-from mocksrv.domain.payment_states import PaymentStatus
+from mocksrv.domain.payments.states import PaymentStatus
 from mocksrv.domain.refunds import (
     REFUND_TRANSITIONS,
     REFUNDS,

@@ -7,7 +7,7 @@ import pytest
 from mocksrv.domain.errors import PaymentNotFound, ResourceNotFound
 from mocksrv.domain.events import ContentType
 from mocksrv.domain.merchants import MerchantSeed
-from mocksrv.domain.payment_states import PaymentStatus
+from mocksrv.domain.payments.states import PaymentStatus
 from mocksrv.domain.sandbox import Sandbox
 from mocksrv.domain.store import Query
 from tests.payloads import MERCHANT_ID, PROFILE_ID, SECRET_KEY, payment

@@ -16,24 +16,24 @@ from hypothesis import strategies as st
 
 from mocksrv.app import create_sandbox
 from mocksrv.domain import models
+from mocksrv.domain.controls.codec import Codec
+from mocksrv.domain.controls.snapshot import (
+    CODEC,
+    FORMAT,
+    RECORD_TYPES,
+    VERSION,
+    NotInSnapshot,
+    SnapshotInvalid,
+    Snapshots,
+)
 from mocksrv.domain.errors import DomainError
 from mocksrv.domain.events import EventType
 from mocksrv.domain.ids import IdState, SeededEntropy, new_id, new_secret
 from mocksrv.domain.merchants import MerchantSeed
 from mocksrv.domain.models import Capture, CaptureMethod
-from mocksrv.domain.outcomes import Outcome, OutcomeResult
-from mocksrv.domain.payment_states import PaymentStatus
+from mocksrv.domain.payments.outcomes import Outcome, OutcomeResult
+from mocksrv.domain.payments.states import PaymentStatus
 from mocksrv.domain.sandbox import COLLECTIONS, Sandbox
-from mocksrv.domain.snapshot import (
-    CODEC,
-    FORMAT,
-    RECORD_TYPES,
-    VERSION,
-    Codec,
-    NotInSnapshot,
-    SnapshotInvalid,
-    Snapshots,
-)
 from mocksrv.domain.store import Query
 from mocksrv.settings import Settings
 from tests.payloads import BILLING, MERCHANT_ID, PROFILE_ID, card

@@ -13,7 +13,7 @@ import pytest
 
 from mocksrv.domain.clock import ClockState, initial_state
 from mocksrv.domain.events import ContentType, Event
-from mocksrv.domain.payment_states import PaymentStatus
+from mocksrv.domain.payments.states import PaymentStatus
 from mocksrv.domain.store import Collection, DeliveryQueue, MemoryStore, Query, sort_key
 from tests.unit.fakes import T0, FakeSystemTime, at
 

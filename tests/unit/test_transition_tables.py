@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from mocksrv.domain.disputes import DISPUTE_TRANSITIONS
-from mocksrv.domain.payment_states import PAYMENT_TRANSITIONS
+from mocksrv.domain.payments.states import PAYMENT_TRANSITIONS
 from mocksrv.domain.payouts import PAYOUT_TRANSITIONS
 from mocksrv.domain.refunds import REFUND_TRANSITIONS
 from mocksrv.domain.transitions import TransitionTable

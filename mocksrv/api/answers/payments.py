@@ -17,10 +17,10 @@ from mocksrv.api import schemas
 from mocksrv.api.answers.customers import CustomerDetailsAnswerSchema
 from mocksrv.api.answers.links import PaymentLinkRefAnswerSchema
 from mocksrv.contract import AnswerSchema, one_of
-from mocksrv.domain.cards import CARD_TYPES
 from mocksrv.domain.models import CaptureMethod
-from mocksrv.domain.outcomes import CHECK_RESULTS
-from mocksrv.domain.payment_states import PaymentStatus
+from mocksrv.domain.payments.cards import CARD_TYPES
+from mocksrv.domain.payments.outcomes import CHECK_RESULTS
+from mocksrv.domain.payments.states import PaymentStatus
 
 # The kinds of method data a payment keeps; its `payment_method` is the kind sent.
 METHOD_KINDS = [
@@ -255,7 +255,7 @@ class PaymentAnswerSchema(AnswerSchema):
     customer = fields.Nested(CustomerDetailsAnswerSchema, allow_none=True)
     attempts = fields.List(fields.Nested(PaymentAttemptAnswerSchema), metadata={"optional": True})
     captures = fields.List(fields.Nested(PaymentCaptureAnswerSchema), metadata={"optional": True})
-    # The real service's fields kept as sent (ECHOED in mocksrv/domain/payments.py).
+    # The real service's fields kept as sent (ECHOED in mocksrv/domain/payments/service.py).
     shipping = _echoed("shipping")
     setup_future_usage = _echoed("setup_future_usage")
     off_session = _echoed("off_session")

@@ -26,7 +26,7 @@ from mocksrv.api.schemas.links import PaymentLinkConfigSchema
 from mocksrv.domain.clock import parse_timestamp
 from mocksrv.domain.merchants import MAX_SESSION_EXPIRY
 from mocksrv.domain.money import MAX_AMOUNT
-from mocksrv.domain.payment_states import PaymentStatus
+from mocksrv.domain.payments.states import PaymentStatus
 from mocksrv.domain.store import Query
 from mocksrv.fieldtypes import (
     PHONE_COUNTRY_CODE,
@@ -245,7 +245,7 @@ class PaymentFieldsSchema(BillingRule):
     browser_info = fields.Nested(BrowserInfoSchema)
     metadata = FreeForm()
     statement_descriptor = fields.String(validate=validate.Length(max=DESCRIPTOR_LIMIT))
-    # The real service's fields, kept and shown back (ECHOED in domain/payments.py) ...
+    # The real service's fields, kept and shown back (ECHOED in domain/payments/service.py) ...
     shipping = fields.Nested(ContactSchema)
     customer = fields.Nested(CustomerDetailsSchema)
     setup_future_usage = OneOf(real_values.FUTURE_USAGES)

@@ -32,7 +32,7 @@ from mocksrv.domain.links.records import (
 from mocksrv.domain.merchants import MerchantService
 from mocksrv.domain.models import Page, Payment, evolve
 from mocksrv.domain.outbox import Outbox
-from mocksrv.domain.payments import PAYMENTS, PaymentService
+from mocksrv.domain.payments.service import PAYMENTS, PaymentService
 from mocksrv.domain.scheduler import Scheduler
 from mocksrv.domain.store import MemoryStore, Query
 

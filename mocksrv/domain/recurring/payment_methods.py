@@ -6,14 +6,14 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-from mocksrv.domain.bank import kept_account
-from mocksrv.domain.cards import card_expiry, card_key, card_summary, normalized_number
 from mocksrv.domain.clock import Clock
 from mocksrv.domain.errors import InvalidField, ResourceNotFound
 from mocksrv.domain.events import PAID_EVENTS, Event, EventType
 from mocksrv.domain.ids import Entropy, new_id, new_secret
 from mocksrv.domain.models import Customer, JsonObject, Payment, build, evolve
-from mocksrv.domain.payments import CUSTOMERS
+from mocksrv.domain.payments.bank import kept_account
+from mocksrv.domain.payments.cards import card_expiry, card_key, card_summary, normalized_number
+from mocksrv.domain.payments.service import CUSTOMERS
 from mocksrv.domain.recurring.records import PAYMENT_METHODS, SavedPaymentMethod
 from mocksrv.domain.store import MemoryStore, Query
 

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from mocksrv.domain.bank import kept_account
-from mocksrv.domain.cards import card_key, card_summary, check_cvc, normalized_number
 from mocksrv.domain.errors import InvalidField
 from mocksrv.domain.merchants import MerchantService
-from mocksrv.domain.outcomes import CARD_CHECKS, Context, Outcome, OutcomeResult
+from mocksrv.domain.payments.bank import kept_account
+from mocksrv.domain.payments.cards import card_key, card_summary, check_cvc, normalized_number
+from mocksrv.domain.payments.outcomes import CARD_CHECKS, Context, Outcome, OutcomeResult
 from mocksrv.domain.recurring.records import (
     MandateInvalid,
     MandateStatus,

@@ -1,4 +1,4 @@
-"""The one place state lives: records by kind and merchant, timers, outbox, counters, clocks.
+"""The in-memory store: records by kind and merchant, timers, outbox, counters, clocks.
 
 Records are immutable plain data; a change puts a new copy. A merchant's data is guarded by one
 re-entrant lock, taken by every call and held across a read-modify-write by `transaction()`.
@@ -9,11 +9,10 @@ from __future__ import annotations
 import heapq
 import itertools
 import threading
-from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from sortedcontainers import SortedList
@@ -22,81 +21,8 @@ from mocksrv.domain.clock import ClockState, ClockStates
 from mocksrv.domain.events import Event
 from mocksrv.domain.ids import SYSTEM, Entropy, IdState, SeededEntropy
 from mocksrv.domain.models import Page
-
-GLOBAL = "*"
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_MILLISECOND = timedelta(milliseconds=1)  # the space for records that belong to no single merchant
-
-SortKey = tuple[int, str]
-
-
-def sort_key(created: datetime, record_id: str) -> SortKey:
-    """Newest first, ties by id: the order of every list."""
-    return (-_millis(created), record_id)
-
-
-def _millis(moment: datetime) -> int:
-    """Whole milliseconds since the epoch, rounded down."""
-    return (moment - _EPOCH) // _MILLISECOND
-
-
-def _millis_up(moment: datetime) -> int:
-    return -((_EPOCH - moment) // _MILLISECOND)
-
-
-def _listed(lists: dict[Any, SortedList], name: Any) -> SortedList:
-    """The sorted list kept under `name`, empty at first (made only then: making one costs)."""
-    listed = lists.get(name)
-    if listed is None:
-        listed = lists[name] = SortedList()
-    return listed
-
-
-@dataclass(frozen=True, slots=True)
-class Collection:
-    """How the store keeps one kind of record: its id and creation fields, and indexed fields."""
-
-    kind: str
-    id_field: str
-    created_field: str = "created"
-    indexed: tuple[str, ...] = ()
-    ordered: bool = True  # kept in list order, for query(); off for records only looked up by id
-
-
-@dataclass(frozen=True, slots=True)
-class Query:
-    where: Mapping[str, object] = field(default_factory=dict)
-    created_gte: datetime | None = None
-    created_lte: datetime | None = None
-    limit: int = 10
-    offset: int = 0
-    # Cursors: the id of a record the page starts after, or ends before, in the list's order.
-    starting_after: str | None = None
-    ending_before: str | None = None
-
-    @classmethod
-    def of(
-        cls,
-        *,
-        limit: int = 10,
-        offset: int = 0,
-        created_gte: datetime | None = None,
-        created_lte: datetime | None = None,
-        starting_after: str | None = None,
-        ending_before: str | None = None,
-        **where: object,
-    ) -> Query:
-        """A query from the criteria of a list request; a criterion left None filters nothing."""
-        criteria = {name: value for name, value in where.items() if value is not None}
-        return cls(criteria, created_gte, created_lte, limit, offset, starting_after, ending_before)
-
-
-@dataclass(frozen=True, slots=True, order=True)
-class Timer:
-    due_at: datetime
-    seq: int
-    kind: str = field(compare=False)
-    target_id: str = field(compare=False)
+from mocksrv.domain.store.deliveries import DeliveryQueue
+from mocksrv.domain.store.records import GLOBAL, Collection, Query, Timer, listed, millis, millis_up, sort_key
 
 
 class _Space:
@@ -115,112 +41,6 @@ class _Space:
         self.counter_lock = threading.Lock()
         self.clock = clock
         self.ids: Entropy = SYSTEM  # where its new ids come from (ids.py)
-
-
-class DeliveryQueue:
-    """Webhook deliveries to attempt: one queue per merchant, and at most one attempt in flight
-    per merchant, so that a merchant's events are attempted in the order they happened and a
-    slow receiver holds up no other merchant. Every operation is O(1) in the queue's length.
-
-    Closing it (when the dispatcher stops) puts each attempt in flight back at the head of its
-    merchant's queue, hands out nothing more, and answers every wait for drained deliveries,
-    under way or later, with False at once; opening it again lets deliveries go on as before.
-    """
-
-    def __init__(self) -> None:
-        self._queues: dict[str, deque[tuple[str, bool]]] = {}
-        self._ready: deque[str] = deque()  # merchants with something queued and nothing in flight
-        self._delivering: dict[str, tuple[str, bool]] = {}  # merchant -> the delivery in flight
-        self._closed = False
-        lock = threading.Lock()
-        # Two conditions on one lock: a new delivery wakes one taker, never a wait for drained
-        # deliveries in its place.
-        self._readied = threading.Condition(lock)  # takers wait on it
-        self._emptied = threading.Condition(lock)  # waits for drained deliveries wait on it
-
-    def put(self, merchant_id: str, event_id: str, manual: bool) -> None:
-        with self._readied:
-            queue = self._queues.setdefault(merchant_id, deque())
-            queue.append((event_id, manual))
-            if len(queue) == 1 and merchant_id not in self._delivering:
-                self._ready.append(merchant_id)
-                self._readied.notify()
-
-    def take(self, timeout: float, stopped: Callable[[], bool]) -> tuple[str, str, bool] | None:
-        """Take the next delivery, waiting up to `timeout` (or until `stopped()` turns true).
-
-        None when nothing was ready in time, when stopped, or while the queue is closed.
-        """
-        with self._readied:
-            self._readied.wait_for(lambda: stopped() or self._closed or bool(self._ready), timeout)
-            if stopped() or self._closed or not self._ready:
-                return None
-            merchant_id = self._ready.popleft()
-            event_id, manual = self._queues[merchant_id].popleft()
-            self._delivering[merchant_id] = (event_id, manual)
-            return merchant_id, event_id, manual
-
-    def finish(self, merchant_id: str) -> None:
-        """The merchant's attempt in flight is over: its next delivery may go."""
-        with self._readied:
-            if self._delivering.pop(merchant_id, None) is None:
-                return  # nothing in flight: closed since it was taken, or dropped and finished already
-            if self._queues.get(merchant_id):
-                self._ready.append(merchant_id)
-                self._readied.notify()
-            else:
-                self._queues.pop(merchant_id, None)
-            self._emptied.notify_all()
-
-    def pending(self, merchant_id: str) -> int:
-        """How many of the merchant's deliveries are queued or under way."""
-        with self._readied:
-            return self._pending(merchant_id)
-
-    def wait_drained(self, merchant_id: str, timeout: float) -> bool:
-        """Wait until the merchant has nothing queued or under way; False if `timeout` passes first,
-        or at once when the queue is (or gets) closed."""
-        with self._emptied:
-            self._emptied.wait_for(lambda: self._closed or self._pending(merchant_id) == 0, timeout)
-            return not self._closed and self._pending(merchant_id) == 0
-
-    def wake(self) -> None:
-        """Wake every waiting taker, so that one told to stop sees it at once."""
-        with self._readied:
-            self._readied.notify_all()
-
-    def close(self) -> None:
-        """Hand out nothing more; put the attempts in flight back first in line; answer every wait."""
-        with self._readied:
-            self._closed = True
-            for merchant_id, delivery in self._delivering.items():
-                self._queues.setdefault(merchant_id, deque()).appendleft(delivery)
-                self._ready.append(merchant_id)
-            self._delivering.clear()
-            self._readied.notify_all()
-            self._emptied.notify_all()
-
-    def open(self) -> None:
-        """Hand out deliveries again, and let waits for drained deliveries wait."""
-        with self._readied:
-            self._closed = False
-            self._readied.notify_all()
-
-    def drop(self, merchant_id: str) -> None:
-        with self._readied:
-            self._queues.pop(merchant_id, None)
-            if merchant_id in self._ready:
-                self._ready.remove(merchant_id)
-            self._emptied.notify_all()
-
-    def _pending(self, merchant_id: str) -> int:
-        return len(self._queues.get(merchant_id, ())) + (merchant_id in self._delivering)
-
-    def queued(self, merchant_id: str) -> list[tuple[str, bool]]:
-        """The merchant's deliveries still to attempt, (event_id, manual), the one in flight first."""
-        with self._readied:
-            in_flight = self._delivering.get(merchant_id)
-            return [*([in_flight] if in_flight is not None else []), *self._queues.get(merchant_id, ())]
 
 
 @dataclass(frozen=True, slots=True)
@@ -296,7 +116,7 @@ class MemoryStore(ClockStates):
                 return
             key = sort_key(getattr(record, spec.created_field), record_id)
             if old is None:
-                _listed(space.order, kind).add(key)
+                listed(space.order, kind).add(key)
             for name in spec.indexed:
                 value = getattr(record, name)
                 old_value = getattr(old, name) if old is not None else None
@@ -306,7 +126,7 @@ class MemoryStore(ClockStates):
                 if old is not None and old_value is not None:
                     index[old_value].remove(key)
                 if value is not None:
-                    _listed(index, value).add(key)
+                    listed(index, value).add(key)
 
     def delete(self, kind: str, merchant_id: str, record_id: str) -> None:
         spec = self._collections[kind]
@@ -353,11 +173,11 @@ class MemoryStore(ClockStates):
                 if narrowest is None or len(listed) < len(candidates):
                     narrowest, candidates = (name, value), listed
             rest.update((name, value) for name, value in indexed if (name, value) != narrowest)
-            start = 0 if query.created_lte is None else candidates.bisect_left((-_millis(query.created_lte),))
+            start = 0 if query.created_lte is None else candidates.bisect_left((-millis(query.created_lte),))
             end = (
                 len(candidates)
                 if query.created_gte is None
-                else candidates.bisect_left((-_millis_up(query.created_gte) + 1,))
+                else candidates.bisect_left((-millis_up(query.created_gte) + 1,))
             )
             start, end = self._cursors(spec, records, candidates, query, start, end)
             if query.ending_before is not None:  # the page just before the cursor: the last ones

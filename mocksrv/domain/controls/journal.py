@@ -13,7 +13,7 @@ from datetime import datetime
 from fnmatch import fnmatchcase
 from typing import Any
 
-from mocksrv.domain.faults import AppliedFault
+from mocksrv.domain.controls.faults import AppliedFault
 
 DEFAULT_SIZE = 1000
 

@@ -1,233 +1,46 @@
-"""WebhookService: the delivery state of each event, its attempts, the retry schedule, and the
-chaos a merchant can ask for (duplicates, deliveries out of order, deliveries held on the clock)."""
+"""WebhookService: the delivery state of each event, its attempts and retries, and the chaos a merchant
+can ask for (duplicates, deliveries out of order, deliveries held on the clock)."""
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
-from enum import StrEnum
+from dataclasses import replace
+from datetime import timedelta
 from typing import Any
 
 from mocksrv.domain.clock import Clock
 from mocksrv.domain.errors import ResourceNotFound
-from mocksrv.domain.events import ContentType, Event
+from mocksrv.domain.events import Event
 from mocksrv.domain.ids import new_id
 from mocksrv.domain.merchants import MerchantService
 from mocksrv.domain.models import Page, evolve
 from mocksrv.domain.scheduler import Scheduler
-from mocksrv.domain.store import Collection, MemoryStore, Query
-from mocksrv.domain.transitions import TransitionTable, rows
-
-DELIVERIES = "webhook_delivery"
-ATTEMPTS = "delivery_attempt"
-CHAOS = "webhook_chaos"
-HOLDS = "webhook_hold"
-RETRY_TIMER = "webhook.retry"
-RELEASE_TIMER = "webhook.release"
-
-# How the store keeps a merchant's chaos setting (one record, by merchant id) and its held deliveries.
-CHAOS_COLLECTIONS = (
-    Collection(CHAOS, "merchant_id", ordered=False),
-    Collection(HOLDS, "hold_id"),
+from mocksrv.domain.store import MemoryStore, Query
+from mocksrv.domain.webhooks.chaos import (
+    CHAOS,
+    HOLDS,
+    OUT_OF_ORDER_WINDOW,
+    RELEASE_TIMER,
+    ChaosMode,
+    DeliveryHold,
+    WebhookChaos,
 )
-# Seconds on the mock clock that an out-of-order batch stays open when no delay is set.
-OUT_OF_ORDER_WINDOW = 1
-MAX_CHAOS_DELAY = 30 * 24 * 3600
-
-# Seconds to wait before each retry after a failed attempt; after the last, delivery gives up.
-RETRY_DELAYS: tuple[int, ...] = (60, 300, 300, *[600] * 5, *[3600] * 5, *[6 * 3600] * 3)
-
-
-class DeliveryState(StrEnum):
-    PENDING = "pending"  # queued for its first attempt
-    RETRYING = "retrying"  # failed; the next attempt waits on the mock clock
-    DELIVERED = "delivered"  # a receiver answered 2xx
-    FAILED = "failed"  # every scheduled attempt failed
-    NO_ENDPOINT = "no_endpoint"  # the profile had no webhook URL when it was due
-
-
-class DeliveryEvent(StrEnum):
-    SUCCEED = "attempt.succeeded"
-    RETRY = "attempt.failed"
-    GIVE_UP = "attempt.gave_up"
-    MANUAL_FAIL = "attempt.manual_failed"
-    SKIP = "skip.no_endpoint"
-
-
-D = DeliveryState
-_ALL = list(DeliveryState)
-DELIVERY_TRANSITIONS: TransitionTable[DeliveryState, DeliveryEvent] = TransitionTable(
-    "Delivery",
-    [
-        *rows(_ALL, DeliveryEvent.SUCCEED, D.DELIVERED),
-        *rows([D.PENDING, D.RETRYING], DeliveryEvent.RETRY, D.RETRYING),
-        *rows([D.PENDING, D.RETRYING], DeliveryEvent.GIVE_UP, D.FAILED),
-        # A failed attempt outside the schedule (a redelivery by hand, or a deliberate duplicate)
-        # changes no schedule: the state stays, or says it failed.
-        *[
-            row
-            for state in _ALL
-            for row in rows(
-                [state],
-                DeliveryEvent.MANUAL_FAIL,
-                D.FAILED if state in (D.FAILED, D.NO_ENDPOINT) else state,
-            )
-        ],
-        *rows([D.PENDING, D.RETRYING], DeliveryEvent.SKIP, D.NO_ENDPOINT),
-    ],
+from mocksrv.domain.webhooks.records import (
+    ATTEMPTS,
+    AWAITING_ATTEMPT,
+    DELIVERIES,
+    DELIVERY_TRANSITIONS,
+    RETRY_DELAYS,
+    RETRY_TIMER,
+    AttemptResult,
+    DeliveryAttempt,
+    DeliveryEvent,
+    DeliveryState,
+    DeliveryTask,
+    EventDelivery,
+    EventFilter,
 )
-
-
-# The states in which a scheduled attempt is still wanted.
-_AWAITING_ATTEMPT = frozenset({DeliveryState.PENDING, DeliveryState.RETRYING})
-
-
-class ChaosMode(StrEnum):
-    """What a merchant's webhook chaos did to an attempt."""
-
-    DUPLICATE = "duplicate"  # a deliberate second delivery of an event already delivered
-    OUT_OF_ORDER = "out_of_order"  # held in a batch, then sent newest first (or shuffled by a seed)
-    DELAY = "delay"  # held on the mock clock for the merchant's delay
-
-
-@dataclass(frozen=True, slots=True)
-class WebhookChaos:
-    """How a merchant's deliveries misbehave on purpose; the defaults are no chaos at all."""
-
-    merchant_id: str
-    duplicate: bool = False
-    out_of_order: bool = False
-    delay_seconds: int = 0
-    seed: int | None = None
-    open_batch: str | None = None  # the hold of the out-of-order batch still taking events
-
-    @property
-    def holds(self) -> bool:
-        """Whether a new event's first attempt waits on the mock clock."""
-        return self.out_of_order or self.delay_seconds > 0
-
-
-@dataclass(frozen=True, slots=True)
-class DeliveryHold:
-    """Events whose first attempt waits on the mock clock until `release_at`, then goes in `mode`'s order."""
-
-    hold_id: str  # the id of its first event
-    merchant_id: str
-    created: datetime
-    release_at: datetime
-    event_ids: tuple[str, ...]
-    mode: ChaosMode
-    seed: int | None = None
-
-    def release_order(self) -> list[str]:
-        """Held by delay: the order they happened in. Out of order: newest first; with a seed, a
-        shuffle drawn from it (the same for the same seed and count), never the order they happened in."""
-        happened = list(self.event_ids)
-        if self.mode is not ChaosMode.OUT_OF_ORDER:
-            return happened
-        if self.seed is None or len(happened) < 2:
-            return happened[::-1]
-        draws = random.Random(self.seed)
-        while True:
-            shuffled = happened.copy()
-            draws.shuffle(shuffled)
-            if shuffled != happened:
-                return shuffled
-
-
-@dataclass(frozen=True, slots=True)
-class EventDelivery:
-    """Where an event stands: its state, attempts so far, and the bytes it is sent as."""
-
-    event_id: str
-    merchant_id: str
-    created: datetime
-    state: DeliveryState = DeliveryState.PENDING
-    attempts: int = 0
-    scheduled_attempts: int = 0  # the attempts that were not redeliveries by hand
-    next_attempt_at: datetime | None = None  # of a held first attempt too: when it is released
-    body: bytes | None = None  # serialized once, at the first attempt; every attempt sends it
-    held_by: ChaosMode | None = None  # the chaos that held its first attempt on the mock clock
-
-    @property
-    def succeeded(self) -> bool | None:
-        """Whether it was delivered; None while its first attempt is still to come."""
-        if self.state is DeliveryState.DELIVERED:
-            return True
-        return None if self.state is DeliveryState.PENDING and self.attempts == 0 else False
-
-
-@dataclass(frozen=True, slots=True)
-class DeliveryAttempt:
-    attempt_id: str
-    event_id: str
-    merchant_id: str
-    attempted_at: datetime
-    url: str
-    number: int
-    manual: bool
-    succeeded: bool
-    status_code: int | None = None
-    latency_ms: float | None = None
-    error: str | None = None
-    duplicate: bool = False  # a deliberate duplicate of an attempt that delivered the event
-    chaos: ChaosMode | None = None  # what the merchant's webhook chaos did to this attempt
-
-
-@dataclass(frozen=True, slots=True)
-class AttemptResult:
-    """What the dispatcher saw: a status code, or an error instead."""
-
-    url: str
-    status_code: int | None
-    latency_ms: float
-    error: str | None = None
-
-    @property
-    def succeeded(self) -> bool:
-        return self.status_code is not None and 200 <= self.status_code < 300
-
-
-@dataclass(frozen=True, slots=True)
-class DeliveryTask:
-    """One attempt to make: the event, where to send it, and the key to sign it with."""
-
-    merchant_id: str
-    event: Event
-    delivery: EventDelivery
-    url: str | None
-    signing_key: str
-    manual: bool
-    duplicate: bool = False  # the deliberate duplicate of an attempt that delivered the event
-    send_duplicate: bool = False  # once this attempt delivers the event, send it again at once
-
-
-@dataclass(frozen=True, slots=True)
-class EventFilter:
-    """Which events a list keeps; a criterion left None keeps every event. Times are inclusive."""
-
-    created_after: datetime | None = None
-    created_before: datetime | None = None
-    object_id: str | None = None
-    event_id: str | None = None
-    profile_id: str | None = None
-    event_types: frozenset[str] | None = None
-    content_types: frozenset[ContentType] | None = None
-    delivered: bool | None = None
-
-    def keeps(self, event: Event, delivery: EventDelivery) -> bool:
-        return (
-            (self.created_after is None or event.created >= self.created_after)
-            and (self.created_before is None or event.created <= self.created_before)
-            and (self.object_id is None or event.object_id == self.object_id)
-            and (self.event_id is None or event.event_id == self.event_id)
-            and (self.event_types is None or event.event_type in self.event_types)
-            and (self.content_types is None or event.content_type in self.content_types)
-            and (self.delivered is None or (delivery.state is DeliveryState.DELIVERED) == self.delivered)
-        )
 
 
 class WebhookService:
@@ -316,7 +129,7 @@ class WebhookService:
             merchant_id, event_id, manual = taken
             event = self._store.event(merchant_id, event_id)
             delivery: EventDelivery | None = self._store.get(DELIVERIES, merchant_id, event_id)
-            stale = delivery is not None and not manual and delivery.state not in _AWAITING_ATTEMPT
+            stale = delivery is not None and not manual and delivery.state not in AWAITING_ATTEMPT
             if event is None or delivery is None or stale:
                 # Reset since it was queued, or a retry that a redelivery by hand made moot.
                 self._store.finish_delivery(merchant_id)

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from mocksrv.domain.cards import card_key
 from mocksrv.domain.errors import InvalidField
+from mocksrv.domain.payments.cards import card_key
 
 
 class OutcomeResult(StrEnum):

@@ -21,12 +21,12 @@ from mocksrv.domain.events import ContentType
 from mocksrv.domain.ids import new_id, new_secret
 from mocksrv.domain.lifecycle import Lifecycle
 from mocksrv.domain.merchants import MerchantService
-from mocksrv.domain.method_data import MethodResolver, Paying, sends_method
 from mocksrv.domain.models import Capture, CaptureMethod, Page, Payment, build, evolve
 from mocksrv.domain.outbox import Outbox
-from mocksrv.domain.outcomes import SUCCESS, Context, Outcome, OutcomeResult
-from mocksrv.domain.payment_fields import described_fields
-from mocksrv.domain.payment_states import (
+from mocksrv.domain.payments.fields import described_fields
+from mocksrv.domain.payments.method_data import MethodResolver, Paying, sends_method
+from mocksrv.domain.payments.outcomes import SUCCESS, Context, Outcome, OutcomeResult
+from mocksrv.domain.payments.states import (
     CAPTURE_CONFLICT_STATES,
     PAYMENT_TRANSITIONS,
     PaymentEvent,

@@ -1,0 +1,251 @@
+"""The tagged codec of snapshots: domain records as JSON and back.
+
+JSON's own types are written as they are; any other value as an object of one key naming its type,
+`{"$Payment": {...}}`, `{"$PaymentStatus": "succeeded"}`, `{"$datetime": "..."}`,
+`{"$tuple": [...]}`. The types it knows are those it is given and those their fields name; nothing
+else is ever built from a document. A record's fields that hold their default are left out.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import enum
+import json
+import types
+import typing
+from collections.abc import Callable, Iterable
+from datetime import date, datetime
+from decimal import Decimal, InvalidOperation
+from operator import attrgetter
+from typing import Any
+
+from mocksrv.domain.models import build
+from mocksrv.domain.payments.outcomes import OutcomeRule, OutcomeTable
+
+# Fields worked out from others when a record is made, never written: a rule's card keys are
+# digests with a key of this process alone (cards.card_key), remade from the card numbers.
+_DERIVED: dict[type, frozenset[str]] = {OutcomeRule: frozenset({"card_keys"})}
+# Classes that are not dataclasses, written as the attributes their constructor takes.
+_PLAIN_CLASSES: dict[type, tuple[str, ...]] = {OutcomeTable: ("rules",)}
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+_MISSING = object()
+
+Encode = Callable[[Any], Any]
+Decode = Callable[[Any], Any]
+
+
+class Unreadable(ValueError):
+    """A value of a document that does not decode; the caller says where it was."""
+
+
+def reachable_types(roots: Iterable[type]) -> list[type]:
+    """The roots and every dataclass, enum and plain class their fields name, in the order found."""
+    found: list[type] = []
+    pending = list(roots)
+    while pending:
+        kind = pending.pop(0)
+        if kind in found:
+            continue
+        found.append(kind)
+        if dataclasses.is_dataclass(kind):
+            hints = typing.get_type_hints(kind)
+            names = [f.name for f in dataclasses.fields(kind)]
+        elif kind in _PLAIN_CLASSES:
+            hints = typing.get_type_hints(vars(kind)["__init__"])
+            names = list(_PLAIN_CLASSES[kind])
+        else:
+            continue
+        for name in names:
+            pending.extend(t for t in _named_types(hints[name]) if t not in found)
+    return found
+
+
+def _named_types(hint: Any) -> list[type]:
+    """The record, enum and plain-class types inside a field's annotation."""
+    if isinstance(hint, type) and not isinstance(hint, types.GenericAlias):
+        wanted = dataclasses.is_dataclass(hint) or issubclass(hint, enum.Enum) or hint in _PLAIN_CLASSES
+        return [hint] if wanted else []
+    return [kind for arg in typing.get_args(hint) for kind in _named_types(arg)]
+
+
+class Codec:
+    """Tagged JSON values of the domain's types, and back."""
+
+    def __init__(self, roots: Iterable[type]) -> None:
+        self._encoders: dict[type, Encode] = {
+            list: self._encode_list,
+            dict: self._encode_dict,
+            tuple: lambda value: {"$tuple": self._encode_list(value)},
+            frozenset: lambda value: {"$frozenset": self._encode_set(value)},
+            set: lambda value: {"$set": self._encode_set(value)},
+            datetime: lambda value: {"$datetime": value.isoformat()},
+            date: lambda value: {"$date": value.isoformat()},
+            Decimal: lambda value: {"$decimal": str(value)},
+            bytes: lambda value: {"$bytes": base64.b64encode(value).decode()},
+        }
+        self._decoders: dict[str, Decode] = {
+            "$tuple": lambda raw: tuple(self._decode_list(raw)),
+            "$frozenset": lambda raw: frozenset(self._decode_list(raw)),
+            "$set": lambda raw: set(self._decode_list(raw)),
+            "$datetime": lambda raw: datetime.fromisoformat(_text(raw)),
+            "$date": lambda raw: date.fromisoformat(_text(raw)),
+            "$decimal": _decimal,
+            "$bytes": lambda raw: base64.b64decode(_text(raw), validate=True),
+            "$dict": self._decode_pairs,
+        }
+        self.types = reachable_types(roots)
+        for kind in self.types:
+            tag = "$" + kind.__name__
+            if tag in self._decoders:
+                raise TypeError(f"two types are named {kind.__name__}")
+            if issubclass(kind, enum.Enum):
+                self._encoders[kind] = _enum_encoder(tag)
+                self._decoders[tag] = _enum_decoder(kind)
+            else:
+                self._encoders[kind], self._decoders[tag] = self._record_codec(kind, tag)
+
+    # -- encoding -----------------------------------------------------------------------------
+
+    def encode(self, value: Any) -> Any:
+        """A JSON-ready value (for orjson) of a domain value; an unknown type raises TypeError."""
+        kind = type(value)
+        if kind in _SCALARS:
+            return value
+        encoder = self._encoders.get(kind)
+        if encoder is None:
+            raise TypeError(f"a snapshot cannot hold a value of type {kind.__name__}")
+        return encoder(value)
+
+    def _encode_list(self, values: Iterable[Any]) -> list[Any]:
+        encode = self.encode
+        return [value if type(value) in _SCALARS else encode(value) for value in values]
+
+    def _encode_set(self, values: Iterable[Any]) -> list[Any]:
+        # In a fixed order, so that equal sets are written alike.
+        return sorted(self._encode_list(values), key=lambda item: json.dumps(item, sort_keys=True))
+
+    def _encode_dict(self, value: dict[Any, Any]) -> Any:
+        encode = self.encode
+        out = {}
+        for key, item in value.items():
+            if type(key) is not str or key[:1] == "$":  # not a JSON object's key, or a tag's
+                return {"$dict": [[encode(key), encode(item)] for key, item in value.items()]}
+            out[key] = item if type(item) in _SCALARS else encode(item)
+        return out
+
+    def _record_codec(self, kind: type, tag: str) -> tuple[Encode, Decode]:
+        if dataclasses.is_dataclass(kind):
+            skipped = _DERIVED.get(kind, frozenset())
+            written = [f for f in dataclasses.fields(kind) if f.name not in skipped]
+            names = tuple(f.name for f in written)
+            defaults = tuple(_default(f) for f in written)
+            make: Callable[..., Any] = kind
+            if len(names) >= 2 and all(f.init for f in dataclasses.fields(kind)) and not skipped:
+                make = lambda **values: build(kind, **values)  # noqa: E731 -- a third as dear as kind(...)
+        else:
+            names = _PLAIN_CLASSES[kind]
+            defaults = tuple(_MISSING for _ in names)
+            make = kind
+        read = attrgetter(*names) if len(names) > 1 else lambda record: (getattr(record, names[0]),)
+        encode_value = self.encode
+        decode_value = self.decode
+        known = frozenset(names)
+
+        def encode(record: Any) -> Any:
+            out: dict[str, Any] = {}
+            for name, value, default in zip(names, read(record), defaults, strict=True):
+                if value is default or (type(value) is type(default) and value == default):
+                    continue
+                out[name] = value if type(value) in _SCALARS else encode_value(value)
+            return {tag: out}
+
+        def decode(raw: Any) -> Any:
+            if type(raw) is not dict:
+                raise Unreadable(f"{tag[1:]}: expected an object of fields")
+            unknown = raw.keys() - known
+            if unknown:
+                raise Unreadable(f"{tag[1:]} has no field {sorted(unknown)[0]!r}")
+            try:
+                return make(**{name: decode_value(value) for name, value in raw.items()})
+            except (TypeError, ValueError) as error:
+                raise Unreadable(f"{tag[1:]}: {error}") from None
+
+        return encode, decode
+
+    # -- decoding -----------------------------------------------------------------------------
+
+    def decode(self, raw: Any) -> Any:
+        """The domain value a JSON value of `encode` stands for; anything else raises Unreadable."""
+        kind = type(raw)
+        if kind is dict:
+            if len(raw) == 1:
+                ((key, inner),) = raw.items()
+                if key[:1] == "$":
+                    decoder = self._decoders.get(key)
+                    if decoder is None:
+                        raise Unreadable(f"unknown type {key[1:]!r}")
+                    try:
+                        return decoder(inner)
+                    except Unreadable:
+                        raise
+                    except (TypeError, ValueError) as error:
+                        raise Unreadable(f"{key[1:]}: {error}") from None
+            decode = self.decode
+            out = {}
+            for key, value in raw.items():
+                if key[:1] == "$":
+                    raise Unreadable(f"an object with a key {key!r} beside others")
+                out[key] = value if type(value) in _SCALARS else decode(value)
+            return out
+        if kind is list:
+            return self._decode_list(raw)
+        return raw
+
+    def _decode_list(self, raw: Any) -> list[Any]:
+        if type(raw) is not list:
+            raise Unreadable("expected a list")
+        decode = self.decode
+        return [value if type(value) in _SCALARS else decode(value) for value in raw]
+
+    def _decode_pairs(self, raw: Any) -> dict[Any, Any]:
+        pairs = self._decode_list(raw)
+        if not all(type(pair) is list and len(pair) == 2 for pair in pairs):
+            raise Unreadable("dict: expected a list of [key, value] pairs")
+        return {_hashable(key): value for key, value in pairs}
+
+
+def _default(f: dataclasses.Field[Any]) -> Any:
+    if f.default is not dataclasses.MISSING:
+        return f.default
+    if f.default_factory is not dataclasses.MISSING:
+        return f.default_factory()
+    return _MISSING
+
+
+def _enum_encoder(tag: str) -> Encode:
+    return lambda value: {tag: value.value}
+
+
+def _enum_decoder(kind: type[enum.Enum]) -> Decode:
+    return lambda raw: kind(raw)
+
+
+def _text(raw: Any) -> str:
+    if type(raw) is not str:
+        raise Unreadable("expected a string")
+    return raw
+
+
+def _decimal(raw: Any) -> Decimal:
+    try:
+        return Decimal(_text(raw))
+    except InvalidOperation:
+        raise Unreadable(f"not a decimal number: {raw!r}") from None
+
+
+def _hashable(key: Any) -> Any:
+    if type(key) is list:
+        raise Unreadable("a dict key cannot be a list")
+    return key
