@@ -10,7 +10,8 @@ flows/s and server CPU per request; `mocksrv serve` create throughput with the a
 off; a new client's latency while 500 idle or slow-header connections or 64 long-polls are held
 (hardening.py); last, a healthy merchant's webhook lag beside 50 receivers that never answer
 (webhook_fairness.py); writing and loading the state file (`--state`) of a sandbox of 100,000
-payments. Compared figures are measured in turns. `--quick` runs a short version of
+payments; and the time to answer a daily series of payment metrics over those 100,000
+(`analytics`). Compared figures are measured in turns. `--quick` runs a short version of
 everything; `--sections` picks parts.
 """
 
@@ -52,7 +53,17 @@ from mocksrv import MockServer
 from mocksrv.client import Sandbox
 
 SEEDED = 100_000
-SECTIONS = ("fixtures", "latency", "engines", "access-log", "journal", "held", "webhooks", "state-file")
+SECTIONS = (
+    "fixtures",
+    "latency",
+    "engines",
+    "access-log",
+    "journal",
+    "held",
+    "webhooks",
+    "state-file",
+    "analytics",
+)
 FULL = {"count": 1000, "seeded": SEEDED, "seconds": 3, "rounds": 5, "fixture_runs": 20}
 QUICK = {"count": 200, "seeded": 10_000, "seconds": 2, "rounds": 2, "fixture_runs": 5}
 
@@ -261,6 +272,48 @@ def state_file(seeded: int) -> None:
     print(f"  written in {writing:.2f} s (snapshot, JSON, fsync, rename), loaded in {loading:.2f} s")
 
 
+def analytics(seeded: int, runs: int = 20) -> None:
+    """Milliseconds to answer a daily series of payment metrics grouped by currency and status over
+    `seeded` payments made over ten days: the domain's computation, and the whole route (Flask's
+    test client: schema, JSON), in this process. Median and worst of `runs`."""
+    from mocksrv.app import create_app, create_sandbox
+    from mocksrv.domain.analytics import PAYMENT_SUBJECT, AnalyticsService, MetricsQuery
+    from mocksrv.settings import Settings
+
+    merchant = "merchant_default"
+    sandbox = create_sandbox(Settings())
+    start = sandbox.clock.now(merchant)
+    for _ in range(10):
+        sandbox.seed_payments(merchant, seeded // 10)
+        sandbox.scheduler.advance(merchant, 24 * 3600)
+    metrics = ("payment_count", "payment_success_count", "payment_success_rate", "payment_processed_amount")
+    query = MetricsQuery(
+        start=start,
+        metrics=(*metrics, "avg_ticket_size"),
+        group_by=("currency", "status"),
+        granularity="G_ONEDAY",
+    )
+    service = AnalyticsService(sandbox.store, sandbox.clock)
+    computed = timed(lambda: service.metrics(merchant, PAYMENT_SUBJECT, query), runs)
+    body = {
+        "timeRange": {"startTime": start.isoformat()},
+        "metrics": [*metrics, "avg_ticket_size"],
+        "groupByNames": ["currency", "status"],
+        "timeSeries": {"granularity": "G_ONEDAY"},
+    }
+    client = create_app(Settings(rate_limit=0), sandbox).test_client()
+
+    def route() -> None:
+        answer = client.post("/analytics/v1/merchant/metrics/payments", json=body, headers={"api-key": KEY})
+        assert answer.status_code == 200, answer.json
+        assert len(answer.json["queryData"]) == 10, answer.json
+
+    answered = timed(route, runs)
+    print(f"\nanalytics: daily series by currency and status over {seeded:,} payments (target 100 ms)")
+    for label, samples in (("computed", computed), ("answered", answered)):
+        print(f"  {label} in {statistics.median(samples):.1f} ms median, {max(samples):.1f} ms worst")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -314,6 +367,8 @@ def main() -> None:
         webhook_fairness.report(dead=50, events=args.count // 10)
     if "state-file" in sections:
         state_file(args.seeded)
+    if "analytics" in sections:
+        analytics(args.seeded)
     print(f"\nbench took {time.monotonic() - started:.0f} s")
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from flask import Flask
 
-from mocksrv import accesslog, api, control, faults, journal, rest, web
+from mocksrv import accesslog, api, control, faults, journal, legacy, rest, web
 from mocksrv.contract import document
 from mocksrv.domain.clock import SystemTime, system_now
 from mocksrv.domain.errors import DomainError
@@ -74,6 +74,7 @@ def create_app(settings: Settings | None = None, sandbox: Sandbox | None = None)
     faults.init_app(app)  # after the shared hooks and the journal's, so that its own runs before them
     api.init_app(app)
     control.init_app(app)
+    legacy.init_app(app)
     web.init_app(app)
     document.init_app(app)
     return app

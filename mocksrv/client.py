@@ -26,6 +26,8 @@ DEFAULT_MERCHANT = {
     "secret_key": "snd_default_secret_key",
     "publishable_key": "pk_snd_default_publishable_key",
     "signing_key": "whsec_default_signing_key",
+    "legacy_client_id": "legacy_client_id",
+    "legacy_client_secret": "legacy_client_secret",
 }
 DEFAULT_TIMEOUT = 30.0  # seconds for one request, so that a hung server fails a test instead of the suite
 PAGE_SIZE = 100  # the control plane's largest page
@@ -126,6 +128,8 @@ class Sandbox(_Closing):
             publishable_key=body["publishable_key"],
             signing_key=body["payment_response_hash_key"],
             timeout=self.timeout,
+            legacy_client_id=body.get("legacy_client_id"),
+            legacy_client_secret=body.get("legacy_client_secret"),
         )
 
     def snapshot(self, merchant_id: str | None = None) -> Json:
@@ -184,10 +188,22 @@ class Merchant(_Closing):
     publishable_key: str
     signing_key: str
     timeout: float = DEFAULT_TIMEOUT
+    # The legacy card API's HTTP Basic credentials (GET /api/v1).
+    legacy_client_id: str | None = None
+    legacy_client_secret: str | None = None
     session: KeyedSession = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.session = KeyedSession(self.secret_key, self.timeout)
+
+    def legacy_token(self) -> str:
+        """A bearer token of the legacy card API, for the merchant's client id and secret."""
+        if self.legacy_client_id is None or self.legacy_client_secret is None:
+            raise ValueError(f"the legacy client credentials of {self.merchant_id} are not known")
+        credentials = (self.legacy_client_id, self.legacy_client_secret)
+        answer = _call(self.session, "GET", self.url, "/api/v1", auth=credentials)
+        token: str = answer["access_token"]
+        return token
 
     def _control(self, method: str, path: str, **kwargs: Any) -> Any:
         return _call(self.session, method, self.url, "/__mock" + path, **kwargs)
@@ -219,6 +235,12 @@ class Merchant(_Closing):
     def now(self) -> datetime:
         """The merchant's time, as its clock reads it."""
         return parse_time(self._control("GET", "/clock")["now"])
+
+    def sync(self) -> list[Json]:
+        """Fire the timers due on the clock now, without waiting for the ticker (after freezegun's
+        `tick` or `move_to`, say); returns the timers fired."""
+        fired: list[Json] = self._control("POST", "/sync")["timers_fired"]
+        return fired
 
     # -- magic values and state ------------------------------------------------------------------
 

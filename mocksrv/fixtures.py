@@ -34,6 +34,8 @@ _SEED_FIELDS: dict[str, Callable[[object], Any]] = {
     "webhook_url": http_url,
     "rate_limit": whole_number(0),
     "connector": text,
+    "legacy_client_id": text,
+    "legacy_client_secret": text,
 }
 _REQUIRED = {"profile_name", "session_expiry"}  # a seed's defaults for these are not None
 

@@ -10,7 +10,7 @@ from typing import Any
 from mocksrv.domain.payments.bank import ACCOUNT_NUMBER_FIELDS
 
 LAST_FOUR_KEYS = frozenset({"card_number", *ACCOUNT_NUMBER_FIELDS})
-HIDDEN_KEYS = frozenset({"card_cvc", "cvc"})
+HIDDEN_KEYS = frozenset({"card_cvc", "cvc", "cvv"})  # cvv: the legacy card API's name
 HIDDEN = "***"
 # 12 to 19 digits, as a card number is written: in one run, or in groups split by spaces or dashes.
 CARD_LIKE = re.compile(r"(?<![0-9])[0-9](?:[ -]?[0-9]){11,18}(?![0-9])")

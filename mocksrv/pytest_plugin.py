@@ -26,6 +26,7 @@ import pytest
 import requests
 
 from mocksrv.client import ControlPlaneError, Merchant, Sandbox
+from mocksrv.domain.clock import exempt_real_intervals
 from mocksrv.receiver import WebhookEndpoint, WebhookReceiver
 from mocksrv.settings import DEFAULT_ADMIN_KEY, URL_VARIABLE, VARIABLE_PREFIX, Settings
 
@@ -36,6 +37,9 @@ if TYPE_CHECKING:
 ADMIN_KEY_VARIABLE = f"{VARIABLE_PREFIX}ADMIN_KEY"
 SCENARIO_SUFFIXES = (".yaml", ".yml")
 _SCENARIO_ROOTS = pytest.StashKey[list[Path]]()
+
+# Before any test module or conftest makes a freeze: a freeze reads freezegun's ignore list when made.
+exempt_real_intervals()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

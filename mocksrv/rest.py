@@ -320,15 +320,23 @@ def authenticate(*, publishable: bool = False) -> Principal:
     # The header as the WSGI server hands it over, which is what `request.headers` reads.
     principal = sandbox_.merchants.authenticate(current_request().environ.get("HTTP_API_KEY"))
     g.merchant_id = principal.merchant_id
-    g.key_kind = principal.kind
     if principal.kind is KeyKind.PUBLISHABLE and not publishable:
+        g.key_kind = principal.kind
         raise Unauthorized()
-    status = sandbox_.rate_limiter.hit(principal)
+    admit(principal)
+    return principal
+
+
+def admit(principal: Principal) -> None:
+    """Count the request of an authenticated principal against its rate limit, and run the hooks
+    (fault rules) that look at every authenticated request: for any way a request authenticates."""
+    g.merchant_id = principal.merchant_id
+    g.key_kind = principal.kind
+    status = sandbox().rate_limiter.hit(principal)
     if status is not None:
         g.rate_status = (status.limit, status.remaining, status.reset)
     for hook in current_app.extensions[_EXTENSION]["authenticated"]:
         hook(principal)
-    return principal
 
 
 def is_admin() -> bool:

@@ -11,6 +11,7 @@ from flask import Flask
 
 from mocksrv.app import create_app, create_sandbox
 from mocksrv.control import wait_slots
+from mocksrv.domain.clock import exempt_real_intervals
 from mocksrv.domain.sandbox import Sandbox
 from mocksrv.httpserver import HttpServer, address
 from mocksrv.settings import Settings
@@ -18,6 +19,9 @@ from mocksrv.statefile import StateWriter, load_state
 from mocksrv.webhooks.dispatcher import Dispatcher
 
 log = logging.getLogger(__name__)
+
+# The server's timeouts and waits are real intervals, also in a test that freezes time with freezegun.
+exempt_real_intervals()
 
 
 class Ticker:
@@ -113,6 +117,13 @@ class MockServer:
         self._thread = threading.Thread(target=self._running.http.run, name="mocksrv-server", daemon=True)
         self._thread.start()
         return self
+
+    def sync(self) -> int:
+        """Fire every timer due on every merchant's clock now, without waiting for the ticker.
+
+        Returns how many fired. For a test that moved the system time (freezegun's `tick`, `move_to`).
+        """
+        return self.sandbox.scheduler.tick()
 
     def stop(self) -> None:
         """Stop within about two seconds: open long-polls are answered, new requests refused."""

@@ -140,10 +140,15 @@ def _query_args() -> dict[str, Any]:
 
 
 def _list_events(merchant_id: str, where: EventFilter, limit: int, offset: int) -> JsonObject:
-    found, total = sandbox().webhooks.find_events(merchant_id, where, limit, offset)
-    profile_id = sandbox().merchants.default_profile(merchant_id).profile_id
+    sandbox_ = sandbox()
+    found, total = sandbox_.webhooks.find_events(merchant_id, where, limit, offset)
+    profile_of = sandbox_.merchants.profile_id_of
     return events_list_json(
-        [event_item_json(event, delivery, profile_id) for event, delivery in found], total
+        [
+            event_item_json(event, delivery, profile_of(merchant_id, event.resource))
+            for event, delivery in found
+        ],
+        total,
     )
 
 
@@ -151,7 +156,9 @@ def _outgoing_request(merchant_id: str, event: Event, delivery: EventDelivery) -
     """What a delivery of the event sends: the bytes the dispatcher sends, signed as it signs them."""
     sandbox_ = sandbox()
     body = delivery.body or orjson.dumps(event_json(event, base_url(), sandbox_))
-    key = sandbox_.merchants.default_profile(merchant_id).payment_response_hash_key
+    # Signed as the dispatcher signs it: with the key of the event's profile.
+    profile = sandbox_.merchants.event_profile(merchant_id, event.resource)
+    key = "" if profile is None else profile.payment_response_hash_key
     headers = [
         ("Content-Type", "application/json"),
         (SIGNATURE_HEADER, signing.sign(key, body)),
@@ -194,7 +201,7 @@ def list_attempts(merchant_id: str, event_id: str) -> list[JsonObject]:
     webhooks = sandbox().webhooks
     event, delivery = webhooks.event(merchant_id, event_id)
     attempts = webhooks.event_attempts(merchant_id, event_id)
-    profile_id = sandbox().merchants.default_profile(merchant_id).profile_id
+    profile_id = sandbox().merchants.profile_id_of(merchant_id, event.resource)
     sent = _outgoing_request(merchant_id, event, delivery)
     return [
         event_attempt_json(event, delivery, profile_id, attempt, kind, sent)
@@ -212,6 +219,6 @@ def retry_event(merchant_id: str, event_id: str) -> JsonObject:
     sandbox_ = sandbox()
     event, _ = sandbox_.webhooks.event(merchant_id, event_id)
     delivery = sandbox_.webhooks.redeliver(merchant_id, event_id)
-    profile_id = sandbox_.merchants.default_profile(merchant_id).profile_id
+    profile_id = sandbox_.merchants.profile_id_of(merchant_id, event.resource)
     now = sandbox_.clock.now(merchant_id)
     return event_retry_json(event, delivery, profile_id, now, _outgoing_request(merchant_id, event, delivery))

@@ -1,10 +1,11 @@
-"""Routes of /account/:merchant_id/business_profile: where a merchant registers its webhook URL."""
+"""Routes of /account/:merchant_id/business_profile: a merchant's profiles, each with its own webhook
+URL, signing key and return URL."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint
+from flask import Blueprint, Response, jsonify
 from marshmallow import fields, validate
 
 from mocksrv.api.answers.profiles import ProfileAnswerSchema
@@ -129,7 +130,24 @@ class ProfileUpdateSchema(RequestSchema):
 KEPT = frozenset({"profile_name", "return_url", "payment_response_hash_key", "session_expiry"})
 
 
-_update = ProfileUpdateSchema()
+_update = ProfileUpdateSchema()  # the real create takes the same fields
+
+
+def _kept(fields_: dict[str, Any]) -> dict[str, Any]:
+    """The fields of a create or update that the profile record keeps, under the record's names."""
+    kept = {name: value for name, value in fields_.items() if name in KEPT}
+    if "webhook_url" in fields_.get("webhook_details", {}):
+        kept["webhook_url"] = fields_["webhook_details"]["webhook_url"]
+    return kept
+
+
+@profiles.post("/account/<id:merchant_id>/business_profile")
+@documented(ProfileAnswerSchema, body=_update, auth=Auth.CONTROL, errors=(429,))
+def create_profile(merchant_id: str) -> dict[str, Any]:
+    """Create a further profile; what is not sent is generated (signing key) or defaulted."""
+    authenticate_for_merchant(merchant_id)
+    fields_ = _kept(load(_update, json_body()))
+    return profile_json(sandbox().merchants.create_profile(merchant_id, fields_))
 
 
 @profiles.get("/account/<id:merchant_id>/business_profile")
@@ -139,12 +157,25 @@ def list_profiles(merchant_id: str) -> list[dict[str, Any]]:
     return [profile_json(profile) for profile in sandbox().merchants.profiles(merchant_id)]
 
 
+@profiles.get("/account/<id:merchant_id>/business_profile/<id:profile_id>")
+@documented(ProfileAnswerSchema, auth=Auth.CONTROL, errors=(429,))
+def retrieve_profile(merchant_id: str, profile_id: str) -> dict[str, Any]:
+    authenticate_for_merchant(merchant_id)
+    return profile_json(sandbox().merchants.retrieve_profile(merchant_id, profile_id))
+
+
 @profiles.post("/account/<id:merchant_id>/business_profile/<id:profile_id>")
 @documented(ProfileAnswerSchema, body=_update, auth=Auth.CONTROL, errors=(429,))
 def update_profile(merchant_id: str, profile_id: str) -> dict[str, Any]:
     authenticate_for_merchant(merchant_id)
-    fields_ = load(_update, json_body())
-    changes = {name: value for name, value in fields_.items() if name in KEPT}
-    if "webhook_url" in fields_.get("webhook_details", {}):
-        changes["webhook_url"] = fields_["webhook_details"]["webhook_url"]
+    changes = _kept(load(_update, json_body()))
     return profile_json(sandbox().merchants.update_profile(merchant_id, profile_id, changes))
+
+
+@profiles.delete("/account/<id:merchant_id>/business_profile/<id:profile_id>")
+@documented(auth=Auth.CONTROL, errors=(400, 429))
+def delete_profile(merchant_id: str, profile_id: str) -> Response:
+    """Delete a profile, answering `true`; the merchant's default profile cannot be deleted."""
+    authenticate_for_merchant(merchant_id)
+    sandbox().merchants.delete_profile(merchant_id, profile_id)
+    return jsonify(True)

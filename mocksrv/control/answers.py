@@ -7,6 +7,7 @@ from marshmallow import fields
 from mocksrv.contract import AnswerSchema, one_of
 from mocksrv.domain import disputes, payouts, refunds, webhooks
 from mocksrv.domain.events import ContentType, EventType
+from mocksrv.domain.legacy import tokens as legacy_tokens
 from mocksrv.domain.links import records as links
 from mocksrv.domain.payments import service as payments
 from mocksrv.domain.payments.outcomes import CARD_CHECKS, CHECK_RESULTS, OutcomeResult
@@ -23,6 +24,7 @@ TIMER_KINDS = [
     webhooks.RETRY_TIMER,
     webhooks.RELEASE_TIMER,
     links.EXPIRE_TIMER,
+    legacy_tokens.EXPIRE_TIMER,
 ]
 
 
@@ -54,6 +56,8 @@ class ControlCredentialsAnswerSchema(AnswerSchema):
     secret_key = fields.String()
     publishable_key = fields.String()
     payment_response_hash_key = fields.String()
+    legacy_client_id = fields.String()  # the legacy card API's HTTP Basic credentials
+    legacy_client_secret = fields.String()
 
 
 class ControlMerchantListAnswerSchema(AnswerSchema):
@@ -110,6 +114,8 @@ class ControlTransitionsAnswerSchema(AnswerSchema):
     mandate = fields.List(fields.Nested(ControlTransitionAnswerSchema))
     payment_link = fields.List(fields.Nested(ControlTransitionAnswerSchema))
     webhook_delivery = fields.List(fields.Nested(ControlTransitionAnswerSchema))
+    legacy_token = fields.List(fields.Nested(ControlTransitionAnswerSchema))
+    api_key = fields.List(fields.Nested(ControlTransitionAnswerSchema))
 
 
 class ControlSeedAnswerSchema(AnswerSchema):

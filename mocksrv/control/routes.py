@@ -163,6 +163,15 @@ def resume_clock() -> Json:
     return clock_json(merchant_id, state.base, state)
 
 
+@control.post("/sync")
+@documented(ControlClockMovedAnswerSchema, body=_merchant_only, auth=Auth.CONTROL, errors=(404,))
+def sync_timers() -> Json:
+    """Fire the timers due on the merchant's clock now, without waiting for the ticker."""
+    merchant_id = _merchant(load(_merchant_only, json_body()))
+    fired = sandbox().scheduler.fire_now(merchant_id)
+    return {**_clock(merchant_id), "timers_fired": [timer_json(t) for t in fired]}
+
+
 @control.post("/reset")
 @documented(ControlResetAnswerSchema, body=_merchant_only, auth=Auth.CONTROL, errors=(404,))
 def reset() -> Json:

@@ -1,11 +1,29 @@
-"""Mock clocks: the only place that reads the system time."""
+"""Mock clocks: the only place that reads the system time.
+
+Two kinds of time are read in mocksrv. The mock time of a merchant comes from `system_now()` here,
+through the clock of that merchant. Everything else that reads a clock (waitress's connection
+timeouts and poll loop, the ticker's and the state writer's intervals, the delivery threads' idle
+time, stop deadlines, latencies, the test receiver's `wait_for`) means a real interval.
+
+Under freezegun, in the process that runs the server, the mock time follows freezegun: `system_now()`
+reads `datetime.datetime.now`, which freezegun replaces while a freeze is active, so a merchant
+whose clock runs with real time shows the frozen time, and moves when the freeze ticks or moves.
+A move back shows the earlier time; timers fire only once the clock passes their due time again,
+and nothing fired is undone. A clock frozen or moved through the control plane keeps its own
+offset from whatever the system time reads. The real intervals stay real because of freezegun's
+ignore list: `exempt_real_intervals()` adds `REAL_TIME_MODULES` to it, when `mocksrv.server` or the
+pytest plugin is imported, so that a frozen wall clock neither hangs a deadline nor closes every
+connection at once when it jumps.
+"""
 
 from __future__ import annotations
 
+import datetime as datetime_module
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import cast
 
 from mocksrv.domain.errors import InvalidField
 
@@ -15,10 +33,45 @@ SystemTime = Callable[[], datetime]
 # timers and expiries that are computed from it without leaving the calendar.
 LATEST = datetime(9000, 1, 1, tzinfo=UTC)
 
+# Modules (prefixes) that freezegun leaves on real time: every time they read is a real interval.
+REAL_TIME_MODULES = ("mocksrv.", "waitress.")
+
+
+def _standard_datetime(kind: type[datetime]) -> type[datetime]:
+    """The standard library's datetime class: `kind`, or the one that freezegun's subclass extends."""
+    for base in kind.__mro__:
+        if base.__module__ == "datetime" and base.__name__ == "datetime":
+            return cast(type[datetime], base)
+    return kind
+
+
+# In a tuple, because freezegun replaces every module global that is the class itself (and this
+# module may be imported during a freeze, when `datetime` is freezegun's subclass).
+_PLAIN_DATETIME = (_standard_datetime(datetime),)
+
+
+def exempt_real_intervals() -> None:
+    """Put REAL_TIME_MODULES on freezegun's ignore list, when freezegun is installed.
+
+    A freeze made before this call does not see it: its ignore list was fixed when it was made.
+    """
+    try:
+        import freezegun
+    except ImportError:
+        return
+    freezegun.configure(extend_ignore_list=list(REAL_TIME_MODULES))
+
 
 def system_now() -> datetime:
-    """Return the real time, in UTC."""
-    return datetime.now(UTC)
+    """Return the real time in UTC, or the time freezegun shows while a freeze is active."""
+    # Looked up on the module at each call: freezegun swaps `datetime.datetime` there, also for the
+    # modules on its ignore list, which this one is.
+    moment = datetime_module.datetime.now(UTC)
+    plain = _PLAIN_DATETIME[0]
+    if type(moment) is plain:
+        return moment
+    # Kept as a plain datetime: orjson and the snapshot codec refuse freezegun's subclass.
+    return plain.combine(moment.date(), moment.timetz())
 
 
 def to_millis(moment: datetime) -> datetime:
@@ -40,7 +93,7 @@ def format_timestamp(moment: datetime) -> str:
 
 def parse_timestamp(text: str) -> datetime:
     """Parse ISO 8601; a time without an offset is taken as UTC. Raises ValueError."""
-    moment = datetime.fromisoformat(text)
+    moment = _PLAIN_DATETIME[0].fromisoformat(text)
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     try:
@@ -103,10 +156,11 @@ class Clock:
             raise InvalidField("now", f"the mock clock goes no later than {format_timestamp(LATEST)}")
 
     def move_to(self, merchant_id: str, moment: datetime) -> ClockState:
-        """Set the clock to `moment`, or leave it where it is if it is already past `moment`."""
+        """Set the clock to `moment`, or leave it where it is if it is already at or past `moment`."""
         real = self._system_time()
         state = self.state(merchant_id)
-        moment = max(moment, to_millis(state.now(real)))
+        if moment <= to_millis(state.now(real)):
+            return state  # unchanged, so a running clock keeps its exact offset from the system time
         return self._save(merchant_id, ClockState(moment, real, frozen=state.frozen))
 
     def target_after(self, merchant_id: str, seconds: float) -> datetime:

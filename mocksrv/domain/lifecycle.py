@@ -44,6 +44,7 @@ class Lifecycle(Generic[RecordT, StateT, EventT]):
         content_type: ContentType | None = None,
         stamp_field: str = "updated_at",
         refuse: Callable[[RecordT, EventT], DomainError] | None = None,
+        space: str | None = None,
     ) -> None:
         if content_type is None and any(row.emits for row in table.rows):
             raise ValueError(f"{table.resource} transitions emit events: name their content type")
@@ -55,6 +56,7 @@ class Lifecycle(Generic[RecordT, StateT, EventT]):
         self._content_type = content_type
         self._stamp_field = stamp_field
         self._refuse = refuse
+        self._space = space  # the store space every record lives in; None: each its merchant's
 
     def move(self, record: RecordT, event: EventT, now: datetime, **changes: Any) -> RecordT:
         """Apply `event` to the record at `now`; IR_14 (or the resource's own refusal) if not allowed."""
@@ -64,7 +66,7 @@ class Lifecycle(Generic[RecordT, StateT, EventT]):
                 raise self._refuse(record, event)
             raise self._table.refusal(record.status, action_of(event))
         updated = evolve(record, status=row.target, **{self._stamp_field: now}, **changes)
-        self._store.put(self._kind, record.merchant_id, updated)
+        self._store.put(self._kind, self._space or record.merchant_id, updated)
         if row.emits is not None and self._content_type is not None:
             record_id = getattr(record, self._id_field)
             self._outbox.emit(record.merchant_id, row.emits, self._content_type, record_id, updated, at=now)

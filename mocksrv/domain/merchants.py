@@ -1,4 +1,4 @@
-"""MerchantService: merchants, their profile and keys, authentication and the outcome table."""
+"""MerchantService: merchants, their profiles and keys, authentication and the outcome table."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from mocksrv.domain.ids import SYSTEM, Entropy, new_id, new_secret
 from mocksrv.domain.models import (
     CONNECTOR,
     ApiKey,
+    ApiKeyStatus,
     Environment,
     KeyKind,
     Merchant,
@@ -29,6 +30,9 @@ MERCHANTS = "merchant"
 PROFILES = "profile"
 API_KEYS = "api_key"
 DEFAULT_SESSION_EXPIRY = 900
+DEFAULT_PROFILE_NAME = "default"  # what a profile created without a name is called, as in the real service
+# The names the API key routes show for the keys every merchant starts with.
+_STARTING_KEY_NAMES = {KeyKind.SECRET: "default", KeyKind.PUBLISHABLE: "publishable"}
 MAX_SESSION_EXPIRY = 365 * 24 * 3600  # a profile's session_expiry, in seconds: at most a year
 _OTHER_ENVIRONMENT_KEY = {
     Environment.SANDBOX: "Production keys are not accepted by the sandbox",
@@ -52,6 +56,8 @@ class MerchantSeed:
     rate_limit: int | None = None
     outcomes: OutcomeTable | None = None
     connector: str = CONNECTOR
+    legacy_client_id: str | None = None
+    legacy_client_secret: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +68,7 @@ class MerchantCredentials:
     profile: Profile
     secret_key: str
     publishable_key: str
+    legacy_client_secret: str | None = None  # the legacy card API's; its client id is the merchant's
 
 
 def new_signing_key(entropy: Entropy = SYSTEM) -> str:
@@ -89,7 +96,20 @@ class MerchantService:
         self._default_outcomes = default_outcomes
         self._rate_limit = rate_limit
         other = Environment.PRODUCTION if environment is Environment.SANDBOX else Environment.SANDBOX
-        self._foreign_prefixes = (other.secret_prefix, other.publishable_prefix)
+        # Publishable first: a secret prefix is the tail of the publishable one.
+        self._prefix_of_foreign = {
+            other.publishable_prefix: environment.publishable_prefix,
+            other.secret_prefix: environment.secret_prefix,
+        }
+        self._foreign_prefixes = tuple(self._prefix_of_foreign)
+
+    def _in_environment(self, key: str | None) -> str | None:
+        """A key given to a new merchant, under this server's prefix: `snd_default_secret_key` of the
+        fixture is served as `prd_default_secret_key` in production, so its keys work there too."""
+        for foreign, own in self._prefix_of_foreign.items():
+            if key is not None and key.startswith(foreign):
+                return own + key.removeprefix(foreign)
+        return key
 
     def create(self, seed: MerchantSeed) -> MerchantCredentials:
         merchant_id = seed.merchant_id or new_id("merchant", 16, self._store.ids(GLOBAL))
@@ -99,8 +119,10 @@ class MerchantService:
             now = self._clock.now(merchant_id)
             env = self._environment
             ids = self._store.ids(merchant_id)
-            secret = seed.secret_key or f"{env.secret_prefix}{new_secret(32, ids)}"
-            publishable = seed.publishable_key or f"{env.publishable_prefix}{new_secret(32, ids)}"
+            secret = self._in_environment(seed.secret_key) or f"{env.secret_prefix}{new_secret(32, ids)}"
+            publishable = self._in_environment(seed.publishable_key) or (
+                f"{env.publishable_prefix}{new_secret(32, ids)}"
+            )
             profile = Profile(
                 profile_id=seed.profile_id or new_id("pro", 20, ids),
                 merchant_id=merchant_id,
@@ -111,6 +133,11 @@ class MerchantService:
                 return_url=seed.return_url,
                 webhook_url=seed.webhook_url,
             )
+            legacy_client_id = seed.legacy_client_id or new_id("legacy", 20, ids)
+            legacy_client_secret = seed.legacy_client_secret or f"lcs_{new_secret(32, ids)}"
+            taken = Query(where={"legacy_client_id": legacy_client_id}, limit=1)
+            if self._store.query(MERCHANTS, GLOBAL, taken).items:
+                raise DuplicateResource("legacy client", "legacy_client_id")
             merchant = Merchant(
                 merchant_id=merchant_id,
                 profile_id=profile.profile_id,
@@ -119,6 +146,8 @@ class MerchantService:
                 rate_limit=seed.rate_limit,
                 connector=seed.connector,
                 publishable_key=publishable,
+                legacy_client_id=legacy_client_id,
+                legacy_client_secret_hash=key_hash(legacy_client_secret),
             )
             keys = ((KeyKind.SECRET, secret), (KeyKind.PUBLISHABLE, publishable))
             if secret == publishable or any(
@@ -128,21 +157,42 @@ class MerchantService:
             self._store.put(MERCHANTS, GLOBAL, merchant)
             self._store.put(PROFILES, merchant_id, profile)
             for kind, key in keys:
-                self._add_key(merchant_id, kind, key, now)
-            return MerchantCredentials(merchant, profile, secret, publishable)
+                self.add_key(merchant_id, kind, key, now, name=_STARTING_KEY_NAMES[kind])
+            return MerchantCredentials(merchant, profile, secret, publishable, legacy_client_secret)
 
-    def _add_key(self, merchant_id: str, kind: KeyKind, key: str, now: datetime) -> ApiKey:
+    def new_secret_key(self, merchant_id: str) -> str:
+        """A fresh secret key's plaintext, with this server's environment's prefix."""
+        return f"{self._environment.secret_prefix}{new_secret(32, self._store.ids(merchant_id))}"
+
+    def add_key(
+        self,
+        merchant_id: str,
+        kind: KeyKind,
+        key: str,
+        now: datetime,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        expiration: datetime | None = None,
+    ) -> ApiKey:
+        """Store a key's record (its hash, never the key); HE_01 if the key is taken."""
         hashed = key_hash(key)
-        record = ApiKey(
-            key_id=new_id("key", 20, self._store.ids(merchant_id)),
-            merchant_id=merchant_id,
-            kind=kind,
-            key_hash=hashed,
-            prefix=key[: len(key) // 2 if len(key) < 16 else 8],
-            created=now,
-        )
-        self._store.put(API_KEYS, GLOBAL, record)
-        return record
+        with self._store.transaction(GLOBAL):
+            if self._store.get(API_KEYS, GLOBAL, hashed) is not None:
+                raise DuplicateResource("API key", "api_key")
+            record = ApiKey(
+                key_id=new_id("key", 20, self._store.ids(merchant_id)),
+                merchant_id=merchant_id,
+                kind=kind,
+                key_hash=hashed,
+                prefix=key[: len(key) // 2 if len(key) < 16 else 8],
+                created=now,
+                name=name,
+                description=description,
+                expiration=expiration,
+            )
+            self._store.put(API_KEYS, GLOBAL, record)
+            return record
 
     def authenticate(self, key: str | None) -> Principal:
         """Return who a key acts as; any problem with it is IR_01."""
@@ -151,13 +201,17 @@ class MerchantService:
         if key.startswith(self._foreign_prefixes):
             raise Unauthorized(_OTHER_ENVIRONMENT_KEY[self._environment])
         record: ApiKey | None = self._store.get(API_KEYS, GLOBAL, key_hash(key))
-        if record is None or record.revoked:
+        if record is None or record.status is not ApiKeyStatus.ACTIVE:
             raise Unauthorized()
         if record.expiration is not None and self._clock.now(record.merchant_id) >= record.expiration:
             raise Unauthorized()
-        merchant = self.merchant(record.merchant_id)
+        return self.principal(record.merchant_id, record.key_id, record.kind)
+
+    def principal(self, merchant_id: str, key_id: str, kind: KeyKind) -> Principal:
+        """Who a request acts as through the merchant's credential `key_id`, with its rate limit."""
+        merchant = self.merchant(merchant_id)
         limit = self._rate_limit if merchant.rate_limit is None else merchant.rate_limit
-        return Principal(record.merchant_id, record.key_id, record.kind, limit)
+        return Principal(merchant_id, key_id, kind, limit)
 
     def merchant(self, merchant_id: str) -> Merchant:
         merchant: Merchant | None = self._store.get(MERCHANTS, GLOBAL, merchant_id)
@@ -182,17 +236,63 @@ class MerchantService:
         return profile
 
     def profiles(self, merchant_id: str) -> list[Profile]:
+        """Every profile of the merchant, newest first."""
         self.merchant(merchant_id)
-        page = self._store.query(PROFILES, merchant_id, Query(limit=100))
-        return list(page.items)
+        with self._store.transaction(merchant_id):
+            total = self._store.count(PROFILES, merchant_id)
+            return list(self._store.query(PROFILES, merchant_id, Query(limit=total)).items)
+
+    def retrieve_profile(self, merchant_id: str, profile_id: str) -> Profile:
+        profile = self.profile(merchant_id, profile_id)
+        if profile is None:
+            raise ResourceNotFound("Business profile")
+        return profile
+
+    def create_profile(self, merchant_id: str, fields: Mapping[str, Any]) -> Profile:
+        """A further profile of the merchant: its own webhook URL, signing key and return URL."""
+        self.merchant(merchant_id)
+        with self._store.transaction(merchant_id):
+            ids = self._store.ids(merchant_id)
+            profile = Profile(
+                profile_id=new_id("pro", 20, ids),
+                merchant_id=merchant_id,
+                profile_name=fields.get("profile_name") or DEFAULT_PROFILE_NAME,
+                payment_response_hash_key=fields.get("payment_response_hash_key") or new_signing_key(ids),
+                session_expiry=fields.get("session_expiry") or DEFAULT_SESSION_EXPIRY,
+                created=self._clock.now(merchant_id),
+                return_url=fields.get("return_url"),
+                webhook_url=fields.get("webhook_url"),
+            )
+            self._store.put(PROFILES, merchant_id, profile)
+            return profile
+
+    def delete_profile(self, merchant_id: str, profile_id: str) -> None:
+        """Delete a profile; the merchant's default one (which is also its last) stays.
+
+        Its payments and the rest keep naming it; their events from then on have no profile to be
+        sent to, so they are kept undelivered (`no_endpoint`).
+        """
+        with self._store.transaction(merchant_id):
+            self.retrieve_profile(merchant_id, profile_id)
+            if profile_id == self.merchant(merchant_id).profile_id:
+                raise InvalidField("profile_id", "the merchant's default profile cannot be deleted")
+            self._store.delete(PROFILES, merchant_id, profile_id)
+
+    def profile_id_of(self, merchant_id: str, resource: object) -> str:
+        """The profile a resource belongs to: the one it names (payments, refunds, disputes, payouts,
+        links), else the merchant's default (resources of no profile, such as mandates)."""
+        profile_id = getattr(resource, "profile_id", None)
+        return profile_id if isinstance(profile_id, str) else self.merchant(merchant_id).profile_id
+
+    def event_profile(self, merchant_id: str, resource: object) -> Profile | None:
+        """The profile whose webhook URL and signing key an event of `resource` is sent with; None
+        once that profile is deleted."""
+        return self.profile(merchant_id, self.profile_id_of(merchant_id, resource))
 
     def update_profile(self, merchant_id: str, profile_id: str, changes: Mapping[str, Any]) -> Profile:
         """Change a profile's settings; a signing key set to null is replaced by a random one."""
         with self._store.transaction(merchant_id):
-            profile = self.profile(merchant_id, profile_id)
-            if profile is None:
-                raise ResourceNotFound("Business profile")
-            updated = evolve(profile, **changes)
+            updated = evolve(self.retrieve_profile(merchant_id, profile_id), **changes)
             if not updated.payment_response_hash_key:
                 updated = evolve(
                     updated, payment_response_hash_key=new_signing_key(self._store.ids(merchant_id))

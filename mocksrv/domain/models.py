@@ -110,6 +110,11 @@ class KeyKind(StrEnum):
     PUBLISHABLE = "publishable"
 
 
+class ApiKeyStatus(StrEnum):
+    ACTIVE = "active"
+    REVOKED = "revoked"
+
+
 class Environment(StrEnum):
     SANDBOX = "sandbox"
     PRODUCTION = "production"
@@ -133,6 +138,9 @@ class Merchant:
     connector: str = CONNECTOR  # the processor its payments name
     # In full, unlike the secret key: it is public, and the hosted pages embed it as a checkout would.
     publishable_key: str | None = None
+    # The legacy card API's client credentials (HTTP Basic); the secret is kept as its SHA-256.
+    legacy_client_id: str | None = None
+    legacy_client_secret_hash: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,8 +165,9 @@ class ApiKey:
     created: datetime
     name: str | None = None
     description: str | None = None
-    expiration: datetime | None = None
-    revoked: bool = False
+    expiration: datetime | None = None  # None: never; judged on the merchant's clock at each request
+    status: ApiKeyStatus = ApiKeyStatus.ACTIVE
+    updated_at: datetime | None = None  # of the latest change after creation
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,6 +6,9 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+from mocksrv.domain.analytics.service import AnalyticsService
+from mocksrv.domain.api_keys.records import API_KEY_TRANSITIONS
+from mocksrv.domain.api_keys.service import ApiKeyService
 from mocksrv.domain.clock import Clock, SystemTime, initial_state, system_now
 from mocksrv.domain.controls.faults import FAULTS, FaultService
 from mocksrv.domain.controls.journal import DEFAULT_SIZE as DEFAULT_JOURNAL_SIZE
@@ -13,6 +16,8 @@ from mocksrv.domain.controls.journal import RequestJournal
 from mocksrv.domain.customers import CustomerService
 from mocksrv.domain.disputes import DISPUTE_TRANSITIONS, DISPUTES, DisputeService
 from mocksrv.domain.ephemeral_keys import EPHEMERAL_KEY_COLLECTION, EPHEMERAL_KEYS, EphemeralKeyService
+from mocksrv.domain.legacy.cards import LegacyCardService
+from mocksrv.domain.legacy.tokens import LEGACY_TOKEN_TRANSITIONS, LEGACY_TOKENS, LegacyTokenService
 from mocksrv.domain.links.records import PAYMENT_LINK_TRANSITIONS, PAYMENT_LINKS
 from mocksrv.domain.links.service import PaymentLinkService
 from mocksrv.domain.merchants import (
@@ -49,7 +54,7 @@ from mocksrv.domain.webhooks import (
 )
 
 COLLECTIONS = [
-    Collection(MERCHANTS, "merchant_id"),
+    Collection(MERCHANTS, "merchant_id", indexed=("legacy_client_id",)),
     Collection(PROFILES, "profile_id"),
     Collection(API_KEYS, "key_hash", indexed=("merchant_id",)),
     Collection(CUSTOMERS, "customer_id"),
@@ -64,6 +69,7 @@ COLLECTIONS = [
     Collection(PAYMENT_LINKS, "payment_link_id"),
     Collection(FAULTS, "fault_id", ordered=False),
     EPHEMERAL_KEY_COLLECTION,
+    Collection(LEGACY_TOKENS, "token_hash", ordered=False),
     *CHAOS_COLLECTIONS,
 ]
 
@@ -74,7 +80,9 @@ TRANSITION_TABLES: dict[str, TransitionTable[Any, Any]] = {
     "payout": PAYOUT_TRANSITIONS,
     "mandate": MANDATE_TRANSITIONS,
     "payment_link": PAYMENT_LINK_TRANSITIONS,
+    "api_key": API_KEY_TRANSITIONS,
     "webhook_delivery": DELIVERY_TRANSITIONS,
+    "legacy_token": LEGACY_TOKEN_TRANSITIONS,
 }
 
 # What a reset deletes; keys, profiles and settings stay.
@@ -89,6 +97,7 @@ RESETTABLE = [
     CHAOS,
     HOLDS,
     EPHEMERAL_KEYS,
+    LEGACY_TOKENS,
     PAYMENT_METHODS,
     MANDATES,
     PAYMENT_LINKS,
@@ -148,9 +157,11 @@ class Sandbox:
         self.rate_limiter = RateLimiter(self.store, self.clock)
         self.journal = RequestJournal(config.journal_size)
         self.faults = FaultService(self.store, self.clock)
+        self.analytics = AnalyticsService(self.store, self.clock)
         self.merchants = MerchantService(
             self.store, self.clock, config.environment, outcomes, config.rate_limit
         )
+        self.api_keys = ApiKeyService(self.store, self.clock, self.outbox, self.merchants)
         self.customers = CustomerService(self.store, self.clock)
         self.ephemeral_keys = EphemeralKeyService(self.store, self.clock)
         self.refunds = RefundService(self.store, self.clock, self.scheduler, self.outbox)
@@ -176,6 +187,10 @@ class Sandbox:
             self.store, self.clock, self.scheduler, self.outbox, self.merchants, self.payments
         )
         self.outbox.subscribe(self.payment_links.on_event)
+        self.legacy_tokens = LegacyTokenService(
+            self.store, self.clock, self.scheduler, self.outbox, self.merchants
+        )
+        self.legacy_cards = LegacyCardService(self.merchants, self.payments)
 
     def add_merchant(self, seed: MerchantSeed) -> MerchantCredentials:
         credentials = self.merchants.create(seed)

@@ -37,7 +37,9 @@ from mocksrv.representations.payments import payment_view as payment_view
 from mocksrv.representations.payments import session_tokens_json as session_tokens_json
 from mocksrv.representations.records import CONNECTOR_DISPUTE_STATUS as CONNECTOR_DISPUTE_STATUS
 from mocksrv.representations.records import PROFILE_CONSTANT_SETTINGS as PROFILE_CONSTANT_SETTINGS
+from mocksrv.representations.records import api_key_json as api_key_json
 from mocksrv.representations.records import clock_json as clock_json
+from mocksrv.representations.records import created_api_key_json as created_api_key_json
 from mocksrv.representations.records import credentials_json as credentials_json
 from mocksrv.representations.records import customer_json as customer_json
 from mocksrv.representations.records import dispute_json as dispute_json
@@ -45,4 +47,5 @@ from mocksrv.representations.records import evidence_json as evidence_json
 from mocksrv.representations.records import payout_json as payout_json
 from mocksrv.representations.records import profile_json as profile_json
 from mocksrv.representations.records import refund_json as refund_json
+from mocksrv.representations.records import revoked_api_key_json as revoked_api_key_json
 from mocksrv.representations.records import timer_json as timer_json

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from mocksrv.domain.disputes import Dispute
 from mocksrv.domain.ephemeral_keys import EphemeralKey
 from mocksrv.domain.models import Customer, Payment
-from mocksrv.domain.payments.states import PaymentStatus
+from mocksrv.domain.payments.states import ATTEMPT_STATUS, PaymentStatus
 from mocksrv.domain.refunds import Refund
 from mocksrv.domain.sandbox import Sandbox
 from mocksrv.representations.common import JsonObject, timestamp
@@ -187,27 +187,12 @@ def payment_view(payment: Payment, base_url: str, sandbox: Sandbox) -> JsonObjec
     return payment_json(payment, base_url, disputes, refunds, customer)
 
 
-# A payment's status, as the status of the attempt that brought it there.
-_ATTEMPT_STATUS = {
-    PaymentStatus.REQUIRES_CUSTOMER_ACTION: "authentication_pending",
-    PaymentStatus.REQUIRES_MERCHANT_ACTION: "unresolved",
-    PaymentStatus.PROCESSING: "pending",
-    PaymentStatus.REQUIRES_CAPTURE: "authorized",
-    PaymentStatus.PARTIALLY_CAPTURED: "partial_charged",
-    PaymentStatus.PARTIALLY_CAPTURED_AND_CAPTURABLE: "partial_charged_and_chargeable",
-    PaymentStatus.SUCCEEDED: "charged",
-    PaymentStatus.FAILED: "authorization_failed",
-    PaymentStatus.CANCELLED: "voided",
-    PaymentStatus.EXPIRED: "expired",
-}
-
-
 def payment_attempts_json(payment: Payment) -> list[JsonObject]:
     """The payment's attempts at the processor, oldest first: a payment is confirmed at most once,
     so there is one once it is confirmed, with the payment's own state."""
     if payment.attempt_count == 0:
         return []
-    status = _ATTEMPT_STATUS.get(payment.status, "started")
+    status = ATTEMPT_STATUS.get(payment.status, "started")
     if payment.error_code == "authentication_failed":
         status = "authentication_failed"
     return [

@@ -7,7 +7,7 @@ from datetime import datetime
 from mocksrv.domain.clock import ClockState, format_timestamp
 from mocksrv.domain.disputes import Dispute, DisputeStatus
 from mocksrv.domain.merchants import MerchantCredentials
-from mocksrv.domain.models import Customer, Profile
+from mocksrv.domain.models import ApiKey, Customer, Profile
 from mocksrv.domain.payouts import Payout
 from mocksrv.domain.refunds import Refund
 from mocksrv.domain.store import Timer
@@ -45,6 +45,8 @@ def credentials_json(credentials: MerchantCredentials) -> JsonObject:
         "secret_key": credentials.secret_key,
         "publishable_key": credentials.publishable_key,
         "payment_response_hash_key": credentials.profile.payment_response_hash_key,
+        "legacy_client_id": credentials.merchant.legacy_client_id,
+        "legacy_client_secret": credentials.legacy_client_secret,
     }
 
 
@@ -77,6 +79,30 @@ def profile_json(profile: Profile) -> JsonObject:
         "session_expiry": profile.session_expiry,
         **PROFILE_CONSTANT_SETTINGS,
     }
+
+
+def api_key_json(key: ApiKey) -> JsonObject:
+    """A key as it is retrieved and listed: its prefix, never the key."""
+    return {
+        "key_id": key.key_id,
+        "merchant_id": key.merchant_id,
+        "name": key.name or key.kind.value,  # records stored before keys had names
+        "description": key.description,
+        "prefix": key.prefix,
+        "created": format_timestamp(key.created),
+        "expiration": "never" if key.expiration is None else format_timestamp(key.expiration),
+    }
+
+
+def created_api_key_json(key: ApiKey, plaintext: str) -> JsonObject:
+    """A key as its creation answers it, the one time its plaintext is shown."""
+    shown = api_key_json(key)
+    del shown["prefix"]
+    return {**shown, "api_key": plaintext}
+
+
+def revoked_api_key_json(key: ApiKey) -> JsonObject:
+    return {"merchant_id": key.merchant_id, "key_id": key.key_id, "revoked": True}
 
 
 def refund_json(refund: Refund) -> JsonObject:

@@ -464,6 +464,8 @@ def test_the_admin_creates_a_merchant_with_fresh_keys(admin: Api) -> None:
         "secret_key": Matches(r"snd_[0-9a-f]{32}"),
         "publishable_key": Matches(r"pk_snd_[0-9a-f]{32}"),
         "payment_response_hash_key": Matches(r"whsec_[0-9a-f]{32}"),
+        "legacy_client_id": Matches(r"legacy_[A-Za-z0-9]{20}"),
+        "legacy_client_secret": Matches(r"lcs_[0-9a-f]{32}"),
     }
 
 
@@ -904,7 +906,9 @@ def test_transitions_list_every_resources_table(api: Api) -> None:
 
     assert response.status_code == 200
     assert sorted(response.json) == [
+        "api_key",
         "dispute",
+        "legacy_token",
         "mandate",
         "payment",
         "payment_link",

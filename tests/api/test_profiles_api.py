@@ -396,6 +396,222 @@ def test_update_without_a_key_is_401(api: Api) -> None:
     assert response.json == error("IR_01", UNAUTHORIZED)
 
 
+# -- POST /account/:merchant_id/business_profile --------------------------------------------------
+
+GENERATED_PROFILE_ID = Matches(r"pro_[A-Za-z0-9]{20}")
+SECOND_HOOK_URL = "http://127.0.0.1:9/second"
+
+
+def new_profile(api: Api, **fields: Any) -> dict[str, Any]:
+    return ok(api.post(PROFILES, fields))
+
+
+def test_create_with_nothing_makes_a_profile_of_defaults_and_a_new_signing_key(api: Api) -> None:
+    response = api.post(PROFILES, {})
+
+    assert response.status_code == 200
+    assert response.json == default_profile(
+        profile_id=GENERATED_PROFILE_ID, payment_response_hash_key=GENERATED_SIGNING_KEY
+    )
+
+
+def test_create_keeps_its_name_urls_signing_key_and_session_expiry(api: Api) -> None:
+    response = api.post(
+        PROFILES,
+        {
+            "profile_name": "outlet",
+            "return_url": "https://outlet.example/done",
+            "webhook_details": {"webhook_url": SECOND_HOOK_URL, "payment_created_enabled": True},
+            "payment_response_hash_key": "whsec_outlet",
+            "session_expiry": 60,
+            "is_auto_retries_enabled": True,
+        },
+    )
+
+    assert response.status_code == 200
+    assert response.json == default_profile(
+        profile_id=GENERATED_PROFILE_ID,
+        profile_name="outlet",
+        return_url="https://outlet.example/done",
+        webhook_details={"webhook_url": SECOND_HOOK_URL},
+        payment_response_hash_key="whsec_outlet",
+        session_expiry=60,
+    )
+
+
+def test_a_created_profile_is_listed_beside_the_default_one(api: Api) -> None:
+    created = new_profile(api, profile_name="outlet")
+
+    assert sorted(ok(api.get(PROFILES)), key=lambda profile: profile["profile_name"]) == [
+        default_profile(),
+        created,
+    ]
+
+
+def test_create_with_the_admin_key_works(admin: Api) -> None:
+    response = admin.post(PROFILES, {"profile_name": "outlet"})
+
+    assert response.status_code == 200
+    assert response.json["merchant_id"] == MERCHANT_ID
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        (
+            {"webhook_details": {"webhook_url": "not a url"}},
+            invalid("webhook_details.webhook_url", "not a valid URL"),
+        ),
+        ({"session_expiry": 0}, invalid_for_any_reason("session_expiry")),
+        ({"profile_id": "pro_mine"}, malformed("unknown field `profile_id`")),
+    ],
+    ids=case_id,
+)
+def test_create_with_an_invalid_field_is_refused_and_creates_nothing(
+    api: Api, body: dict, expected: dict
+) -> None:
+    response = api.post(PROFILES, body)
+
+    assert response.status_code == 400
+    assert response.json == expected
+    assert ok(api.get(PROFILES)) == [default_profile()]
+
+
+def test_create_for_another_merchant_is_404(api: Api, other_merchant: OtherMerchant) -> None:
+    response = api.post(f"/account/{other_merchant.merchant_id}/business_profile", {})
+
+    assert response.status_code == 404
+    assert response.json == MERCHANT_NOT_FOUND
+
+
+# -- GET /account/:merchant_id/business_profile/:profile_id ---------------------------------------
+
+
+def test_retrieve_shows_the_profile(api: Api) -> None:
+    created = new_profile(api, profile_name="outlet")
+
+    response = api.get(f"{PROFILES}/{created['profile_id']}")
+
+    assert response.status_code == 200
+    assert response.json == created
+
+
+def test_retrieve_of_the_fixture_profile(api: Api) -> None:
+    response = api.get(PROFILE)
+
+    assert response.status_code == 200
+    assert response.json == default_profile()
+
+
+def test_retrieve_of_no_such_profile_is_404(api: Api) -> None:
+    response = api.get(f"{PROFILES}/pro_nothing")
+
+    assert response.status_code == 404
+    assert response.json == PROFILE_NOT_FOUND
+
+
+def test_retrieve_of_another_merchants_profile_is_404(api: Api, other_merchant: OtherMerchant) -> None:
+    response = api.get(f"{PROFILES}/{other_merchant.credentials['profile_id']}")
+
+    assert response.status_code == 404
+    assert response.json == PROFILE_NOT_FOUND
+
+
+# -- DELETE /account/:merchant_id/business_profile/:profile_id ------------------------------------
+
+
+def test_delete_answers_true_and_the_profile_is_gone(api: Api) -> None:
+    created = new_profile(api, profile_name="outlet")
+
+    response = api.delete(f"{PROFILES}/{created['profile_id']}")
+
+    assert response.status_code == 200
+    assert response.json is True
+    assert api.get(f"{PROFILES}/{created['profile_id']}").json == PROFILE_NOT_FOUND
+    assert ok(api.get(PROFILES)) == [default_profile()]
+
+
+def test_delete_of_the_default_profile_is_refused(api: Api) -> None:
+    response = api.delete(PROFILE)
+
+    assert response.status_code == 400
+    assert response.json == invalid("profile_id", "the merchant's default profile cannot be deleted")
+    assert ok(api.get(PROFILES)) == [default_profile()]
+
+
+def test_delete_of_no_such_profile_is_404(api: Api) -> None:
+    response = api.delete(f"{PROFILES}/pro_nothing")
+
+    assert response.status_code == 404
+    assert response.json == PROFILE_NOT_FOUND
+
+
+def test_delete_with_another_merchants_key_is_404(api: Api, other_merchant: OtherMerchant) -> None:
+    created = new_profile(api, profile_name="outlet")
+
+    response = other_merchant.api.delete(f"{PROFILES}/{created['profile_id']}")
+
+    assert response.status_code == 404
+    assert response.json == MERCHANT_NOT_FOUND
+
+
+def test_a_payment_on_a_deleted_profile_is_refused(api: Api) -> None:
+    created = new_profile(api, profile_name="outlet")
+    ok(api.delete(f"{PROFILES}/{created['profile_id']}"))
+
+    response = api.post("/payments", payloads.payment(profile_id=created["profile_id"]))
+
+    assert response.status_code == 400
+    assert response.json == invalid("profile_id", "no such business profile")
+
+
+# -- each payment's events go by its own profile -------------------------------------------------
+
+
+def test_a_payment_records_its_profile(api: Api) -> None:
+    created = new_profile(api, profile_name="outlet")
+
+    payment = create(api, profile_id=created["profile_id"])
+
+    assert payment["profile_id"] == created["profile_id"]
+
+
+def test_the_events_of_a_payment_go_by_its_profiles_webhook_url(api: Api, frozen: str, hooked: str) -> None:
+    created = new_profile(api, profile_name="outlet")  # without a webhook URL of its own
+    create(api, payment_id="pay_outlet", profile_id=created["profile_id"])
+    create(api, payment_id="pay_default")
+
+    response = api.get("/__mock/events")
+
+    assert response.json["data"] == [
+        event_summary("payment_succeeded", "pay_default", frozen),
+        event_summary("payment_succeeded", "pay_outlet", frozen, "no_endpoint"),
+    ]
+
+
+def test_a_payment_on_a_profile_with_a_url_is_queued_though_the_default_has_none(
+    api: Api, frozen: str
+) -> None:
+    created = new_profile(api, profile_name="outlet", webhook_details={"webhook_url": SECOND_HOOK_URL})
+
+    create(api, payment_id="pay_outlet", profile_id=created["profile_id"])
+
+    assert ok(api.get("/__mock/events"))["data"] == [event_summary("payment_succeeded", "pay_outlet", frozen)]
+
+
+def test_events_after_the_profile_is_deleted_have_no_endpoint(api: Api, frozen: str) -> None:
+    created = new_profile(api, profile_name="outlet", webhook_details={"webhook_url": SECOND_HOOK_URL})
+    create(api, payment_id="pay_outlet", profile_id=created["profile_id"], capture_method="manual")
+    ok(api.delete(f"{PROFILES}/{created['profile_id']}"))
+
+    ok(api.post("/payments/pay_outlet/capture", {}))
+
+    assert ok(api.get("/__mock/events"))["data"] == [
+        event_summary("payment_succeeded", "pay_outlet", frozen, "no_endpoint"),
+        event_summary("payment_authorized", "pay_outlet", frozen),
+    ]
+
+
 # -- PUT /__mock/webhook_url ----------------------------------------------------------------------
 
 

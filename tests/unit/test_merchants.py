@@ -9,7 +9,7 @@ import pytest
 
 from mocksrv.domain.errors import DuplicateResource, ErrorKind, InvalidField, ResourceNotFound, Unauthorized
 from mocksrv.domain.merchants import API_KEYS, MerchantSeed, key_hash
-from mocksrv.domain.models import Environment, KeyKind
+from mocksrv.domain.models import ApiKeyStatus, Environment, KeyKind
 from mocksrv.domain.payments.outcomes import OutcomeTable
 from mocksrv.domain.sandbox import Sandbox, SandboxConfig
 from mocksrv.domain.store import GLOBAL, Query
@@ -75,7 +75,7 @@ def test_production_key_is_refused_by_the_sandbox(sandbox: Sandbox, key: str) ->
 
 
 def test_revoked_key_is_unauthorized(sandbox: Sandbox) -> None:
-    change_key(sandbox, SECRET_KEY, revoked=True)
+    change_key(sandbox, SECRET_KEY, status=ApiKeyStatus.REVOKED)
     assert refusal(sandbox, SECRET_KEY).message == INVALID_KEY
 
 

@@ -9,6 +9,7 @@ from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import Any
 
+import freezegun
 import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -448,3 +449,13 @@ def test_the_document_names_its_format_and_version(snapshots: Snapshots) -> None
         "all",
     )
     assert document["ids"] is None
+
+
+def test_a_time_made_under_freezegun_is_written_as_a_standard_one() -> None:
+    codec = Codec([Capture])
+    with freezegun.freeze_time("2026-03-01 12:00:00"):
+        faked = datetime.now(UTC)
+    assert type(faked) is not datetime
+
+    assert codec.encode(faked) == {"$datetime": "2026-03-01T12:00:00+00:00"}
+    assert codec.decode(codec.encode(faked)) == datetime(2026, 3, 1, 12, tzinfo=UTC)

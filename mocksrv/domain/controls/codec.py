@@ -115,6 +115,12 @@ class Codec:
             return value
         encoder = self._encoders.get(kind)
         if encoder is None:
+            # A time-freezing library's subclass of datetime or date (or the class it replaced, when
+            # this module was imported during a freeze) is written as the standard one.
+            if isinstance(value, datetime):
+                return {"$datetime": value.isoformat()}
+            if isinstance(value, date):
+                return {"$date": value.isoformat()}
             raise TypeError(f"a snapshot cannot hold a value of type {kind.__name__}")
         return encoder(value)
 

@@ -28,6 +28,7 @@ from mocksrv.domain.ephemeral_keys import EPHEMERAL_KEYS, EphemeralKey
 from mocksrv.domain.errors import DomainError, DuplicateResource, ErrorKind, InvalidField
 from mocksrv.domain.events import Event, EventType
 from mocksrv.domain.ids import MAX_SEED, IdState
+from mocksrv.domain.legacy.tokens import LEGACY_TOKENS, LegacyToken
 from mocksrv.domain.links.records import PAYMENT_LINKS, PaymentLink
 from mocksrv.domain.merchants import API_KEYS, MERCHANTS, PROFILES
 from mocksrv.domain.models import ApiKey, Customer, Merchant, Payment, Profile, evolve
@@ -67,6 +68,7 @@ RECORD_TYPES: dict[str, type] = {
     MANDATES: Mandate,
     PAYMENT_LINKS: PaymentLink,
     EPHEMERAL_KEYS: EphemeralKey,
+    LEGACY_TOKENS: LegacyToken,
     FAULTS: FaultRule,
     CHAOS: WebhookChaos,
     HOLDS: DeliveryHold,

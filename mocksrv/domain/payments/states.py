@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
 
 from mocksrv.domain.events import EventType
@@ -141,3 +142,19 @@ PAYMENT_TRANSITIONS: TransitionTable[PaymentStatus, PaymentEvent] = TransitionTa
 
 # A capture of these answers 409 rather than 400 (spec section 3, rule 1).
 CAPTURE_CONFLICT_STATES = frozenset({S.SUCCEEDED, S.CANCELLED})
+
+
+# A payment's status as the status of the attempt at the processor that brought it there, in the real
+# service's names: what a payment's attempts show, and what the analytics group by.
+ATTEMPT_STATUS: Mapping[PaymentStatus, str] = {
+    PaymentStatus.REQUIRES_CUSTOMER_ACTION: "authentication_pending",
+    PaymentStatus.REQUIRES_MERCHANT_ACTION: "unresolved",
+    PaymentStatus.PROCESSING: "pending",
+    PaymentStatus.REQUIRES_CAPTURE: "authorized",
+    PaymentStatus.PARTIALLY_CAPTURED: "partial_charged",
+    PaymentStatus.PARTIALLY_CAPTURED_AND_CAPTURABLE: "partial_charged_and_chargeable",
+    PaymentStatus.SUCCEEDED: "charged",
+    PaymentStatus.FAILED: "authorization_failed",
+    PaymentStatus.CANCELLED: "voided",
+    PaymentStatus.EXPIRED: "expired",
+}

@@ -59,7 +59,8 @@ class WebhookService:
     def on_event(self, event: Event) -> None:
         """Queue a new event's first attempt; called in the transaction that appended it."""
         state = DeliveryState.PENDING
-        if self._merchants.default_profile(event.merchant_id).webhook_url is None:
+        profile = self._merchants.event_profile(event.merchant_id, event.resource)
+        if profile is None or profile.webhook_url is None:
             state = DELIVERY_TRANSITIONS.require(state, DeliveryEvent.SKIP).target
         delivery = EventDelivery(event.event_id, event.merchant_id, event.created, state)
         chaos: WebhookChaos | None = self._store.get(CHAOS, event.merchant_id, event.merchant_id)
@@ -134,14 +135,15 @@ class WebhookService:
                 # Reset since it was queued, or a retry that a redelivery by hand made moot.
                 self._store.finish_delivery(merchant_id)
                 continue
-            profile = self._merchants.default_profile(merchant_id)
+            # Sent per the profile of the event's payment (refund, ...), as it stands now.
+            profile = self._merchants.event_profile(merchant_id, event.resource)
             chaos: WebhookChaos | None = self._store.get(CHAOS, merchant_id, merchant_id)
             return DeliveryTask(
                 merchant_id,
                 event,
                 delivery,
-                profile.webhook_url,
-                profile.payment_response_hash_key,
+                None if profile is None else profile.webhook_url,
+                "" if profile is None else profile.payment_response_hash_key,
                 manual,
                 send_duplicate=not manual and chaos is not None and chaos.duplicate,
             )
@@ -285,14 +287,14 @@ class WebhookService:
         self, merchant_id: str, where: EventFilter, limit: int, offset: int
     ) -> tuple[list[tuple[Event, EventDelivery]], int]:
         """The merchant's events that `where` keeps, newest first, each with its delivery; and how many
-        it keeps in all. Every event belongs to the merchant's default profile."""
+        it keeps in all. An event belongs to the profile of its payment (refund, ...)."""
         profile_id = where.profile_id
-        if profile_id is not None and profile_id != self._merchants.default_profile(merchant_id).profile_id:
-            return [], 0
+        profile_of = self._merchants.profile_id_of
         kept = [
             (event, delivery)
             for event in reversed(self._store.events(merchant_id))
-            if where.keeps(event, delivery := self.delivery(merchant_id, event.event_id))
+            if (profile_id is None or profile_of(merchant_id, event.resource) == profile_id)
+            and where.keeps(event, delivery := self.delivery(merchant_id, event.event_id))
         ]
         return kept[offset : offset + limit], len(kept)
 

@@ -1,0 +1,1 @@
+"""The legacy card API's domain: client credentials and bearer tokens, decimal amounts, transactions."""
