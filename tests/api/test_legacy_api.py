@@ -607,10 +607,11 @@ def test_legacy_requests_count_against_the_merchants_rate_limit(client: FlaskCli
     legacy = Legacy(limited, get_token(limited))
 
     first = legacy.post(INITIATE, transaction())
-    second = legacy.post(UNIFIED, transaction(card=card()))
+    second = legacy.post(INITIATE, transaction())
+    unified = legacy.post(UNIFIED, transaction(card=card()))
     token = limited.get(TOKEN_PATH, headers=basic())
 
     assert first.status_code == 200
-    assert [second.status_code, token.status_code] == [429, 429]
+    assert [second.status_code, unified.status_code, token.status_code] == [429, 429, 429]
     assert second.json["error"]["code"] == "RL_01"
     assert second.headers["X-RateLimit-Limit"] == "2"
