@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import signal
-import time
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +15,7 @@ from tests.e2e.harness import (
     TimeoutSession,
     assert_stops_cleanly,
     free_port,
+    poll,
     run_command,
 )
 from tests.payloads import ADMIN_KEY, SECRET_KEY
@@ -47,12 +47,7 @@ def payment_ids_in(state: Path) -> set[str]:
 
 def written_ids(state: Path, wanted: set[str], timeout: float) -> set[str]:
     """The payment ids of the state file once it holds `wanted`, or at the deadline, as it stands."""
-    deadline = time.monotonic() + timeout
-    while True:
-        ids = payment_ids_in(state)
-        if wanted <= ids or time.monotonic() >= deadline:
-            return ids
-        time.sleep(0.05)  # between two looks at the file
+    return poll(lambda: payment_ids_in(state), wanted.issubset, timeout=timeout, max_attempts=10**8)
 
 
 def test_a_killed_server_comes_back_with_the_payments_of_the_last_interval(tmp_path: Path) -> None:
