@@ -25,7 +25,7 @@ class WaitSlots:
     def __init__(self, total: int, per_merchant: int) -> None:
         self.total = total
         self.per_merchant = per_merchant
-        self._lock = threading.Lock()
+        self._changed = threading.Condition()
         self._open: dict[str, int] = {}
         self._count = 0
         self.on_open: Callable[[int], None] = lambda count: None
@@ -33,7 +33,7 @@ class WaitSlots:
     @contextmanager
     def hold(self, merchant_id: str, *, parks: bool = True) -> Iterator[None]:
         """Hold a slot for the block, when the wait `parks`; raise TooManyWaits when none is free."""
-        with self._lock:
+        with self._changed:
             mine = self._open.get(merchant_id, 0)
             if self._count >= self.total or mine >= self.per_merchant:
                 raise TooManyWaits(
@@ -43,6 +43,7 @@ class WaitSlots:
             if parks:
                 self._open[merchant_id] = mine + 1
                 self._count += 1
+                self._changed.notify_all()
             count = self._count
         if not parks:
             yield
@@ -51,15 +52,22 @@ class WaitSlots:
             self.on_open(count)
             yield
         finally:
-            with self._lock:
+            with self._changed:
                 self._count -= 1
                 left = self._open[merchant_id] - 1
                 if left:
                     self._open[merchant_id] = left
                 else:
                     del self._open[merchant_id]
+                self._changed.notify_all()
 
     def open(self, merchant_id: str) -> int:
         """How many of the merchant's long-polls are open."""
-        with self._lock:
+        with self._changed:
+            return self._open.get(merchant_id, 0)
+
+    def wait_open(self, merchant_id: str, count: int, timeout: float) -> int:
+        """Block until the merchant has `count` long-polls open, or `timeout` s pass; the number open."""
+        with self._changed:
+            self._changed.wait_for(lambda: self._open.get(merchant_id, 0) == count, timeout)
             return self._open.get(merchant_id, 0)

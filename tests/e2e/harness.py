@@ -34,6 +34,7 @@ STOPPED_LINE = "mocksrv stopped"
 START_TIMEOUT = 15.0  # seconds for the process to print its banner
 STOP_TIMEOUT = 5.0  # seconds for the process to exit after SIGTERM
 REQUEST_TIMEOUT = 5.0  # seconds for any one request; a hang fails the test instead of the suite
+DEADLINE = 10.0  # seconds any awaited condition may take on a loaded machine
 MAX_BANNER_LINES = 1000  # lines read while waiting for one; the banner has a dozen
 
 T = TypeVar("T")

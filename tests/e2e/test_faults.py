@@ -15,7 +15,7 @@ import requests
 from mocksrv import MockServer
 from mocksrv.control import wait_slots
 from tests import payloads
-from tests.e2e.harness import LOCALHOST, Merchant, create_merchant, poll, run_command
+from tests.e2e.harness import DEADLINE, LOCALHOST, Merchant, create_merchant, run_command
 from tests.payloads import ADMIN_KEY
 
 PAYMENT_EXISTS = {
@@ -111,17 +111,20 @@ def test_stopping_answers_at_once_with_a_hang_in_flight() -> None:
     merchant = create_merchant(server.url, ADMIN_KEY)
     merchant.add_fault({"type": "hang", "seconds": 600})
     connection = http.client.HTTPConnection(LOCALHOST, server.port, timeout=10)
-    connection.request("GET", "/customers/list", headers={"api-key": merchant.secret_key})
-    slots = wait_slots(server.app)
-    assert poll(lambda: slots.open(merchant.merchant_id), bool, timeout=5, max_attempts=50_000) == 1
+    try:
+        connection.request("GET", "/customers/list", headers={"api-key": merchant.secret_key})
+        assert wait_slots(server.app).wait_open(merchant.merchant_id, 1, timeout=DEADLINE) == 1
 
-    started = time.monotonic()
-    server.stop()
-    stopped_in = time.monotonic() - started
+        started = time.monotonic()
+        server.stop()
+        stopped_in = time.monotonic() - started
 
-    with pytest.raises((http.client.RemoteDisconnected, ConnectionError)):
-        connection.getresponse()
-    merchant.close()
+        with pytest.raises((http.client.RemoteDisconnected, ConnectionError)):
+            connection.getresponse()
+    finally:
+        connection.close()
+        merchant.close()
+        server.stop()
     assert stopped_in < 1.5
 
 

@@ -21,6 +21,7 @@ from mocksrv import MockServer
 from mocksrv.receiver import DeadReceiver
 from mocksrv.settings import Settings
 from tests.e2e.harness import (
+    DEADLINE,
     LOCALHOST,
     REQUEST_TIMEOUT,
     Merchant,
@@ -30,7 +31,6 @@ from tests.e2e.harness import (
 )
 from tests.payloads import ADMIN_KEY, SECRET_KEY, payment
 
-DEADLINE = 10.0  # seconds any awaited condition may take on a loaded machine
 JSON = "application/json"
 
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import threading
 from contextlib import ExitStack
 
 import pytest
 
 from mocksrv.domain.waits import TooManyWaits, WaitSlots
+
+DEADLINE = 10.0  # seconds the long-poll thread may take to open on a loaded machine
 
 
 def test_a_merchant_at_its_cap_is_refused_and_others_are_not() -> None:
@@ -37,3 +40,25 @@ def test_a_wait_that_does_not_park_takes_no_slot_yet_is_refused_at_the_cap() -> 
             with pytest.raises(TooManyWaits), slots.hold("m1", parks=False):
                 pass
     assert (slots.open("m1"), opened) == (0, [1])
+
+
+def test_waiting_for_open_long_polls_returns_once_they_open_or_at_the_timeout() -> None:
+    slots = WaitSlots(total=8, per_merchant=4)
+    opened = threading.Event()
+    release = threading.Event()
+
+    def long_poll() -> None:
+        with slots.hold("m1"):
+            opened.set()
+            release.wait(DEADLINE)
+
+    holder = threading.Thread(target=long_poll)
+    holder.start()
+    try:
+        assert slots.wait_open("m1", 1, timeout=DEADLINE) == 1
+        assert opened.is_set()
+        assert slots.wait_open("m1", 2, timeout=0.01) == 1  # nothing more opens: the timeout answers
+    finally:
+        release.set()
+        holder.join(DEADLINE)
+    assert slots.wait_open("m1", 0, timeout=DEADLINE) == 0
