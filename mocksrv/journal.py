@@ -28,7 +28,6 @@ CONTROL_PLANE = "/__mock/"
 HEALTH_CHECK = "/health"
 ADMIN_KEY_KIND = "admin"
 # The masked keys as JSON writes a key: quoted, so that `"cvc_check"` is not taken for `"cvc"`.
-# The masked keys as JSON writes a key: quoted, so that `"cvc_check"` is not taken for `"cvc"`.
 _MASKED_NAMES = tuple(f'"{name}"'.encode() for name in sorted(LAST_FOUR_KEYS | HIDDEN_KEYS))
 # What every card-like number starts with, found faster than the whole pattern: most answers have none.
 _DIGIT_RUN = re.compile(rb"[0-9][0-9 -]{11}")

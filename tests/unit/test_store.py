@@ -199,6 +199,51 @@ def test_created_lte_between_milliseconds_includes_the_earlier_millisecond(timel
     assert ids(timeline, Query(created_lte=at(1.0005))) == ["t1", "t0"]
 
 
+def between(store: MemoryStore, first: float, last: float) -> tuple[list[str], list[str]]:
+    """The ids of the keys and of the records `created_between` answers, in its order."""
+    keys, records = store.created_between(THING, "m1", at(first), at(last))
+    return [key[1] for key in keys], [thing.thing_id for thing in records]
+
+
+def test_created_between_answers_the_slice_newest_first_when_stored_in_creation_order(
+    timeline: MemoryStore,
+) -> None:
+    timeline.delete(THING, "m1", "t2")
+    put(timeline, replace(Thing("t3", at(3)), status="closed"))  # a new copy keeps its place
+
+    assert between(timeline, 1, 3) == (["t3", "t1"], ["t3", "t1"])
+    assert between(timeline, 0, 4) == (["t4", "t3", "t1", "t0"], ["t4", "t3", "t1", "t0"])
+    assert between(timeline, 4.5, 9) == ([], [])
+    _, records = timeline.created_between(THING, "m1", at(3), at(3))
+    assert records == [Thing("t3", at(3), status="closed")]
+
+
+def test_created_between_answers_the_same_once_a_record_is_stored_out_of_creation_order(
+    timeline: MemoryStore,
+) -> None:
+    put(timeline, Thing("late", at(2.5)), Thing("t5", at(5)))
+
+    assert between(timeline, 2, 5) == (["t5", "t4", "t3", "late", "t2"], ["t5", "t4", "t3", "late", "t2"])
+    assert between(timeline, 0, 0.5) == (["t0"], ["t0"])
+
+
+def test_created_between_pairs_each_record_with_a_key_of_its_millisecond(store: MemoryStore) -> None:
+    put(store, Thing("b", at(1)), Thing("a", at(1)), Thing("c", at(2)))
+
+    keys, records = store.created_between(THING, "m1", at(0), at(5))
+    assert [key[1] for key in keys] == ["c", "a", "b"]
+    assert [sort_key(thing.created, thing.thing_id)[0] for thing in records] == [key[0] for key in keys]
+    assert sorted(thing.thing_id for thing in records) == ["a", "b", "c"]
+
+
+def test_created_between_after_a_clear_is_in_order_again(timeline: MemoryStore) -> None:
+    put(timeline, Thing("late", at(0.5)))
+    timeline.clear("m1", [THING])
+    put(timeline, Thing("n0", at(7)), Thing("n1", at(8)))
+
+    assert between(timeline, 0, 9) == (["n1", "n0"], ["n1", "n0"])
+
+
 # -- filters ---------------------------------------------------------------------------------------
 
 
