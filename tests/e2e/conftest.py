@@ -11,6 +11,7 @@ from pytest_httpserver import HTTPServer
 
 from mocksrv import MockServer
 from tests.e2e.harness import (
+    DEADLINE,
     LOCALHOST,
     Merchant,
     Receiver,
@@ -110,4 +111,6 @@ def webhook_merchant(mock_server: MockServer, receiver: Receiver) -> Iterator[Me
     merchant = create_merchant(mock_server.url, ADMIN_KEY, webhook_url=receiver.url)
     merchant.freeze()
     yield merchant
+    # A delivery still on its way would reach the receiver once the next test has cleared it.
+    merchant.wait_webhooks(DEADLINE)
     merchant.close()

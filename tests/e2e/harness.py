@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -121,7 +122,13 @@ class ServerProcess:
             target=self._read_stdout, args=(self._process.stdout,), name="mocksrv-stdout", daemon=True
         )
         self._reader.start()
-        banner = self._wait_for_line(READY_LINE, START_TIMEOUT)
+        try:
+            banner = self._wait_for_line(READY_LINE, START_TIMEOUT)
+        except BaseException:  # no process left running to fail a later test with a ResourceWarning
+            self._process.kill()
+            with contextlib.suppress(AssertionError):
+                self.stop()
+            raise
         self.base_url = banner.rsplit(" ", 1)[1]
         return self
 

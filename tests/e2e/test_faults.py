@@ -14,10 +14,11 @@ import requests
 
 from mocksrv import MockServer
 from mocksrv.control import wait_slots
-from mocksrv.httpserver import GRACE
 from tests import payloads
 from tests.e2e.harness import DEADLINE, LOCALHOST, Merchant, create_merchant, poll, run_command
 from tests.payloads import ADMIN_KEY
+
+STOP_BOUND = 5.0  # seconds a stop may take on a busy machine; a prompt one takes about 0.1 s
 
 PAYMENT_EXISTS = {
     "error": {
@@ -136,8 +137,7 @@ def test_stopping_answers_at_once_with_a_hang_in_flight() -> None:
         connection.close()
         merchant.close()
         server.stop()
-    # Within the grace given to requests in progress: the stop did not wait the hang out.
-    assert stopped_in < GRACE
+    assert stopped_in < STOP_BOUND
 
 
 MISCOUNTED = """\

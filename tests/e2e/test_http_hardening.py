@@ -249,7 +249,8 @@ def until_refused(merchant: Merchant) -> bool:
 
 def busy_merchant(base_url: str, webhook_url: str) -> Merchant:
     """A merchant with a delivery that never finishes: its waits stay open until their timeout."""
-    merchant = create_merchant(base_url, ADMIN_KEY, webhook_url=webhook_url)
+    # No rate limit: the probes of `until_refused` must meet the long-polls' 429, not the limiter's.
+    merchant = create_merchant(base_url, ADMIN_KEY, webhook_url=webhook_url, rate_limit=0)
     created = merchant.post("/payments", payment(profile_id=merchant.profile_id))
     assert (created.status_code, created.json()["status"]) == (200, "succeeded")
     return merchant

@@ -8,9 +8,9 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 
 from mocksrv.webhooks import SIGNATURE_HEADER, verify_signature
-from tests.e2e.harness import Merchant, Receiver, TimeoutSession, forms_of
+from tests.e2e.harness import DEADLINE, Merchant, Receiver, TimeoutSession, forms_of
 
-WAIT_TIMEOUT = 4.0  # seconds a wait for deliveries may block
+WAIT_TIMEOUT = DEADLINE  # seconds a wait for deliveries may block; it returns once they are attempted
 THREE_DS_CARD = "4000000000003063"  # a challenge when the payment asks for 3D Secure
 RETURN_URL = "https://shop.example/return"
 

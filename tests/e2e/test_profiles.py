@@ -11,9 +11,9 @@ from pytest_httpserver import HTTPServer
 
 from mocksrv.webhooks import SIGNATURE_HEADER
 from tests import payloads
-from tests.e2e.harness import Merchant, Receiver
+from tests.e2e.harness import DEADLINE, Merchant, Receiver
 
-WAIT_TIMEOUT = 4.0  # seconds a wait for deliveries may block
+WAIT_TIMEOUT = DEADLINE  # seconds a wait for deliveries may block; it returns once they are attempted
 OUTLET_SIGNING_KEY = "whsec_outlet_signing_key"
 
 

@@ -23,11 +23,11 @@ from mocksrv.domain.webhooks import ChaosMode, DeliveryHold
 from mocksrv.receiver import DeadReceiver, WebhookEndpoint, WebhookReceiver
 from mocksrv.representations import timestamp
 from tests import payloads
-from tests.e2e.harness import Receiver
+from tests.e2e.harness import DEADLINE, Receiver
 from tests.payloads import ADMIN_KEY
 
-WAIT_TIMEOUT = 4.0  # seconds a wait for deliveries may block
-ARRIVAL_DEADLINE = 3.0  # seconds a healthy merchant's webhook may take beside a dead receiver
+WAIT_TIMEOUT = DEADLINE  # seconds a wait for deliveries may block; it returns once they are attempted
+ARRIVAL_DEADLINE = 3.0  # seconds a healthy merchant's webhook may take beside a dead receiver (< its timeout)
 ANY_TIME = datetime(2026, 1, 1, tzinfo=UTC)  # a hold's times play no part in its order
 
 

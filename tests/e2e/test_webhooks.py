@@ -26,10 +26,19 @@ from mocksrv.domain.webhooks import RETRY_DELAYS
 from mocksrv.webhooks import SIGNATURE_HEADER, verify_signature
 from tests import payloads
 from tests.api.expected import Matches, iso, later
-from tests.e2e.harness import LOCALHOST, Merchant, Receiver, create_merchant, default_merchant, free_port
+from tests.e2e.harness import (
+    DEADLINE,
+    LOCALHOST,
+    Merchant,
+    Receiver,
+    create_merchant,
+    default_merchant,
+    free_port,
+)
 from tests.payloads import ADMIN_KEY, MERCHANT_ID, SIGNING_KEY
 
-WAIT_TIMEOUT = 4.0  # seconds a wait for deliveries may block
+WAIT_TIMEOUT = DEADLINE  # seconds a wait for deliveries may block; it returns once they are attempted
+HELD_POLL = 4.0  # the timeout of a long-poll held open by a receiver that never answers
 SHORT_WEBHOOK_TIMEOUT = 0.5  # seconds a receiver has to answer, on the server of the hanging tests
 HANG_DEADLINE = 10.0  # the longest a hanging receiver holds a request, should teardown never come
 WEEK = 7 * 24 * 3600
@@ -748,13 +757,13 @@ def test_a_long_poll_for_deliveries_does_not_hold_up_other_requests(
     answers: list[bool] = []
 
     def long_poll() -> None:  # a refusal raises here, and leaves `answers` empty
-        answers.append(poller.wait_webhooks(WAIT_TIMEOUT))
+        answers.append(poller.wait_webhooks(HELD_POLL))
 
     polling = threading.Thread(target=long_poll)
     polling.start()
     created = merchant.post("/payments", payloads.payment(profile_id=merchant.profile_id))
     answered_during_the_poll = polling.is_alive()
-    polling.join(WAIT_TIMEOUT + 10)
+    polling.join(HELD_POLL + DEADLINE)
     poller.close()
 
     assert created.status_code == 200
