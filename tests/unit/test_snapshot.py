@@ -18,15 +18,8 @@ from hypothesis import strategies as st
 from mocksrv.app import create_sandbox
 from mocksrv.domain import models
 from mocksrv.domain.controls.codec import Codec
-from mocksrv.domain.controls.snapshot import (
-    CODEC,
-    FORMAT,
-    RECORD_TYPES,
-    VERSION,
-    NotInSnapshot,
-    SnapshotInvalid,
-    Snapshots,
-)
+from mocksrv.domain.controls.document import FORMAT, VERSION, SnapshotInvalid
+from mocksrv.domain.controls.snapshot import CODEC, RECORD_TYPES, NotInSnapshot, Snapshots
 from mocksrv.domain.errors import DomainError
 from mocksrv.domain.events import EventType
 from mocksrv.domain.ids import IdState, SeededEntropy, new_id, new_secret

@@ -17,17 +17,30 @@ import gc
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from mocksrv.domain.clock import ClockState, system_now
-from mocksrv.domain.controls.codec import Codec, Encode, Unreadable
+from mocksrv.domain.controls.codec import Codec, Unreadable
+from mocksrv.domain.controls.document import (
+    FORMAT,
+    VERSION,
+    SnapshotInvalid,
+    checked_document,
+    clock_json,
+    clock_state,
+    delivery_of,
+    ids_json,
+    ids_state,
+    listed,
+    string_pair,
+    timer_of,
+)
 from mocksrv.domain.controls.faults import FAULTS, FaultRule
 from mocksrv.domain.disputes import DISPUTES, Dispute
 from mocksrv.domain.ephemeral_keys import EPHEMERAL_KEYS, EphemeralKey
 from mocksrv.domain.errors import DomainError, DuplicateResource, ErrorKind, InvalidField
 from mocksrv.domain.events import Event, EventType
-from mocksrv.domain.ids import MAX_SEED, IdState
+from mocksrv.domain.ids import IdState
 from mocksrv.domain.legacy.tokens import LEGACY_TOKENS, LegacyToken
 from mocksrv.domain.links.records import PAYMENT_LINKS, PaymentLink
 from mocksrv.domain.merchants import API_KEYS, MERCHANTS, PROFILES
@@ -48,9 +61,6 @@ from mocksrv.domain.webhooks import (
     EventDelivery,
     WebhookChaos,
 )
-
-FORMAT = "mocksrv-snapshot"
-VERSION = 1
 
 # The record type of each collection: the roots of the types a document may name.
 RECORD_TYPES: dict[str, type] = {
@@ -75,13 +85,6 @@ RECORD_TYPES: dict[str, type] = {
 }
 # Kept in the space of no single merchant; a merchant's document holds its own apart.
 _GLOBAL_KINDS = frozenset({MERCHANTS, API_KEYS})
-
-
-class SnapshotInvalid(DomainError):
-    """A document that cannot be restored: not a snapshot, another version, or a value that fails."""
-
-    def __init__(self, where: str, reason: str) -> None:
-        super().__init__(f"Invalid snapshot: {where}: {reason}", param=where)
 
 
 class NotInSnapshot(DomainError):
@@ -168,7 +171,7 @@ class Snapshots:
         with _no_collection():
             document["merchants"] = {m: self._merchant_json(m) for m in merchant_ids}
         if merchant_id is None:
-            document["ids"] = _ids_json(self._store.ids(GLOBAL).state())
+            document["ids"] = ids_json(self._store.ids(GLOBAL).state())
         return document
 
     def _merchant_json(self, merchant_id: str) -> dict[str, Any]:
@@ -178,8 +181,8 @@ class Snapshots:
         return {
             "merchant": encode(merchant),
             "api_keys": [encode(key) for key in self._api_keys(merchant_id)],
-            "clock": _clock_json(space.clock, encode),
-            "ids": _ids_json(space.ids),
+            "clock": clock_json(space.clock, encode),
+            "ids": ids_json(space.ids),
             "records": {
                 kind: [encode(record) for record in records] for kind, records in space.records.items()
             },
@@ -221,14 +224,14 @@ class Snapshots:
         The whole document is checked first: on any problem SnapshotInvalid (or NotInSnapshot) is
         raised and nothing has changed. Restoring every merchant removes those it does not hold.
         """
-        merchants = _checked_document(document)
+        merchants = checked_document(document)
         if merchant_id is not None:
             if merchant_id not in merchants:
                 raise NotInSnapshot(merchant_id)
             merchants = {merchant_id: merchants[merchant_id]}
         global_ids = None
         if merchant_id is None:
-            global_ids = _ids_state(document.get("ids"), "ids", GLOBAL)
+            global_ids = ids_state(document.get("ids"), "ids", GLOBAL)
         with _no_collection():
             decoded = {m: self._decoded(m, data) for m, data in merchants.items()}
             _check_keys_unique(decoded)
@@ -283,7 +286,7 @@ class Snapshots:
         merchant = self._value(data.get("merchant"), f"{where}.merchant", Merchant, merchant_id)
         api_keys = [
             self._value(raw, f"{where}.api_keys.{index}", ApiKey, merchant_id)
-            for index, raw in enumerate(_list(data.get("api_keys"), f"{where}.api_keys"))
+            for index, raw in enumerate(listed(data.get("api_keys"), f"{where}.api_keys"))
         ]
         records: dict[str, list[Any]] = {}
         raw_records = data.get("records")
@@ -295,32 +298,32 @@ class Snapshots:
                 raise SnapshotInvalid(f"{where}.records", f"no collection is named {kind!r}")
             records[kind] = [
                 self._value(raw, f"{where}.records.{kind}.{index}", record_type, merchant_id)
-                for index, raw in enumerate(_list(raw_list, f"{where}.records.{kind}"))
+                for index, raw in enumerate(listed(raw_list, f"{where}.records.{kind}"))
             ]
         stored = _Stored(records)
         events = [
             stored.resolved(
                 self._value(raw, f"{where}.events.{index}", Event, merchant_id), f"{where}.events.{index}"
             )
-            for index, raw in enumerate(_list(data.get("events"), f"{where}.events"))
+            for index, raw in enumerate(listed(data.get("events"), f"{where}.events"))
         ]
         space = SpaceState(
             records=records,
             timers=[
-                _timer(self._codec, raw, f"{where}.timers.{index}")
-                for index, raw in enumerate(_list(data.get("timers"), f"{where}.timers"))
+                timer_of(self._codec, raw, f"{where}.timers.{index}")
+                for index, raw in enumerate(listed(data.get("timers"), f"{where}.timers"))
             ],
             events=events,
             event_keys=[
-                _string_pair(raw, f"{where}.event_keys.{index}")
-                for index, raw in enumerate(_list(data.get("event_keys"), f"{where}.event_keys"))
+                string_pair(raw, f"{where}.event_keys.{index}")
+                for index, raw in enumerate(listed(data.get("event_keys"), f"{where}.event_keys"))
             ],
             deliveries=[
-                _delivery(raw, f"{where}.deliveries.{index}")
-                for index, raw in enumerate(_list(data.get("deliveries"), f"{where}.deliveries"))
+                delivery_of(raw, f"{where}.deliveries.{index}")
+                for index, raw in enumerate(listed(data.get("deliveries"), f"{where}.deliveries"))
             ],
-            clock=_clock_state(self._codec, data.get("clock"), f"{where}.clock"),
-            ids=_ids_state(data.get("ids"), f"{where}.ids", merchant_id),
+            clock=clock_state(self._codec, data.get("clock"), f"{where}.clock"),
+            ids=ids_state(data.get("ids"), f"{where}.ids", merchant_id),
         )
         return MerchantState(merchant, api_keys, space)
 
@@ -378,23 +381,6 @@ class _Stored:
         return evolve(event, resource=record)
 
 
-def _checked_document(document: Any) -> dict[str, Any]:
-    """The document's merchants, once its format and version are ones this server reads."""
-    if type(document) is not dict or document.get("format") != FORMAT:
-        raise SnapshotInvalid("format", f"not a snapshot of mocksrv (format {FORMAT!r})")
-    version = document.get("version")
-    if version != VERSION or type(version) is not int:
-        written_by = document.get("mocksrv")
-        by = f", written by mocksrv {written_by}" if isinstance(written_by, str) else ""
-        raise SnapshotInvalid(
-            "version", f"this server reads snapshots of version {VERSION}, not {version!r}{by}"
-        )
-    merchants = document.get("merchants")
-    if type(merchants) is not dict:
-        raise SnapshotInvalid("merchants", "expected an object of merchants by id")
-    return merchants
-
-
 def _check_keys_unique(decoded: Mapping[str, MerchantState]) -> None:
     seen: set[str] = set()
     for merchant_id, state in decoded.items():
@@ -408,72 +394,3 @@ def _counts(state: MerchantState) -> dict[str, int]:
     counts = {kind: len(records) for kind, records in state.space.records.items() if records}
     counts.update(api_key=len(state.api_keys), event=len(state.space.events), timer=len(state.space.timers))
     return counts
-
-
-def _list(raw: Any, where: str) -> list[Any]:
-    if raw is None:
-        return []
-    if type(raw) is not list:
-        raise SnapshotInvalid(where, "expected a list")
-    return raw
-
-
-def _timer(codec: Codec, raw: Any, where: str) -> tuple[datetime, str, str]:
-    if type(raw) is list and len(raw) == 3 and type(raw[1]) is str and type(raw[2]) is str:
-        try:
-            due_at = codec.decode(raw[0])
-        except Unreadable as error:
-            raise SnapshotInvalid(where, str(error)) from None
-        if type(due_at) is datetime:
-            return due_at, raw[1], raw[2]
-    raise SnapshotInvalid(where, "expected [due_at, kind, target_id]")
-
-
-def _string_pair(raw: Any, where: str) -> tuple[str, str]:
-    if type(raw) is list and len(raw) == 2 and all(type(item) is str for item in raw):
-        return raw[0], raw[1]
-    raise SnapshotInvalid(where, "expected [object_id, event_type]")
-
-
-def _delivery(raw: Any, where: str) -> tuple[str, bool]:
-    if type(raw) is list and len(raw) == 2 and type(raw[0]) is str and type(raw[1]) is bool:
-        return raw[0], raw[1]
-    raise SnapshotInvalid(where, "expected [event_id, manual]")
-
-
-def _clock_json(clock: ClockState, encode: Encode) -> dict[str, Any]:
-    # A frozen clock is its time alone: when it was frozen in real time changes nothing it shows.
-    if clock.frozen:
-        return {"frozen": True, "now": encode(clock.base)}
-    return {"frozen": False, "base": encode(clock.base), "anchor": encode(clock.anchor)}
-
-
-def _clock_state(codec: Codec, raw: Any, where: str) -> ClockState:
-    if type(raw) is not dict or type(raw.get("frozen")) is not bool:
-        raise SnapshotInvalid(where, "expected an object with frozen")
-    try:
-        if raw["frozen"]:
-            now = codec.decode(raw.get("now"))
-            if type(now) is datetime:
-                return ClockState(now, system_now(), frozen=True)
-        else:
-            base, anchor = codec.decode(raw.get("base")), codec.decode(raw.get("anchor"))
-            if type(base) is datetime and type(anchor) is datetime:
-                return ClockState(base, anchor)
-    except Unreadable as error:
-        raise SnapshotInvalid(where, str(error)) from None
-    raise SnapshotInvalid(where, "expected the times of the clock")
-
-
-def _ids_json(state: IdState | None) -> dict[str, Any] | None:
-    return None if state is None else {"seed": state.seed, "drawn": state.drawn}
-
-
-def _ids_state(raw: Any, where: str, scope: str) -> IdState | None:
-    if raw is None:
-        return None
-    if type(raw) is dict and raw.keys() == {"seed", "drawn"}:
-        seed, drawn = raw["seed"], raw["drawn"]
-        if type(seed) is int and type(drawn) is int and 0 <= seed <= MAX_SEED and drawn >= 0:
-            return IdState(seed, scope, drawn)
-    raise SnapshotInvalid(where, "expected null or {seed, drawn}")

@@ -1,0 +1,108 @@
+"""The parts of a snapshot document below its records: its envelope, clocks, timers, outbox keys,
+queued deliveries and seeded ids, each written and read with the place of a value that fails."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from mocksrv.domain.clock import ClockState, system_now
+from mocksrv.domain.controls.codec import Codec, Encode, Unreadable
+from mocksrv.domain.errors import DomainError
+from mocksrv.domain.ids import MAX_SEED, IdState
+
+FORMAT = "mocksrv-snapshot"
+VERSION = 1
+
+
+class SnapshotInvalid(DomainError):
+    """A document that cannot be restored: not a snapshot, another version, or a value that fails."""
+
+    def __init__(self, where: str, reason: str) -> None:
+        super().__init__(f"Invalid snapshot: {where}: {reason}", param=where)
+
+
+def checked_document(document: Any) -> dict[str, Any]:
+    """The document's merchants, once its format and version are ones this server reads."""
+    if type(document) is not dict or document.get("format") != FORMAT:
+        raise SnapshotInvalid("format", f"not a snapshot of mocksrv (format {FORMAT!r})")
+    version = document.get("version")
+    if version != VERSION or type(version) is not int:
+        written_by = document.get("mocksrv")
+        by = f", written by mocksrv {written_by}" if isinstance(written_by, str) else ""
+        raise SnapshotInvalid(
+            "version", f"this server reads snapshots of version {VERSION}, not {version!r}{by}"
+        )
+    merchants = document.get("merchants")
+    if type(merchants) is not dict:
+        raise SnapshotInvalid("merchants", "expected an object of merchants by id")
+    return merchants
+
+
+def listed(raw: Any, where: str) -> list[Any]:
+    if raw is None:
+        return []
+    if type(raw) is not list:
+        raise SnapshotInvalid(where, "expected a list")
+    return raw
+
+
+def timer_of(codec: Codec, raw: Any, where: str) -> tuple[datetime, str, str]:
+    if type(raw) is list and len(raw) == 3 and type(raw[1]) is str and type(raw[2]) is str:
+        try:
+            due_at = codec.decode(raw[0])
+        except Unreadable as error:
+            raise SnapshotInvalid(where, str(error)) from None
+        if type(due_at) is datetime:
+            return due_at, raw[1], raw[2]
+    raise SnapshotInvalid(where, "expected [due_at, kind, target_id]")
+
+
+def string_pair(raw: Any, where: str) -> tuple[str, str]:
+    if type(raw) is list and len(raw) == 2 and all(type(item) is str for item in raw):
+        return raw[0], raw[1]
+    raise SnapshotInvalid(where, "expected [object_id, event_type]")
+
+
+def delivery_of(raw: Any, where: str) -> tuple[str, bool]:
+    if type(raw) is list and len(raw) == 2 and type(raw[0]) is str and type(raw[1]) is bool:
+        return raw[0], raw[1]
+    raise SnapshotInvalid(where, "expected [event_id, manual]")
+
+
+def clock_json(clock: ClockState, encode: Encode) -> dict[str, Any]:
+    # A frozen clock is its time alone: when it was frozen in real time changes nothing it shows.
+    if clock.frozen:
+        return {"frozen": True, "now": encode(clock.base)}
+    return {"frozen": False, "base": encode(clock.base), "anchor": encode(clock.anchor)}
+
+
+def clock_state(codec: Codec, raw: Any, where: str) -> ClockState:
+    if type(raw) is not dict or type(raw.get("frozen")) is not bool:
+        raise SnapshotInvalid(where, "expected an object with frozen")
+    try:
+        if raw["frozen"]:
+            now = codec.decode(raw.get("now"))
+            if type(now) is datetime:
+                return ClockState(now, system_now(), frozen=True)
+        else:
+            base, anchor = codec.decode(raw.get("base")), codec.decode(raw.get("anchor"))
+            if type(base) is datetime and type(anchor) is datetime:
+                return ClockState(base, anchor)
+    except Unreadable as error:
+        raise SnapshotInvalid(where, str(error)) from None
+    raise SnapshotInvalid(where, "expected the times of the clock")
+
+
+def ids_json(state: IdState | None) -> dict[str, Any] | None:
+    return None if state is None else {"seed": state.seed, "drawn": state.drawn}
+
+
+def ids_state(raw: Any, where: str, scope: str) -> IdState | None:
+    if raw is None:
+        return None
+    if type(raw) is dict and raw.keys() == {"seed", "drawn"}:
+        seed, drawn = raw["seed"], raw["drawn"]
+        if type(seed) is int and type(drawn) is int and 0 <= seed <= MAX_SEED and drawn >= 0:
+            return IdState(seed, scope, drawn)
+    raise SnapshotInvalid(where, "expected null or {seed, drawn}")
