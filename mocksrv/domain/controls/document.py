@@ -39,7 +39,7 @@ def checked_document(document: Any) -> dict[str, Any]:
     return merchants
 
 
-def listed(raw: Any, where: str) -> list[Any]:
+def list_of(raw: Any, where: str) -> list[Any]:
     if raw is None:
         return []
     if type(raw) is not list:

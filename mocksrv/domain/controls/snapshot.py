@@ -31,7 +31,7 @@ from mocksrv.domain.controls.document import (
     delivery_of,
     ids_json,
     ids_state,
-    listed,
+    list_of,
     string_pair,
     timer_of,
 )
@@ -286,7 +286,7 @@ class Snapshots:
         merchant = self._value(data.get("merchant"), f"{where}.merchant", Merchant, merchant_id)
         api_keys = [
             self._value(raw, f"{where}.api_keys.{index}", ApiKey, merchant_id)
-            for index, raw in enumerate(listed(data.get("api_keys"), f"{where}.api_keys"))
+            for index, raw in enumerate(list_of(data.get("api_keys"), f"{where}.api_keys"))
         ]
         records: dict[str, list[Any]] = {}
         raw_records = data.get("records")
@@ -298,29 +298,29 @@ class Snapshots:
                 raise SnapshotInvalid(f"{where}.records", f"no collection is named {kind!r}")
             records[kind] = [
                 self._value(raw, f"{where}.records.{kind}.{index}", record_type, merchant_id)
-                for index, raw in enumerate(listed(raw_list, f"{where}.records.{kind}"))
+                for index, raw in enumerate(list_of(raw_list, f"{where}.records.{kind}"))
             ]
         stored = _Stored(records)
         events = [
             stored.resolved(
                 self._value(raw, f"{where}.events.{index}", Event, merchant_id), f"{where}.events.{index}"
             )
-            for index, raw in enumerate(listed(data.get("events"), f"{where}.events"))
+            for index, raw in enumerate(list_of(data.get("events"), f"{where}.events"))
         ]
         space = SpaceState(
             records=records,
             timers=[
                 timer_of(self._codec, raw, f"{where}.timers.{index}")
-                for index, raw in enumerate(listed(data.get("timers"), f"{where}.timers"))
+                for index, raw in enumerate(list_of(data.get("timers"), f"{where}.timers"))
             ],
             events=events,
             event_keys=[
                 string_pair(raw, f"{where}.event_keys.{index}")
-                for index, raw in enumerate(listed(data.get("event_keys"), f"{where}.event_keys"))
+                for index, raw in enumerate(list_of(data.get("event_keys"), f"{where}.event_keys"))
             ],
             deliveries=[
                 delivery_of(raw, f"{where}.deliveries.{index}")
-                for index, raw in enumerate(listed(data.get("deliveries"), f"{where}.deliveries"))
+                for index, raw in enumerate(list_of(data.get("deliveries"), f"{where}.deliveries"))
             ],
             clock=clock_state(self._codec, data.get("clock"), f"{where}.clock"),
             ids=ids_state(data.get("ids"), f"{where}.ids", merchant_id),
