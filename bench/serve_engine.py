@@ -4,9 +4,9 @@
 
 Engines: `waitress`, as `mocksrv serve` runs it (mocksrv's HTTP server on waitress with its own
 thread pool), and gunicorn gthread with one worker process; each with MOCKSRV_THREADS threads
-(default 8). The mocksrv app on `waitress` is `mocksrv serve` itself; on gunicorn it is the same
-app, logging as `mocksrv serve` does (an access-log line per request at the default level),
-without the timer ticker and the webhook dispatcher.
+(default 4, as `mocksrv serve`). The mocksrv app on `waitress` is `mocksrv serve` itself; on
+gunicorn it is the same app, logging as `mocksrv serve` does (an access-log line per request at
+the default level), without the timer ticker and the webhook dispatcher.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def main() -> None:
     parser.add_argument("engine", choices=ENGINES)
     parser.add_argument("port", type=int)
     args = parser.parse_args()
-    threads = int(os.environ.get("MOCKSRV_THREADS", "8"))
+    threads = int(os.environ.get("MOCKSRV_THREADS", "4"))
     make_app = mocksrv_app if args.app == "mocksrv" else bare_app
     if args.engine == "gunicorn":
         from gunicorn.app.base import BaseApplication

@@ -228,7 +228,7 @@ def test_defaults_are_unchanged() -> None:
         max_body_bytes=1048576,
         admin_key="mocksrv_admin_key",
         public_url=None,
-        threads=8,
+        threads=4,
         tick_interval=0.25,
         log_level="info",
         webhook_url=None,
