@@ -15,13 +15,15 @@ create, confirm, refund) over `--connections` keep-alive connections: first alon
   and never answers; they make a payment every `--hang-interval` seconds each, so that deliveries
   hang and the long-polls, which wait until a merchant's deliveries are attempted, stay open.
 
-Then the held load stops, `POST /__mock/reset` empties the store, and the server's RSS is compared
-with its RSS after the load alone and a reset: a leak shows as growth between the two. (Against
-the RSS after the short warm-up it is higher: CPython keeps an arena of memory as long as one
-object in it lives, so a process keeps much of its largest size after its data is deleted; that
-figure is printed too.) Prints requests served, 5xx (target 0), other non-2xx, p50/p99 of the
-mixed load alone and under the held load (target: p99 at most 1.5x), and the RSS growth (target
-under 10%). Every socket has a timeout and every loop ends with the run.
+Then the held load stops and the receivers close, so that the deliveries they held fail and the
+long-polls waiting on them are answered. Once the server is back to the threads it ran after the
+load alone (the work it held has ended), `POST /__mock/reset` empties the store, and the server's
+RSS is compared with its RSS after the load alone and a reset: a leak shows as growth between the
+two. (Against the RSS after the short warm-up it is higher: an allocator keeps some of a process's
+largest size after its data is deleted; that figure is printed too.) Prints requests served, 5xx
+(target 0), other non-2xx, p50/p99 of the mixed load alone and under the held load (target: p99 at
+most 1.5x), and the RSS growth (target under 10%). Every socket has a timeout and every loop ends
+with the run.
 """
 
 from __future__ import annotations
@@ -54,6 +56,10 @@ REQUEST_TIMEOUT = 10.0  # seconds for any request but a long-poll
 REFUSED_PAUSE = 1.0  # seconds before a refused long-poll is sent again
 EARLY = 1.0  # a long-poll answered sooner than this did not hold; it is sent again after a pause
 SETTLE = 2.0  # seconds between starting the held load and starting the mixed load beside it
+# After the held load: how long, beyond a long-poll's timeout, the server may take to end the work
+# it held (idle delivery threads end 5 s after their last delivery), and how often to look.
+SETTLE_EXTRA = 15.0
+SETTLE_POLL = 0.2
 
 
 @dataclass
@@ -376,6 +382,17 @@ def reset(url: str, timeout: float) -> str | None:
     return None
 
 
+def settle(pid: int, threads: int, timeout: float) -> float | None:
+    """Wait until the server runs at most `threads` threads, looking every SETTLE_POLL s for at most
+    `timeout` s; the seconds it took, or None if it did not settle in time."""
+    started = time.monotonic()
+    while count_threads(pid) > threads:
+        if time.monotonic() - started > timeout:
+            return None
+        time.sleep(SETTLE_POLL)
+    return time.monotonic() - started
+
+
 def verdict(ok: bool) -> str:
     return "met" if ok else "MISSED"
 
@@ -407,6 +424,7 @@ class Outcome:
     creates: HangingCreates
     samples: Samples
     reset_problem: str | None
+    settled: float | None  # seconds the server took to end the held work, None if it did not
 
 
 def main() -> None:
@@ -440,10 +458,7 @@ def main() -> None:
         "webhook receiver never answers",
         flush=True,
     )
-    with (
-        hanging_receiver() as hook_url,
-        server(mocksrv_command(port), port, {"MOCKSRV_RATE_LIMIT": "0"}) as pid,
-    ):
+    with server(mocksrv_command(port), port, {"MOCKSRV_RATE_LIMIT": "0"}) as pid:
         if args.warm_up > 0:
             mixed(url, args.warm_up, args.connections, args.wrk_timeout)
         problem = reset(url, REQUEST_TIMEOUT)
@@ -456,27 +471,29 @@ def main() -> None:
             raise SystemExit(f"reset after the load alone failed: {problem}")
         after_alone = Sample.of(pid)
 
-        with Sandbox(url, ADMIN, timeout=REQUEST_TIMEOUT) as sandbox:
-            merchants = [sandbox.create_merchant(webhook_url=hook_url) for _ in range(args.hanging)]
-        merchant_ids = [merchant.merchant_id for merchant in merchants]
         with Peak(pid) as peak:
-            with (
-                HangingCreates(port, merchants, args.hang_interval) as creates,
-                IdleConnections(port, args.idle) as idle,
-                LongPolls(port, merchant_ids, args.polls, args.poll_timeout) as polls,
-            ):
-                time.sleep(SETTLE)
-                loaded = mixed(url, args.seconds, args.connections, args.wrk_timeout)
-                before_stop = Sample.of(pid)
-            for merchant in merchants:
-                merchant.close()
-            # Long-polls the server still holds end by their own timeout at the latest.
+            with hanging_receiver() as hook_url:
+                with Sandbox(url, ADMIN, timeout=REQUEST_TIMEOUT) as sandbox:
+                    merchants = [sandbox.create_merchant(webhook_url=hook_url) for _ in range(args.hanging)]
+                merchant_ids = [merchant.merchant_id for merchant in merchants]
+                with (
+                    HangingCreates(port, merchants, args.hang_interval) as creates,
+                    IdleConnections(port, args.idle) as idle,
+                    LongPolls(port, merchant_ids, args.polls, args.poll_timeout) as polls,
+                ):
+                    time.sleep(SETTLE)
+                    loaded = mixed(url, args.seconds, args.connections, args.wrk_timeout)
+                    before_stop = Sample.of(pid)
+                for merchant in merchants:
+                    merchant.close()
+            # The receivers closed: the deliveries they held fail, and the long-polls waiting on them
+            # are answered. Once the server is back to its threads before the held load, it is idle.
+            settled = settle(pid, after_alone.threads, args.poll_timeout + SETTLE_EXTRA)
             problem = reset(url, args.poll_timeout + REQUEST_TIMEOUT)
-            time.sleep(1.0)
             after = Sample.of(pid)
 
     samples = Samples(warm, after_alone, before_stop, peak.peak, after)
-    report(Outcome(args, alone, loaded, idle, polls, creates, samples, problem))
+    report(Outcome(args, alone, loaded, idle, polls, creates, samples, problem, settled))
     print(f"\nsoak took {time.monotonic() - started:.0f} s")
 
 
@@ -578,6 +595,13 @@ def report(outcome: Outcome) -> None:
         )
     ]
     print("\n" + table(["server", "RSS MiB", "threads", "open fds"], rows))
+    if outcome.settled is None:
+        print("  the server still ran more threads than after the load alone when the reset came")
+    else:
+        print(
+            f"  the server ended the held work {outcome.settled:.1f} s after the receivers closed "
+            "(back to its threads after the load alone); then the reset"
+        )
     samples = outcome.samples
     growth = (samples.after.rss_kib - samples.after_alone.rss_kib) / samples.after_alone.rss_kib
     high_water = (samples.after.rss_kib - samples.warm.rss_kib) / samples.warm.rss_kib

@@ -198,7 +198,7 @@ class HttpServer:
         _raise_file_limit(settings.max_connections + 64)
         self._map: dict[int, Any] = {}
         self._base = self._threads = settings.threads
-        self._grow = threading.Lock()
+        self._resizing = threading.Lock()
         self._pool = ThreadedTaskDispatcher()
         self._pool.set_thread_count(self._threads)
         try:
@@ -227,13 +227,14 @@ class HttpServer:
             raise ListenError(f"cannot listen on {where}: {reason[:1].lower()}{reason[1:]}") from error
 
     def reserve(self, waiting: int) -> None:
-        """Make sure there are threads for `waiting` long-polls beside the `threads` for everything else.
+        """Keep a thread for each of `waiting` long-polls beside the `threads` for everything else.
 
-        The pool grows when a long-poll opens and keeps its threads (idle ones cost no CPU), so that
-        starting a server need not start a thread for every long-poll it may one day hold.
+        The pool grows when a long-poll opens and shrinks when one ends (an idle thread leaves), so
+        that a server starts no thread for a long-poll it may never hold, and keeps none, with its
+        stack and the objects it made, after the long-polls are answered.
         """
-        with self._grow:
-            if self._threads < self._base + waiting:
+        with self._resizing:
+            if self._threads != self._base + waiting:
                 self._threads = self._base + waiting
                 self._pool.set_thread_count(self._threads)
 

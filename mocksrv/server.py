@@ -67,7 +67,7 @@ class _Running:
     def __init__(self, settings: Settings, sandbox: Sandbox, app: Flask, port: int) -> None:
         self.http = HttpServer(app, settings, port)
         # Each long-poll holds a thread of its own, beside the `threads` that serve everything else.
-        wait_slots(app).on_open = self.http.reserve
+        wait_slots(app).on_change = self.http.reserve
         self.base = f"http://{address(settings.host, self.http.port)}"
         self._sandbox = sandbox
         sandbox.faults.allow_pauses()

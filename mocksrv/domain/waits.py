@@ -1,8 +1,8 @@
 """Long-polls open at once: at most so many in all, and so many per merchant.
 
-A long-poll holds a thread while it waits. The server adds a thread for each slot in use, beside
+A long-poll holds a thread while it waits. The server keeps a thread for each slot in use, beside
 those that serve everything else, so however many long-polls are open, other requests find a thread
-free; `on_open` tells it how many are open each time one opens. A wait that answers at once holds no
+free; `on_change` tells it how many are open each time one opens or ends. A wait that answers at once holds no
 thread and takes no slot, but is refused like any other while the slots are full, so that a client
 can tell it is at its allowance without taking a slot another long-poll needs.
 """
@@ -28,7 +28,8 @@ class WaitSlots:
         self._changed = threading.Condition()
         self._open: dict[str, int] = {}
         self._count = 0
-        self.on_open: Callable[[int], None] = lambda count: None
+        # Called with the number open, holding the slots' lock, so that the calls come in order.
+        self.on_change: Callable[[int], None] = lambda count: None
 
     @contextmanager
     def hold(self, merchant_id: str, *, parks: bool = True) -> Iterator[None]:
@@ -43,13 +44,12 @@ class WaitSlots:
             if parks:
                 self._open[merchant_id] = mine + 1
                 self._count += 1
+                self.on_change(self._count)
                 self._changed.notify_all()
-            count = self._count
         if not parks:
             yield
             return
         try:
-            self.on_open(count)
             yield
         finally:
             with self._changed:
@@ -59,6 +59,7 @@ class WaitSlots:
                     self._open[merchant_id] = left
                 else:
                     del self._open[merchant_id]
+                self.on_change(self._count)
                 self._changed.notify_all()
 
     def open(self, merchant_id: str) -> int:

@@ -7,6 +7,7 @@ Every wait here is on a condition with a deadline; no test sleeps.
 from __future__ import annotations
 
 import socket
+import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -311,6 +312,34 @@ def test_sixty_four_open_long_polls_leave_other_merchants_served(
         assert answers == [200] * 20
         server.stop()  # answers the open waits
         assert [future.result(DEADLINE) for future in held] == [False] * 64
+
+
+def request_threads() -> int:
+    """The request threads of the servers in this process (waitress names them)."""
+    return sum(thread.name.startswith("waitress-") for thread in threading.enumerate())
+
+
+def test_the_threads_long_polls_add_leave_once_they_are_answered(start: Callable[..., MockServer]) -> None:
+    server = start(max_waits_per_merchant=4, webhook_timeout=HUNG)
+    receiver = DeadReceiver()
+    try:
+        merchant = busy_merchant(server.url, receiver.url)
+        before = request_threads()
+        with ThreadPoolExecutor(4) as pool:
+            held = [pool.submit(merchant.wait_webhooks, HELD) for _ in range(4)]
+            assert until_refused(merchant)
+            assert request_threads() == before + 4  # a thread for each, beside those for other requests
+
+            receiver.close()  # the hung delivery fails at once: every wait is answered
+            assert [future.result(DEADLINE) for future in held] == [True] * 4
+    finally:
+        receiver.close()
+
+    # The pool shrinks back, so a burst of long-polls leaves no threads (nor their memory) behind. A
+    # look takes microseconds: the deadline, not the count of looks, bounds the poll.
+    left = poll(request_threads, lambda count: count == before, timeout=DEADLINE, max_attempts=10**9)
+    assert left == before
+    assert merchant.get("/customers/list").status_code == 200
 
 
 # -- stopping -------------------------------------------------------------------------------------

@@ -31,15 +31,15 @@ def test_a_merchant_at_its_cap_is_refused_and_others_are_not() -> None:
 
 def test_a_wait_that_does_not_park_takes_no_slot_yet_is_refused_at_the_cap() -> None:
     slots = WaitSlots(total=8, per_merchant=1)
-    opened: list[int] = []
-    slots.on_open = opened.append
+    counts: list[int] = []
+    slots.on_change = counts.append
     with slots.hold("m1", parks=False):
         assert slots.open("m1") == 0
         with slots.hold("m1"):  # the slot is still free for a long-poll
             assert slots.open("m1") == 1
             with pytest.raises(TooManyWaits), slots.hold("m1", parks=False):
                 pass
-    assert (slots.open("m1"), opened) == (0, [1])
+    assert (slots.open("m1"), counts) == (0, [1, 0])
 
 
 def test_waiting_for_open_long_polls_returns_once_they_open_or_at_the_timeout() -> None:
