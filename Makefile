@@ -2,7 +2,7 @@
 # `make run` installs only what serving needs; the other targets add the test, lint and bench tools.
 # `make bench` prints the performance figures (about 5 minutes; `make bench BENCH_ARGS=--quick` for a
 # short run); `make soak` holds a server under mixed load beside idle connections, long-polls and
-# webhook receivers that never answer (about 3 minutes; `make soak SOAK_ARGS='--seconds 10'`).
+# webhook receivers that never answer (about 5 minutes; `make soak SOAK_ARGS='--seconds 10'`).
 # Both drive load with wrk, installed from Debian (apt-get) when missing.
 PYTHON ?= python3
 VENV := .venv
