@@ -28,7 +28,7 @@ class WaitSlots:
         self._changed = threading.Condition()
         self._open: dict[str, int] = {}
         self._count = 0
-        # Called with the number open, holding the slots' lock, so that the calls come in order.
+        # Called with the number open now, holding the slots' lock, so that the calls come in order.
         self.on_change: Callable[[int], None] = lambda count: None
 
     @contextmanager
@@ -44,12 +44,13 @@ class WaitSlots:
             if parks:
                 self._open[merchant_id] = mine + 1
                 self._count += 1
-                self.on_change(self._count)
                 self._changed.notify_all()
         if not parks:
             yield
             return
         try:
+            with self._changed:  # in the try: should it raise, the slot is still given back
+                self.on_change(self._count)
             yield
         finally:
             with self._changed:

@@ -62,3 +62,21 @@ def test_waiting_for_open_long_polls_returns_once_they_open_or_at_the_timeout() 
         release.set()
         holder.join(DEADLINE)
     assert slots.wait_open("m1", 0, timeout=DEADLINE) == 0
+
+
+def test_a_slot_is_given_back_when_the_server_cannot_add_its_thread() -> None:
+    slots = WaitSlots(total=1, per_merchant=1)
+    counts: list[int] = []
+
+    def no_thread_to_spare(count: int) -> None:
+        counts.append(count)
+        if count:
+            raise RuntimeError("can't start new thread")
+
+    slots.on_change = no_thread_to_spare
+    with pytest.raises(RuntimeError), slots.hold("m1"):
+        pass
+    assert (slots.open("m1"), counts) == (0, [1, 0])
+    slots.on_change = counts.append
+    with slots.hold("m2"):  # the server's one slot is free again
+        assert slots.open("m2") == 1
