@@ -197,10 +197,9 @@ class HttpServer:
         self._loop_stopped = threading.Event()
         _raise_file_limit(settings.max_connections + 64)
         self._map: dict[int, Any] = {}
-        self._base = self._threads = settings.threads
-        self._resizing = threading.Lock()
+        self._base = settings.threads
         self._pool = ThreadedTaskDispatcher()
-        self._pool.set_thread_count(self._threads)
+        self._pool.set_thread_count(self._base)
         try:
             adj = Adjustments(
                 host=settings.host,
@@ -231,12 +230,10 @@ class HttpServer:
 
         The pool grows when a long-poll opens and shrinks when one ends (an idle thread leaves), so
         that a server starts no thread for a long-poll it may never hold, and keeps none, with its
-        stack and the objects it made, after the long-polls are answered.
+        stack and the objects it made, after the long-polls are answered. The pool takes its own
+        lock and does nothing when it already has that many.
         """
-        with self._resizing:
-            if self._threads != self._base + waiting:
-                self._threads = self._base + waiting
-                self._pool.set_thread_count(self._threads)
+        self._pool.set_thread_count(self._base + waiting)
 
     @property
     def port(self) -> int:
