@@ -7,7 +7,6 @@ plane's own requests, the health check or the hosted pages, which name no key.
 
 from __future__ import annotations
 
-import re
 import time
 from typing import Any
 
@@ -27,10 +26,23 @@ CONTROL_PLANE = "/__mock/"
 # recorded it would push the requests a test looks for out of the ring.
 HEALTH_CHECK = "/health"
 ADMIN_KEY_KIND = "admin"
-# The masked keys as JSON writes a key: quoted, so that `"cvc_check"` is not taken for `"cvc"`.
-_MASKED_NAMES = tuple(f'"{name}"'.encode() for name in sorted(LAST_FOUR_KEYS | HIDDEN_KEYS))
-# What every card-like number starts with, found faster than the whole pattern: most answers have none.
-_DIGIT_RUN = re.compile(rb"[0-9][0-9 -]{11}")
+
+
+def _key_endings(names: frozenset[str]) -> tuple[bytes, ...]:
+    """Ends that every masked key has as JSON writes it, fewer than the keys: `_number"` stands for
+    `"card_number"` and `"account_number"`, `cvc"` for `"cvc"` and `"card_cvc"`. The closing quote
+    keeps `"cvc_check"` from being taken for `"cvc"`; the underscore, `"number"` (of a phone) for a
+    card's."""
+    ends = {(f"_{name.rsplit('_', 1)[1]}" if "_" in name else name) + '"' for name in names}
+    return tuple(sorted(end.encode() for end in ends if not any(end.endswith(o) and end != o for o in ends)))
+
+
+_KEY_ENDINGS = _key_endings(LAST_FOUR_KEYS | HIDDEN_KEYS)
+# Digits, spaces and dashes become "0", every other byte "x": a card-like number, which starts with a
+# digit followed by 11 more of those, becomes a run of 12 zeros. One pass in C, where the pattern of
+# the run took ten times as long.
+_RUN_BYTES = bytes(ord("0") if byte in b"0123456789 -" else ord("x") for byte in range(256))
+_RUN = b"0" * 12
 
 
 def init_app(app: Flask) -> None:
@@ -57,7 +69,7 @@ def _record(response: Response) -> Response:
         method=request_.method,
         path=path,
         # Card-like numbers masked, as the access log masks them in a request's target.
-        query=mask_card_like(request_.query_string.decode("latin-1")),
+        query=_query(request_.query_string),
         status=None if environ.get(DROP_CONNECTION) else response.status_code,
         latency_ms=0.0 if started is None else (time.perf_counter() - started) * 1000,
         key_kind=_key_kind(),
@@ -66,6 +78,10 @@ def _record(response: Response) -> Response:
         fault=None if rule is None else AppliedFault.of(rule),
     )
     return response
+
+
+def _query(query: bytes) -> str:
+    return mask_card_like(query.decode("latin-1")) if query else ""
 
 
 def _key_kind() -> str | None:
@@ -121,10 +137,11 @@ def _nothing_to_mask(body: bytes) -> bool:
 
     A walk of a payment's answer costs a tenth of a create; most answers name no card or account
     field and hold no card-like number, and so skip it. An escape (`\\u`) could spell either in
-    disguise, and takes the walk.
+    disguise, and takes the walk. Each search finds more than it must, never less: a body it stops
+    at is walked, and the walk decides.
     """
     return (
-        not any(map(body.__contains__, _MASKED_NAMES))
-        and b"\\u" not in body
-        and _DIGIT_RUN.search(body) is None
+        b"\\" not in body
+        and not any(map(body.__contains__, _KEY_ENDINGS))
+        and _RUN not in body.translate(_RUN_BYTES)
     )

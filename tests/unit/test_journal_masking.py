@@ -1,0 +1,62 @@
+"""The journal's quick look at a body never lets through what the walk would mask."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from hypothesis import given
+from hypothesis import strategies as st
+
+from mocksrv.journal import _KEY_ENDINGS, journal_body
+from mocksrv.masking import HIDDEN_KEYS, LAST_FOUR_KEYS, mask_json
+
+MASKED_KEYS = sorted(LAST_FOUR_KEYS | HIDDEN_KEYS)
+# Names near the masked ones, which must be left alone: a phone's number, a CVC check.
+CARD_LIKE = ["4242424242424242", "4242-4242-4242-4242", "4242 4242 4242 4242"]
+NEAR_KEYS = ["number", "cvc_check", "card_isin", "phone", "last4", "ibank", "amount"]
+texts = st.one_of(
+    st.text(alphabet="0123456789 -", max_size=24),
+    st.text(alphabet='0123456789 -aé\\"', max_size=24),
+    st.text(max_size=8),
+    st.sampled_from(
+        ["4242424242424242", "4242-4242-4242-4242", "4242 4242 4242 4242", "2026-11-23T15:20:01Z"]
+    ),
+)
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**63), max_value=2**63 - 1),
+    st.floats(allow_nan=False, allow_infinity=False),
+    texts,
+)
+keys = st.one_of(st.sampled_from(MASKED_KEYS + NEAR_KEYS), st.text(max_size=6))
+values = st.recursive(
+    scalars,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.dictionaries(
+            st.one_of(st.sampled_from(MASKED_KEYS + NEAR_KEYS), st.text(max_size=6)), inner, max_size=5
+        ),
+    ),
+    max_leaves=12,
+)
+
+
+@given(values)
+def test_a_json_body_is_kept_as_the_walk_masks_it(value: Any) -> None:
+    body = orjson.dumps(value)
+    kept = journal_body(body)
+    assert isinstance(kept, orjson.Fragment)
+    assert orjson.loads(orjson.dumps(kept)) == orjson.loads(orjson.dumps(mask_json(orjson.loads(body))))
+
+
+def test_every_masked_key_has_one_of_the_endings_looked_for() -> None:
+    assert _KEY_ENDINGS == (b'_number"', b'cvc"', b'cvv"', b'iban"')
+    for name in MASKED_KEYS:
+        assert any(f'"{name}"'.encode().endswith(end) for end in _KEY_ENDINGS), name
+
+
+def test_a_payment_answer_with_a_phone_number_and_dates_is_kept_as_written() -> None:
+    body = b'{"phone":{"number":"4155550100"},"created":"2026-11-23T15:20:01.098Z","cvc_check":"pass"}'
+    assert bytes(orjson.dumps(journal_body(body))) == body
