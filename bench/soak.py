@@ -13,14 +13,17 @@ create, confirm, refund) over `--connections` keep-alive connections: first alon
   below, each sent again when answered; a 429 counts as refused and is sent again after a pause;
 - `--hanging` merchants, made through the control plane, whose webhook receiver accepts and reads
   and never answers; they make a payment every `--hang-interval` seconds each, so that deliveries
-  hang and the long-polls, which wait until a merchant's deliveries are attempted, stay open.
+  hang and the long-polls, which wait until a merchant's deliveries are attempted, stay open. They
+  are made before the warm-up: a reset keeps merchants, so every sample holds the same ones.
 
 Then the held load stops and the receivers close, so that the deliveries they held fail and the
 long-polls waiting on them are answered. Once the server is back to the threads it ran after the
-load alone (the work it held has ended), `POST /__mock/reset` empties the store, and the server's
-RSS is compared with its RSS after the load alone and a reset: a leak shows as growth between the
-two. (Against the RSS after the short warm-up it is higher: an allocator keeps some of a process's
-largest size after its data is deleted; that figure is printed too.) Prints requests served, 5xx
+load alone (the work it held has ended; retries to the closed receivers, due a minute after each
+failed attempt, may keep it from getting there), `POST /__mock/reset` empties the store, which
+ends the retries too. Once the delivery threads have ended after it, the server's RSS is compared
+with its RSS after the load alone and a reset: a leak shows as growth between the two. (Against
+the RSS after the short warm-up it is higher: an allocator keeps some of a process's largest size
+after its data is deleted; that figure is printed too.) Prints requests served, 5xx
 (target 0), other non-2xx, p50/p99 of the mixed load alone and under the held load (target: p99 at
 most 1.5x), and the RSS growth (target under 10%). Every socket has a timeout and every loop ends
 with the run.
@@ -425,6 +428,10 @@ class Outcome:
     samples: Samples
     reset_problem: str | None
     settled: float | None  # seconds the server took to end the held work, None if it did not
+    # Seconds after the reset until the delivery threads had ended, None if they did not: retries of
+    # the deliveries to the closed receivers (the first a minute after each attempt) go on until the
+    # reset deletes them.
+    settled_after_reset: float | None
 
 
 def main() -> None:
@@ -458,7 +465,16 @@ def main() -> None:
         "webhook receiver never answers",
         flush=True,
     )
-    with server(mocksrv_command(port), port, {"MOCKSRV_RATE_LIMIT": "0"}) as pid:
+    with (
+        server(mocksrv_command(port), port, {"MOCKSRV_RATE_LIMIT": "0"}) as pid,
+        contextlib.ExitStack() as receiver,
+    ):
+        # The hanging merchants are made first: a reset keeps merchants, so made during the held load
+        # they would be state that the sample after the load alone lacks, not growth.
+        hook_url = receiver.enter_context(hanging_receiver())
+        with Sandbox(url, ADMIN, timeout=REQUEST_TIMEOUT) as sandbox:
+            merchants = [sandbox.create_merchant(webhook_url=hook_url) for _ in range(args.hanging)]
+        merchant_ids = [merchant.merchant_id for merchant in merchants]
         if args.warm_up > 0:
             mixed(url, args.warm_up, args.connections, args.wrk_timeout)
         problem = reset(url, REQUEST_TIMEOUT)
@@ -472,28 +488,26 @@ def main() -> None:
         after_alone = Sample.of(pid)
 
         with Peak(pid) as peak:
-            with hanging_receiver() as hook_url:
-                with Sandbox(url, ADMIN, timeout=REQUEST_TIMEOUT) as sandbox:
-                    merchants = [sandbox.create_merchant(webhook_url=hook_url) for _ in range(args.hanging)]
-                merchant_ids = [merchant.merchant_id for merchant in merchants]
-                with (
-                    HangingCreates(port, merchants, args.hang_interval) as creates,
-                    IdleConnections(port, args.idle) as idle,
-                    LongPolls(port, merchant_ids, args.polls, args.poll_timeout) as polls,
-                ):
-                    time.sleep(SETTLE)
-                    loaded = mixed(url, args.seconds, args.connections, args.wrk_timeout)
-                    before_stop = Sample.of(pid)
-                for merchant in merchants:
-                    merchant.close()
+            with (
+                HangingCreates(port, merchants, args.hang_interval) as creates,
+                IdleConnections(port, args.idle) as idle,
+                LongPolls(port, merchant_ids, args.polls, args.poll_timeout) as polls,
+            ):
+                time.sleep(SETTLE)
+                loaded = mixed(url, args.seconds, args.connections, args.wrk_timeout)
+                before_stop = Sample.of(pid)
+            for merchant in merchants:
+                merchant.close()
+            receiver.close()
             # The receivers closed: the deliveries they held fail, and the long-polls waiting on them
             # are answered. Once the server is back to its threads before the held load, it is idle.
             settled = settle(pid, after_alone.threads, args.poll_timeout + SETTLE_EXTRA)
             problem = reset(url, args.poll_timeout + REQUEST_TIMEOUT)
+            settled_after_reset = settle(pid, after_alone.threads, SETTLE_EXTRA)
             after = Sample.of(pid)
 
     samples = Samples(warm, after_alone, before_stop, peak.peak, after)
-    report(Outcome(args, alone, loaded, idle, polls, creates, samples, problem, settled))
+    report(Outcome(args, alone, loaded, idle, polls, creates, samples, problem, settled, settled_after_reset))
     print(f"\nsoak took {time.monotonic() - started:.0f} s")
 
 
@@ -602,6 +616,10 @@ def report(outcome: Outcome) -> None:
             f"  the server ended the held work {outcome.settled:.1f} s after the receivers closed "
             "(back to its threads after the load alone); then the reset"
         )
+    if outcome.settled_after_reset is None:
+        print("  after the reset, the server still ran more threads than after the load alone")
+    else:
+        print(f"  after the reset, the server was back to its threads in {outcome.settled_after_reset:.1f} s")
     samples = outcome.samples
     growth = (samples.after.rss_kib - samples.after_alone.rss_kib) / samples.after_alone.rss_kib
     high_water = (samples.after.rss_kib - samples.warm.rss_kib) / samples.warm.rss_kib
