@@ -136,9 +136,9 @@ def _nothing_to_mask(body: bytes) -> bool:
     """Whether masking could change nothing in this JSON, told by searches of the text alone.
 
     A walk of a payment's answer costs a tenth of a create; most answers name no card or account
-    field and hold no card-like number, and so skip it. An escape (`\\u`) could spell either in
-    disguise, and takes the walk. Each search finds more than it must, never less: a body it stops
-    at is walked, and the walk decides.
+    field and hold no card-like number, and so skip it. A backslash, as in an escape (`\\u`) that
+    could spell either in disguise, takes the walk. Each search finds more than it must, never
+    less: a body it stops at is walked, and the walk decides.
     """
     return (
         b"\\" not in body
