@@ -6,13 +6,13 @@ and list on an empty server and on one holding 100,000 payments, with the server
 latency with a webhook receiver that never answers; throughput under wrk (8 keep-alive
 connections) of the mocksrv app next to a bare Flask app on two serving engines (waitress as
 `mocksrv serve` runs it, gunicorn gthread with one process): create req/s, their ratio, checkout
-flows/s and server CPU per request; `mocksrv serve` create throughput with the access log on and
-off; a new client's latency while 500 idle or slow-header connections or 64 long-polls are held
-(hardening.py); last, a healthy merchant's webhook lag beside 50 receivers that never answer
-(webhook_fairness.py); writing and loading the state file (`--state`) of a sandbox of 100,000
-payments; and the time to answer a daily series of payment metrics over those 100,000
-(`analytics`). Compared figures are measured in turns. `--quick` runs a short version of
-everything; `--sections` picks parts.
+flows/s and server CPU per request; `mocksrv serve` create throughput with the access log, the
+request journal and the C allocator each on and off; a new client's latency while 500 idle or
+slow-header connections or 64 long-polls are held (hardening.py); last, a healthy merchant's
+webhook lag beside 50 receivers that never answer (webhook_fairness.py); writing and loading the
+state file (`--state`) of a sandbox of 100,000 payments; and the time to answer a daily series of
+payment metrics over those 100,000 (`analytics`). Compared figures are measured in turns.
+`--quick` runs a short version of everything; `--sections` picks parts.
 """
 
 from __future__ import annotations
@@ -59,6 +59,7 @@ SECTIONS = (
     "engines",
     "access-log",
     "journal",
+    "allocator",
     "held",
     "webhooks",
     "state-file",
@@ -347,7 +348,7 @@ def main() -> None:
     for name in engines:
         if name not in ENGINES:
             parser.error(f"unknown engine {name!r}: choose from {', '.join(ENGINES)}")
-    if {"engines", "access-log", "journal"} & set(sections):
+    if {"engines", "access-log", "journal", "allocator"} & set(sections):
         load.wrk_path()  # fails early when wrk is missing
 
     started = time.monotonic()
@@ -361,6 +362,8 @@ def main() -> None:
         throughput.access_log(args.seconds, args.rounds)
     if "journal" in sections:
         throughput.journal(args.seconds, args.rounds)
+    if "allocator" in sections:
+        throughput.allocator(args.seconds, args.rounds)
     if "held" in sections:
         hardening.report(args.count, connections=500, waits=64)
     if "webhooks" in sections:

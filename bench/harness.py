@@ -71,7 +71,7 @@ def serve_command(app: str, engine: str, port: int) -> list[str]:
 
 def mocksrv_command(port: int) -> list[str]:
     """`mocksrv serve` as installed in this checkout's virtualenv."""
-    return [sys.executable, "-m", "mocksrv.cli", "serve", "--host", "127.0.0.1", "--port", str(port)]
+    return [sys.executable, "-m", "mocksrv", "serve", "--host", "127.0.0.1", "--port", str(port)]
 
 
 def rss_kib(pid: int) -> int:

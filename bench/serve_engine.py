@@ -4,9 +4,10 @@
 
 Engines: `waitress`, as `mocksrv serve` runs it (mocksrv's HTTP server on waitress with its own
 thread pool), and gunicorn gthread with one worker process; each with MOCKSRV_THREADS threads
-(default 4, as `mocksrv serve`). The mocksrv app on `waitress` is `mocksrv serve` itself; on
-gunicorn it is the same app, logging as `mocksrv serve` does (an access-log line per request at
-the default level), without the timer ticker and the webhook dispatcher.
+(default 4, as `mocksrv serve`). The mocksrv app on `waitress` is `mocksrv serve` itself, on the C
+allocator it starts itself on (mocksrv/launch.py). On gunicorn it is the same app on CPython's
+allocator, logging as `mocksrv serve` does (an access-log line per request at the default level),
+without the timer ticker and the webhook dispatcher. The bare app runs on CPython's allocator.
 """
 
 from __future__ import annotations
@@ -73,9 +74,10 @@ def main() -> None:
         Gunicorn().run()
         return
     if args.app == "mocksrv" and args.engine == "waitress":
-        from mocksrv.cli import main as mocksrv_main
+        from harness import mocksrv_command
 
-        sys.exit(mocksrv_main(["serve", "--host", "127.0.0.1", "--port", str(args.port)]))
+        command = mocksrv_command(args.port)
+        os.execv(command[0], command)
     from mocksrv.httpserver import HttpServer
     from mocksrv.settings import Settings
 

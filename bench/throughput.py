@@ -207,3 +207,14 @@ def on_off(what: str, off_env: dict[str, str], labels: tuple[str, str], seconds:
         [labels[1], f"{median_rate(off.creates):.0f}", "", "", f"{median_cpu(off.creates):.0f}"],
     ]
     print(table([what, "create/s", "on / off", "range", "CPU µs/create"], rows))
+
+
+def allocator(seconds: float, rounds: int) -> None:
+    """`mocksrv serve` create throughput on the C allocator (the default) and on CPython's own."""
+    on_off(
+        "C allocator",
+        {"PYTHONMALLOC": "pymalloc"},
+        ("on (malloc, the default)", "off (pymalloc)"),
+        seconds,
+        rounds,
+    )

@@ -412,7 +412,3 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "trigger":
         return _trigger(args)
     return _serve(args)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -128,21 +128,19 @@ class Dispatcher:
 
     def _run(self, crew: _Crew) -> None:
         me = threading.current_thread()
-        session: requests.Session | None = None  # made at the first delivery, with requests imported then
+        session = _new_session()
         try:
             while (task := self._next(crew, me)) is not None:
                 follow_up: DeliveryTask | None = task
                 while follow_up is not None:
                     attempt: Attempt | None = None
                     try:
-                        session = session or _new_session()
                         attempt = self._attempt(session, follow_up)
                     except Exception:
                         log.exception("delivering %s failed", follow_up.event.event_id)
                     follow_up = self._settle(crew, me, follow_up, attempt)
         finally:
-            if session is not None:
-                session.close()
+            session.close()
 
     def _next(self, crew: _Crew, me: threading.Thread) -> DeliveryTask | None:
         """This thread's next delivery, once one is ready; None when the thread is to end."""
@@ -222,8 +220,10 @@ class Dispatcher:
 
 
 def _new_session() -> requests.Session:
-    # requests is imported at the first delivery, not at start: its import is about 40 ms of the
-    # 300 ms that `mocksrv serve` takes to its first answer, and many runs never send a webhook.
+    # Imported here, by the first delivery thread as it starts: off the path to the first answer,
+    # which the import (about 40 ms) would delay, and before any load. Imported at the first
+    # delivery, mid-load, its objects landed among the records that a reset frees, and kept about
+    # 6 MiB of their memory pages from going back to the system (mocksrv/launch.py).
     import requests
 
     return requests.Session()

@@ -72,15 +72,19 @@ class TimeoutSession(requests.Session):
 
 
 def subprocess_environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The test's environment without any MOCKSRV_* setting, plus `extra`."""
-    env = {key: value for key, value in os.environ.items() if not key.startswith("MOCKSRV_")}
+    """The test's environment without any MOCKSRV_* setting or allocator choice, plus `extra`."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith("MOCKSRV_") and key not in ("PYTHONMALLOC", "MALLOC_ARENA_MAX")
+    }
     env["PYTHONUNBUFFERED"] = "1"
     env.update(extra or {})
     return env
 
 
 # The `mocksrv` command of this checkout; an installed one is the `mocksrv` script of its virtualenv.
-CHECKOUT_COMMAND = (sys.executable, "-m", "mocksrv.cli")
+CHECKOUT_COMMAND = (sys.executable, "-m", "mocksrv")
 
 
 class ServerProcess:
@@ -131,6 +135,16 @@ class ServerProcess:
             raise
         self.base_url = banner.rsplit(" ", 1)[1]
         return self
+
+    @property
+    def pid(self) -> int:
+        assert self._process is not None, "the process was not started"
+        return self._process.pid
+
+    def environment(self) -> dict[str, str]:
+        """The environment the process runs with now: after an exec, the one it was given."""
+        raw = Path(f"/proc/{self.pid}/environ").read_bytes()
+        return dict(entry.decode().split("=", 1) for entry in raw.split(b"\0") if entry)
 
     def _read_stdout(self, stdout: IO[str]) -> None:
         for line in stdout:

@@ -164,6 +164,7 @@ def test_the_installed_package_reads_its_own_defaults(installed: Installed) -> N
 
 def test_mocksrv_serve_from_an_empty_directory_takes_a_payment(installed: Installed, tmp_path: Path) -> None:
     with installed.serving(tmp_path) as served:
+        assert served.environment()["PYTHONMALLOC"] == "malloc"  # the command starts through mocksrv.launch
         response = requests.post(
             f"{served.base_url}/payments", json=payment(), headers={"api-key": SECRET_KEY}, timeout=10
         )

@@ -179,6 +179,23 @@ def test_mocksrv_port_variable_sets_the_port(start_server: StartServer) -> None:
     assert health(server.base_url).status_code == 200
 
 
+def test_serve_starts_itself_again_on_the_c_allocator_in_the_same_process(start_server: StartServer) -> None:
+    server = start_server("--port", "0")
+
+    environment = server.environment()
+    assert (environment["PYTHONMALLOC"], environment["MALLOC_ARENA_MAX"]) == ("malloc", "1")
+    assert health(server.base_url).status_code == 200
+    assert_stops_cleanly(server)  # the process started is the one that serves, and SIGTERM stops it
+
+
+def test_serve_keeps_an_allocator_chosen_in_the_environment(start_server: StartServer) -> None:
+    server = start_server("--port", "0", env={"PYTHONMALLOC": "pymalloc"})
+
+    environment = server.environment()
+    assert (environment["PYTHONMALLOC"], "MALLOC_ARENA_MAX" in environment) == ("pymalloc", False)
+    assert health(server.base_url).status_code == 200
+
+
 @pytest.fixture(scope="module")
 def rate_limited_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     stderr = tmp_path_factory.mktemp("rate-limited") / "stderr.log"

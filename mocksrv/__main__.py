@@ -1,0 +1,5 @@
+"""`python -m mocksrv`: the `mocksrv` command."""
+
+from mocksrv.launch import main
+
+main()
