@@ -14,6 +14,7 @@ from mocksrv.control import wait_slots
 from mocksrv.domain.clock import exempt_real_intervals
 from mocksrv.domain.sandbox import Sandbox
 from mocksrv.httpserver import HttpServer, address
+from mocksrv.memory import Collector
 from mocksrv.settings import Settings
 from mocksrv.statefile import StateWriter, load_state
 from mocksrv.webhooks.dispatcher import Dispatcher
@@ -156,10 +157,12 @@ def serve(settings: Settings) -> None:
         running.http.stop_loop()
 
     previous = {number: signal.signal(number, stop) for number in (signal.SIGINT, signal.SIGTERM)}
+    collector = Collector().install()  # the process is the server's alone (MockServer's is not)
     print(banner(sandbox, running.base, settings), flush=True)
     try:
         running.http.run()
     finally:
+        collector.uninstall()
         running.stop(None)
         for number, handler in previous.items():
             signal.signal(number, handler)
