@@ -31,7 +31,7 @@ def allocator_environ(argv: Sequence[str], environ: Mapping[str, str]) -> dict[s
 def _glibc() -> bool:
     try:
         return os.confstr("CS_GNU_LIBC_VERSION") is not None
-    except (ValueError, OSError):  # the name is unknown here: not glibc
+    except (ValueError, OSError, AttributeError):  # the name, or confstr itself, is unknown: not glibc
         return False
 
 

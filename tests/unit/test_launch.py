@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from mocksrv import launch
@@ -47,3 +49,18 @@ def test_without_glibc_serve_goes_on_in_this_process(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(launch, "_glibc", lambda: False)
 
     assert launch.allocator_environ(["serve"], {}) is None
+
+
+def test_a_system_without_the_glibc_version_name_is_not_glibc(monkeypatch: pytest.MonkeyPatch) -> None:
+    def unknown(name: str) -> str:
+        raise ValueError(f"unrecognized configuration name: {name}")
+
+    monkeypatch.setattr(os, "confstr", unknown)
+
+    assert launch._glibc() is False
+
+
+def test_a_system_without_confstr_is_not_glibc(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delattr(os, "confstr")
+
+    assert launch._glibc() is False
