@@ -25,6 +25,7 @@ from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
 from mocksrv import client
+from mocksrv.launch import C_ALLOCATOR
 from tests.payloads import ADMIN_KEY
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -76,7 +77,7 @@ def subprocess_environment(extra: Mapping[str, str] | None = None) -> dict[str, 
     env = {
         key: value
         for key, value in os.environ.items()
-        if not key.startswith("MOCKSRV_") and key not in ("PYTHONMALLOC", "MALLOC_ARENA_MAX")
+        if not key.startswith("MOCKSRV_") and key not in C_ALLOCATOR
     }
     env["PYTHONUNBUFFERED"] = "1"
     env.update(extra or {})
