@@ -17,6 +17,7 @@ import yaml
 from pytest_httpserver import HTTPServer
 
 from mocksrv import MockServer
+from mocksrv.launch import C_ALLOCATOR
 from mocksrv.webhooks import SIGNATURE_HEADER, verify_signature
 from tests.e2e.harness import (
     DEFAULT_FIXTURES,
@@ -183,7 +184,11 @@ def test_serve_starts_itself_again_on_the_c_allocator_in_the_same_process(start_
     server = start_server("--port", "0")
 
     environment = server.environment()
-    assert (environment["PYTHONMALLOC"], environment["MALLOC_ARENA_MAX"]) == ("malloc", "1")
+    assert {name: environment.get(name) for name in C_ALLOCATOR} == {
+        "PYTHONMALLOC": "malloc",
+        "MALLOC_ARENA_MAX": "1",
+        "GLIBC_TUNABLES": "glibc.malloc.tcache_count=1",
+    }
     assert health(server.base_url).status_code == 200
     assert_stops_cleanly(server)  # the process started is the one that serves, and SIGTERM stops it
 
@@ -192,7 +197,11 @@ def test_serve_keeps_an_allocator_chosen_in_the_environment(start_server: StartS
     server = start_server("--port", "0", env={"PYTHONMALLOC": "pymalloc"})
 
     environment = server.environment()
-    assert (environment["PYTHONMALLOC"], "MALLOC_ARENA_MAX" in environment) == ("pymalloc", False)
+    assert {name: environment.get(name) for name in C_ALLOCATOR} == {
+        "PYTHONMALLOC": "pymalloc",
+        "MALLOC_ARENA_MAX": None,
+        "GLIBC_TUNABLES": None,
+    }
     assert health(server.base_url).status_code == 200
 
 

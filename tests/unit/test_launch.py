@@ -15,7 +15,7 @@ def on_glibc(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.usefixtures("on_glibc")
-def test_serve_gets_the_c_allocator_and_one_arena_beside_the_rest_of_the_environment() -> None:
+def test_serve_gets_the_c_allocator_one_arena_and_small_caches_beside_the_rest_of_the_environment() -> None:
     environ = launch.allocator_environ(["serve", "--port", "0"], {"PATH": "/usr/bin", "MOCKSRV_PORT": "1"})
 
     assert environ == {
@@ -23,14 +23,21 @@ def test_serve_gets_the_c_allocator_and_one_arena_beside_the_rest_of_the_environ
         "MOCKSRV_PORT": "1",
         "PYTHONMALLOC": "malloc",
         "MALLOC_ARENA_MAX": "1",
+        "GLIBC_TUNABLES": "glibc.malloc.tcache_count=1",
     }
 
 
 @pytest.mark.usefixtures("on_glibc")
-def test_an_arena_count_of_ones_own_is_kept() -> None:
-    environ = launch.allocator_environ(["serve"], {"MALLOC_ARENA_MAX": "4"})
+def test_an_arena_count_and_tunables_of_ones_own_are_kept() -> None:
+    environ = launch.allocator_environ(
+        ["serve"], {"MALLOC_ARENA_MAX": "4", "GLIBC_TUNABLES": "glibc.malloc.tcache_count=3"}
+    )
 
-    assert environ == {"PYTHONMALLOC": "malloc", "MALLOC_ARENA_MAX": "4"}
+    assert environ == {
+        "PYTHONMALLOC": "malloc",
+        "MALLOC_ARENA_MAX": "4",
+        "GLIBC_TUNABLES": "glibc.malloc.tcache_count=3",
+    }
 
 
 @pytest.mark.usefixtures("on_glibc")
