@@ -6,7 +6,9 @@ import os
 import re
 import threading
 
-from mocksrv.domain.ids import new_id, new_secret
+import pytest
+
+from mocksrv.domain.ids import _SystemEntropy, new_id, new_secret
 
 
 def test_an_id_is_the_prefix_and_twenty_letters_or_digits() -> None:
@@ -46,3 +48,41 @@ def test_a_forked_child_does_not_repeat_its_parents_ids() -> None:
     from_child = os.read(read, 100).decode()
     os.close(read)
     assert from_child != new_id("pay")
+
+
+def test_a_thread_draws_while_another_waits_for_its_block(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each thread has a block of its own: none waits for another's draw, nor its system call."""
+    entropy = _SystemEntropy()
+    has_block, go, refilling, release = (threading.Event() for _ in range(4))
+    drawn: list[bytes] = []
+
+    def draw() -> None:
+        entropy.take(1)  # this thread's block, with bytes to spare
+        has_block.set()
+        go.wait(10)
+        drawn.append(entropy.take(20))
+
+    here = threading.Thread(target=draw)
+    here.start()
+    assert has_block.wait(5)
+    real_urandom = os.urandom
+
+    def slow_urandom(count: int) -> bytes:
+        refilling.set()
+        release.wait(10)
+        return real_urandom(count)
+
+    monkeypatch.setattr(os, "urandom", slow_urandom)
+    other = threading.Thread(target=entropy.take, args=(1,))  # a new thread: it fetches a block
+    other.start()
+    try:
+        assert refilling.wait(5)
+        go.set()
+        here.join(5)
+        assert not here.is_alive()  # it did not wait for the other thread's block
+    finally:
+        go.set()
+        release.set()
+        other.join(5)
+        here.join(5)
+    assert len(drawn[0]) == 20
