@@ -7,11 +7,12 @@ latency with a webhook receiver that never answers; throughput under wrk (8 keep
 connections) of the mocksrv app next to a bare Flask app on two serving engines (waitress as
 `mocksrv serve` runs it, gunicorn gthread with one process): create req/s, their ratio, checkout
 flows/s and server CPU per request; `mocksrv serve` create throughput with the access log, the
-request journal and the C allocator each on and off; a new client's latency while 500 idle or
-slow-header connections or 64 long-polls are held (hardening.py); last, a healthy merchant's
-webhook lag beside 50 receivers that never answer (webhook_fairness.py); writing and loading the
-state file (`--state`) of a sandbox of 100,000 payments; and the time to answer a daily series of
-payment metrics over those 100,000 (`analytics`). Compared figures are measured in turns.
+request journal and the C allocator each on and off, and with 4 request threads against one; a
+new client's latency while 500 idle or slow-header connections or 64 long-polls are held
+(hardening.py); last, a healthy merchant's webhook lag beside 50 receivers that never answer
+(webhook_fairness.py); writing and loading the state file (`--state`) of a sandbox of 100,000
+payments; and the time to answer a daily series of payment metrics over those 100,000
+(`analytics`). Compared figures are measured in turns.
 `--quick` runs a short version of everything; `--sections` picks parts.
 """
 
@@ -60,6 +61,7 @@ SECTIONS = (
     "access-log",
     "journal",
     "allocator",
+    "threads",
     "held",
     "webhooks",
     "state-file",
@@ -348,7 +350,7 @@ def main() -> None:
     for name in engines:
         if name not in ENGINES:
             parser.error(f"unknown engine {name!r}: choose from {', '.join(ENGINES)}")
-    if {"engines", "access-log", "journal", "allocator"} & set(sections):
+    if {"engines", "access-log", "journal", "allocator", "threads"} & set(sections):
         load.wrk_path()  # fails early when wrk is missing
 
     started = time.monotonic()
@@ -364,6 +366,8 @@ def main() -> None:
         throughput.journal(args.seconds, args.rounds)
     if "allocator" in sections:
         throughput.allocator(args.seconds, args.rounds)
+    if "threads" in sections:
+        throughput.threads(args.seconds, args.rounds)
     if "held" in sections:
         hardening.report(args.count, connections=500, waits=64)
     if "webhooks" in sections:

@@ -218,3 +218,14 @@ def allocator(seconds: float, rounds: int) -> None:
         seconds,
         rounds,
     )
+
+
+def threads(seconds: float, rounds: int) -> None:
+    """`mocksrv serve` create throughput with its 4 request threads (the default) and with one."""
+    on_off(
+        "4 request threads",
+        {"MOCKSRV_THREADS": "1"},
+        ("4 threads (the default)", "1 thread (--threads 1)"),
+        seconds,
+        rounds,
+    )
