@@ -59,17 +59,23 @@ class _SystemEntropy(Entropy):
         os.register_at_fork(after_in_child=self._reset)
 
     def _reset(self) -> None:
-        self._local = threading.local()
+        self._local = _Block()
 
     def take(self, count: int) -> bytes:
         local = self._local
-        block: bytes = getattr(local, "block", b"")
-        start: int = getattr(local, "used", 0)
+        block, start = local.block, local.used
         if start + count > len(block):
             local.block = block = os.urandom(max(_BLOCK, count))
             start = 0
         local.used = start + count
         return block[start : start + count]
+
+
+class _Block(threading.local):
+    """A thread's block of OS randomness and how much of it is drawn; each thread starts empty."""
+
+    block = b""
+    used = 0
 
 
 class SeededEntropy(Entropy):
