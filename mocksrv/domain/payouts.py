@@ -19,7 +19,7 @@ from typing import Any
 from mocksrv.domain.clock import Clock
 from mocksrv.domain.errors import ClientSecretInvalid, DuplicateResource, InvalidField, ResourceNotFound
 from mocksrv.domain.events import ContentType, EventType
-from mocksrv.domain.ids import new_id, new_secret
+from mocksrv.domain.ids import new_client_secret, new_id
 from mocksrv.domain.lifecycle import Lifecycle
 from mocksrv.domain.merchants import MerchantService
 from mocksrv.domain.models import CONNECTOR, JsonObject, Page, Profile
@@ -181,7 +181,7 @@ class PayoutService:
                 "updated_at": now,
                 "planned_result": PayoutEvent.SUCCEED,
                 "connector": self._merchants.merchant(merchant_id).connector,
-                "client_secret": f"{payout_id}_secret_{new_secret(20, self._store.ids(merchant_id))}",
+                "client_secret": new_client_secret(payout_id, self._store.ids(merchant_id)),
                 "return_url": profile.return_url,
             }
             payout = Payout(**{**record, **described, **method})

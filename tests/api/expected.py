@@ -49,7 +49,7 @@ GENERATED_CUSTOMER_ID = Matches(r"cus_[A-Za-z0-9]{20}")
 
 
 def client_secret_of(payment_id: str) -> Matches:
-    return Matches(rf"{re.escape(payment_id)}_secret_[0-9a-f]{{20}}")
+    return Matches(rf"{re.escape(payment_id)}_secret_[A-Za-z0-9]{{20}}")
 
 
 def error(code: str, message: str, param: str | None = None) -> dict[str, Any]:

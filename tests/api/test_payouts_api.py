@@ -74,7 +74,7 @@ def refused(action: str, status: str, expected: str = "requires_fulfillment") ->
 def secret_of(payout_id: Any) -> Matches:
     """The client secret of a payout: its id, `_secret_` and 20 hex digits."""
     prefix = re.escape(payout_id) if isinstance(payout_id, str) else r"payout_[A-Za-z0-9]{20}"
-    return Matches(rf"{prefix}_secret_[0-9a-f]{{20}}")
+    return Matches(rf"{prefix}_secret_[A-Za-z0-9]{{20}}")
 
 
 def payout_body(now: str, payout_id: Any = "po_1", **changes: Any) -> dict[str, Any]:

@@ -8,7 +8,8 @@ import threading
 
 import pytest
 
-from mocksrv.domain.ids import _SystemEntropy, new_id, new_secret
+from mocksrv.domain.ids import _SystemEntropy, new_client_secret, new_id, new_secret
+from mocksrv.masking import mask_card_like
 
 
 def test_an_id_is_the_prefix_and_twenty_letters_or_digits() -> None:
@@ -19,6 +20,16 @@ def test_an_id_is_the_prefix_and_twenty_letters_or_digits() -> None:
 def test_a_secret_is_hex_of_the_length_asked() -> None:
     assert re.fullmatch(r"[0-9a-f]{32}", new_secret())
     assert re.fullmatch(r"[0-9a-f]{7}", new_secret(7))
+
+
+def test_a_client_secret_is_its_owners_id_and_twenty_letters_or_digits() -> None:
+    assert re.fullmatch(r"pay_1_secret_[0-9A-Za-z]{20}", new_client_secret("pay_1"))
+
+
+def test_client_secrets_are_never_taken_for_card_numbers() -> None:
+    # One hex secret of 20 digits in 70 held a run of 12 decimal digits, which the journal masked.
+    secrets = [new_client_secret("pay_1") for _ in range(20_000)]
+    assert [secret for secret in secrets if mask_card_like(secret) != secret] == []
 
 
 def test_ids_made_by_many_threads_across_many_blocks_never_repeat() -> None:

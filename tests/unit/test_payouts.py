@@ -238,7 +238,7 @@ def test_create_gives_a_payout_requiring_fulfilment_with_every_field_given(sandb
         auto_fulfill=False,
         client_secret=created.client_secret,
     )
-    assert created.client_secret == Matches(r"po_1_secret_[0-9a-f]{20}")
+    assert created.client_secret == Matches(r"po_1_secret_[A-Za-z0-9]{20}")
 
 
 def test_create_keeps_only_the_last_four_digits_of_the_account_number(sandbox: Sandbox) -> None:

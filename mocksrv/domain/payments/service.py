@@ -18,7 +18,7 @@ from mocksrv.domain.errors import (
     PaymentNotFound,
 )
 from mocksrv.domain.events import ContentType
-from mocksrv.domain.ids import new_id, new_secret
+from mocksrv.domain.ids import new_client_secret, new_id
 from mocksrv.domain.lifecycle import Lifecycle
 from mocksrv.domain.merchants import MerchantService
 from mocksrv.domain.models import Capture, CaptureMethod, Page, Payment, build, evolve
@@ -157,7 +157,7 @@ class PaymentService:
             capture_method=CaptureMethod(fields.get("capture_method") or CaptureMethod.AUTOMATIC),
             created=now,
             modified_at=now,
-            client_secret=f"{payment_id}_secret_{new_secret(20, self._store.ids(merchant_id))}",
+            client_secret=new_client_secret(payment_id, self._store.ids(merchant_id)),
             client_secret_expires_at=now + timedelta(seconds=expiry),
             **described,
             **method,

@@ -9,7 +9,7 @@ from typing import Any
 from mocksrv.domain.clock import Clock
 from mocksrv.domain.errors import InvalidField, ResourceNotFound
 from mocksrv.domain.events import PAID_EVENTS, Event, EventType
-from mocksrv.domain.ids import Entropy, new_id, new_secret
+from mocksrv.domain.ids import Entropy, new_id
 from mocksrv.domain.models import Customer, JsonObject, Payment, build, evolve
 from mocksrv.domain.payments.bank import kept_account
 from mocksrv.domain.payments.cards import card_expiry, card_key, card_summary, normalized_number
@@ -212,4 +212,4 @@ def _other_details(kind: str, fields: Mapping[str, Any]) -> JsonObject:
 
 
 def _new_token(entropy: Entropy) -> str:
-    return f"token_{new_secret(20, entropy)}"
+    return new_id("token", 20, entropy)  # letters and digits, as the real service writes one
