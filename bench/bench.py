@@ -13,7 +13,8 @@ new client's latency while 500 idle or slow-header connections or 64 long-polls 
 (webhook_fairness.py); writing and loading the state file (`--state`) of a sandbox of 100,000
 payments; and the time to answer a daily series of payment metrics over those 100,000
 (`analytics`). Compared figures are measured in turns.
-`--quick` runs a short version of everything; `--sections` picks parts.
+`--quick` runs a short version of everything; `--sections` picks parts; `--server-cpus` keeps the
+servers to the CPUs named and wrk to the others.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -31,6 +33,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import hardening
+import harness
 import load
 import requests
 import throughput
@@ -337,6 +340,10 @@ def main() -> None:
     add("--fixture-runs", type=int, help="MockServer starts timed (default 20, quick 5)")
     add("--engines", default=",".join(ENGINES), help=f"engines compared (default {','.join(ENGINES)})")
     add("--sections", default=",".join(SECTIONS), help=f"parts run (default {','.join(SECTIONS)})")
+    add(
+        "--server-cpus",
+        help="CPUs the servers are kept to, as 1 or 0,1 (wrk runs on the others); default: any",
+    )
     add("--quick", action="store_true", help="a short run: the quick values of the options above")
     args = parser.parse_args()
     for name, value in (QUICK if args.quick else FULL).items():
@@ -350,6 +357,11 @@ def main() -> None:
     for name in engines:
         if name not in ENGINES:
             parser.error(f"unknown engine {name!r}: choose from {', '.join(ENGINES)}")
+    if args.server_cpus:
+        cpus = {int(cpu) for cpu in args.server_cpus.split(",")}
+        if not cpus < os.sched_getaffinity(0):
+            parser.error(f"--server-cpus must leave wrk a CPU of {sorted(os.sched_getaffinity(0))}")
+        harness.SERVER_CPUS = cpus
     if {"engines", "access-log", "journal", "allocator", "threads"} & set(sections):
         load.wrk_path()  # fails early when wrk is missing
 

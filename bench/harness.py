@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from mocksrv.domain.sandbox import SEED_PAYMENT
 
@@ -26,6 +27,16 @@ CREATE = json.dumps({**SEED_PAYMENT, "amount": 1000, "profile_id": "pro_default"
 LIST = json.dumps({"limit": 10}).encode()
 RATE_OFF = {"MOCKSRV_RATE_LIMIT": "1000000000"}  # limiting stays on the path, never trips
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+# The CPUs the servers run on (bench.py's --server-cpus), the load generator on the others; None: any.
+SERVER_CPUS: set[int] | None = None
+
+
+def pinned(server: bool) -> dict[str, Any]:
+    """Popen's arguments that keep the process to the servers' CPUs, or to the others."""
+    if SERVER_CPUS is None:
+        return {}
+    cpus = SERVER_CPUS if server else os.sched_getaffinity(0) - SERVER_CPUS
+    return {"preexec_fn": lambda: os.sched_setaffinity(0, cpus)}
 
 
 def free_port() -> int:
@@ -40,7 +51,11 @@ def server(command: list[str], port: int, env: dict[str, str] | None = None) -> 
     # stderr goes to a file: a pipe that nobody reads would block the server once it is full.
     with tempfile.TemporaryFile() as errors:
         process = subprocess.Popen(
-            command, env={**os.environ, **(env or {})}, stdout=subprocess.DEVNULL, stderr=errors
+            command,
+            env={**os.environ, **(env or {})},
+            stdout=subprocess.DEVNULL,
+            stderr=errors,
+            **pinned(server=True),
         )
         try:
             deadline = time.monotonic() + 20

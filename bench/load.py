@@ -11,7 +11,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass, field
 
-from harness import HERE, cpu_seconds, process_tree
+from harness import HERE, cpu_seconds, pinned, process_tree
 
 SCRIPTS = HERE / "wrk"
 MARK = "WRKJSON "
@@ -90,7 +90,13 @@ def run(
         command += ["--", *args]
     pids = process_tree(server_pid) if server_pid is not None else []
     cpu_before = cpu_seconds(pids)
-    finished = subprocess.run(command, capture_output=True, text=True, timeout=seconds + timeout + 30)
+    finished = subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        timeout=seconds + timeout + 30,
+        **pinned(server=False),
+    )
     cpu = cpu_seconds(pids) - cpu_before if pids else None
     lines = [line for line in finished.stdout.splitlines() if line.startswith(MARK)]
     if finished.returncode != 0 or not lines:
