@@ -292,3 +292,218 @@ def test_a_seed_out_of_range_is_a_400(api: Api, seed: Any) -> None:
     answer = api.put("/__mock/ids", {"seed": seed})
     assert answer.status_code == 400
     assert answer.json["error"]["param"] == "seed"
+
+
+def _set(document: dict[str, Any], path: tuple[Any, ...], value: Any) -> None:
+    place = document["merchants"][MERCHANT_ID]
+    for step in path[:-1]:
+        place = place[step]
+    place[path[-1]] = value
+
+
+PAYMENT = ("records", "payment", 0, "$Payment")
+FAULT = ("records", "fault", 0, "$FaultRule")
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "where", "message"),
+    [
+        (
+            ("merchant", "$Merchant", "rate_limit"),
+            "x",
+            "merchant",
+            "Merchant.rate_limit: expected int | None",
+        ),
+        ((*PAYMENT, "amount"), None, "records.payment.0", "Payment.amount: expected int"),
+        ((*PAYMENT, "amount"), 10.5, "records.payment.0", "Payment.amount: expected int"),
+        ((*PAYMENT, "status"), "bogus", "records.payment.0", "Payment.status: expected PaymentStatus"),
+        ((*PAYMENT, "payment_id"), [], "records.payment.0", "Payment.payment_id: expected str"),
+        ((*PAYMENT, "currency"), {}, "records.payment.0", "Payment.currency: expected str"),
+        (
+            (*PAYMENT, "created"),
+            {"$datetime": "2026-01-01T00:00:00"},
+            "records.payment.0",
+            "Payment.created: expected datetime",
+        ),
+        (
+            (*PAYMENT, "metadata"),
+            {
+                "deep": [
+                    [
+                        [
+                            [
+                                [
+                                    [
+                                        [
+                                            [
+                                                [
+                                                    [
+                                                        [
+                                                            [
+                                                                [
+                                                                    [
+                                                                        [
+                                                                            [
+                                                                                [
+                                                                                    [
+                                                                                        [
+                                                                                            [
+                                                                                                [
+                                                                                                    [
+                                                                                                        [
+                                                                                                            [
+                                                                                                                [
+                                                                                                                    [
+                                                                                                                        [
+                                                                                                                            [
+                                                                                                                                [
+                                                                                                                                    [
+                                                                                                                                        [
+                                                                                                                                            [
+                                                                                                                                                [
+                                                                                                                                                    [
+                                                                                                                                                        [
+                                                                                                                                                            [
+                                                                                                                                                                [
+                                                                                                                                                                    [
+                                                                                                                                                                        [
+                                                                                                                                                                            [
+                                                                                                                                                                                [
+                                                                                                                                                                                    [
+                                                                                                                                                                                        [
+                                                                                                                                                                                            [
+                                                                                                                                                                                                [
+                                                                                                                                                                                                    [
+                                                                                                                                                                                                        [
+                                                                                                                                                                                                            [
+                                                                                                                                                                                                                [
+                                                                                                                                                                                                                    [
+                                                                                                                                                                                                                        [
+                                                                                                                                                                                                                            [
+                                                                                                                                                                                                                                [
+                                                                                                                                                                                                                                    [
+                                                                                                                                                                                                                                        [
+                                                                                                                                                                                                                                            [
+                                                                                                                                                                                                                                                [
+                                                                                                                                                                                                                                                    [
+                                                                                                                                                                                                                                                        [
+                                                                                                                                                                                                                                                            [
+                                                                                                                                                                                                                                                                [
+                                                                                                                                                                                                                                                                    [
+                                                                                                                                                                                                                                                                        [
+                                                                                                                                                                                                                                                                            [
+                                                                                                                                                                                                                                                                                [
+                                                                                                                                                                                                                                                                                    [
+                                                                                                                                                                                                                                                                                        [
+                                                                                                                                                                                                                                                                                            1
+                                                                                                                                                                                                                                                                                        ]
+                                                                                                                                                                                                                                                                                    ]
+                                                                                                                                                                                                                                                                                ]
+                                                                                                                                                                                                                                                                            ]
+                                                                                                                                                                                                                                                                        ]
+                                                                                                                                                                                                                                                                    ]
+                                                                                                                                                                                                                                                                ]
+                                                                                                                                                                                                                                                            ]
+                                                                                                                                                                                                                                                        ]
+                                                                                                                                                                                                                                                    ]
+                                                                                                                                                                                                                                                ]
+                                                                                                                                                                                                                                            ]
+                                                                                                                                                                                                                                        ]
+                                                                                                                                                                                                                                    ]
+                                                                                                                                                                                                                                ]
+                                                                                                                                                                                                                            ]
+                                                                                                                                                                                                                        ]
+                                                                                                                                                                                                                    ]
+                                                                                                                                                                                                                ]
+                                                                                                                                                                                                            ]
+                                                                                                                                                                                                        ]
+                                                                                                                                                                                                    ]
+                                                                                                                                                                                                ]
+                                                                                                                                                                                            ]
+                                                                                                                                                                                        ]
+                                                                                                                                                                                    ]
+                                                                                                                                                                                ]
+                                                                                                                                                                            ]
+                                                                                                                                                                        ]
+                                                                                                                                                                    ]
+                                                                                                                                                                ]
+                                                                                                                                                            ]
+                                                                                                                                                        ]
+                                                                                                                                                    ]
+                                                                                                                                                ]
+                                                                                                                                            ]
+                                                                                                                                        ]
+                                                                                                                                    ]
+                                                                                                                                ]
+                                                                                                                            ]
+                                                                                                                        ]
+                                                                                                                    ]
+                                                                                                                ]
+                                                                                                            ]
+                                                                                                        ]
+                                                                                                    ]
+                                                                                                ]
+                                                                                            ]
+                                                                                        ]
+                                                                                    ]
+                                                                                ]
+                                                                            ]
+                                                                        ]
+                                                                    ]
+                                                                ]
+                                                            ]
+                                                        ]
+                                                    ]
+                                                ]
+                                            ]
+                                        ]
+                                    ]
+                                ]
+                            ]
+                        ]
+                    ]
+                ]
+            },
+            "records.payment.0",
+            "Payment.metadata: expected dict[str, Any] | None",
+        ),
+        ((*FAULT, "path"), None, "records.fault.0", "FaultRule.path: expected str"),
+        ((*FAULT, "active_from"), "x", "records.fault.0", "FaultRule.active_from: expected datetime | None"),
+        (
+            ("clock", "base"),
+            {"$datetime": "9999-12-31T23:59:59+00:00"},
+            "clock",
+            "the mock clock goes no later than 9000-01-01T00:00:00.000Z",
+        ),
+        (
+            ("clock",),
+            {
+                "frozen": False,
+                "base": {"$datetime": "8999-01-01T00:00:00+00:00"},
+                "anchor": {"$datetime": "0001-01-01T00:00:00+00:00"},
+            },
+            "clock",
+            "the mock clock goes no later than 9000-01-01T00:00:00.000Z",
+        ),
+    ],
+)
+def test_a_document_holding_what_could_not_be_served_is_refused_and_nothing_changes(
+    api: Api, path: tuple[Any, ...], value: Any, where: str, message: str
+) -> None:
+    create_payment(api)
+    assert (
+        api.post("/__mock/faults", {"match": {"path": "/nothing"}, "effect": {"type": "error"}}).status_code
+        == 200
+    )
+    broken = copy.deepcopy(api.get("/__mock/snapshot").json)
+    _set(broken, path, value)
+    before = without_time_taken(api.get("/__mock/snapshot").json)
+
+    answer = api.post("/__mock/restore", broken)
+
+    param = f"merchants.{MERCHANT_ID}.{where}"
+    assert answer.status_code == 400
+    assert answer.json == error("IR_04", f"Invalid snapshot: {param}: {message}", param)
+    assert without_time_taken(api.get("/__mock/snapshot").json) == before
+    for method, route in (("get", "/payments/list"), ("post", "/payments/list"), ("get", "/__mock/faults")):
+        assert getattr(api, method)(route).status_code == 200

@@ -4,6 +4,11 @@ JSON's own types are written as they are; any other value as an object of one ke
 `{"$Payment": {...}}`, `{"$PaymentStatus": "succeeded"}`, `{"$datetime": "..."}`,
 `{"$tuple": [...]}`. The types it knows are those it is given and those their fields name; nothing
 else is ever built from a document. A record's fields that hold their default are left out.
+
+Each field read back is checked against its annotation before a record is made, so that a document
+cannot store what mocksrv could not serve again: a `str` where a status belongs, a `null` amount, a
+time without a zone. Free-form values (`dict[str, Any]`) hold JSON's types only, at most
+FREE_FORM_DEPTH levels deep, and every whole number fits in 64 bits, as JSON answers can carry.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import base64
 import dataclasses
 import enum
 import json
+import re
 import types
 import typing
 from collections.abc import Callable, Iterable
@@ -31,9 +37,12 @@ _PLAIN_CLASSES: dict[type, tuple[str, ...]] = {OutcomeTable: ("rules",)}
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 _MISSING = object()
+FREE_FORM_DEPTH = 64  # levels of a free-form value (the API takes 16; JSON answers fail past 255)
+_SMALLEST_INT, _LARGEST_INT = -(2**63), 2**64 - 1  # what orjson writes
 
 Encode = Callable[[Any], Any]
 Decode = Callable[[Any], Any]
+Check = Callable[[Any], bool]
 
 
 class Unreadable(ValueError):
@@ -147,13 +156,16 @@ class Codec:
             written = [f for f in dataclasses.fields(kind) if f.name not in skipped]
             names = tuple(f.name for f in written)
             defaults = tuple(_default(f) for f in written)
+            hints = typing.get_type_hints(kind)
             make: Callable[..., Any] = kind
             if len(names) >= 2 and all(f.init for f in dataclasses.fields(kind)) and not skipped:
                 make = lambda **values: build(kind, **values)  # noqa: E731 -- a third as dear as kind(...)
         else:
             names = _PLAIN_CLASSES[kind]
+            hints = typing.get_type_hints(vars(kind)["__init__"])
             defaults = tuple(_MISSING for _ in names)
             make = kind
+        checks = {name: type_check(hints[name]) for name in names}
         read = attrgetter(*names) if len(names) > 1 else lambda record: (getattr(record, names[0]),)
         encode_value = self.encode
         decode_value = self.decode
@@ -173,8 +185,12 @@ class Codec:
             unknown = raw.keys() - known
             if unknown:
                 raise Unreadable(f"{tag[1:]} has no field {sorted(unknown)[0]!r}")
+            values = {name: decode_value(value) for name, value in raw.items()}
+            for name, value in values.items():
+                if not checks[name](value):
+                    raise Unreadable(f"{tag[1:]}.{name}: expected {_described(hints[name])}")
             try:
-                return make(**{name: decode_value(value) for name, value in raw.items()})
+                return make(**values)
             except (TypeError, ValueError) as error:
                 raise Unreadable(f"{tag[1:]}: {error}") from None
 
@@ -220,6 +236,70 @@ class Codec:
         if not all(type(pair) is list and len(pair) == 2 for pair in pairs):
             raise Unreadable("dict: expected a list of [key, value] pairs")
         return {_hashable(key): value for key, value in pairs}
+
+
+def type_check(hint: Any) -> Check:
+    """Whether a value read back is of the type an annotation names."""
+    if hint is Any or hint is object:
+        return lambda value: True
+    if hint is type(None):
+        return lambda value: value is None
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (types.UnionType, typing.Union):
+        others = [arg for arg in args if arg is not type(None)]
+        if len(others) == 1 < len(args):  # `T | None`, the most frequent by far
+            other = type_check(others[0])
+            return lambda value: value is None or other(value)
+        checks = [type_check(arg) for arg in args]
+        return lambda value: any(check(value) for check in checks)
+    if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
+        item = type_check(args[0])
+        return lambda value: type(value) is tuple and all(map(item, value))
+    if origin is tuple:
+        items = [type_check(arg) for arg in args]
+        return lambda value: (
+            type(value) is tuple
+            and len(value) == len(items)
+            and all(check(item) for check, item in zip(items, value, strict=True))
+        )
+    if origin in (list, set, frozenset):
+        item = type_check(args[0])
+        return lambda value: type(value) is origin and all(map(item, value))
+    if origin is dict:
+        key, item = type_check(args[0]), _free_form if args[1] is Any else type_check(args[1])
+        return lambda value: type(value) is dict and all(key(k) and item(v) for k, v in value.items())
+    if hint is int:
+        return _whole
+    if hint is float:
+        return lambda value: type(value) is float or _whole(value)
+    if hint is datetime:
+        return lambda value: isinstance(value, datetime) and value.tzinfo is not None
+    if isinstance(hint, type):
+        return lambda value: type(value) is hint or isinstance(value, hint)
+    raise TypeError(f"no check for the annotation {hint!r}")
+
+
+def _whole(value: Any) -> bool:
+    return type(value) is int and _SMALLEST_INT <= value <= _LARGEST_INT
+
+
+def _free_form(value: Any, depth: int = 1) -> bool:
+    """A JSON value of at most FREE_FORM_DEPTH levels, its whole numbers within 64 bits."""
+    kind = type(value)
+    if kind is dict or kind is list:
+        if depth > FREE_FORM_DEPTH:
+            return False
+        items = value.values() if kind is dict else value
+        keys_ok = kind is list or all(type(key) is str for key in value)
+        return keys_ok and all(_free_form(item, depth + 1) for item in items)
+    return kind is str or kind is bool or kind is float or value is None or _whole(value)
+
+
+def _described(hint: Any) -> str:
+    """An annotation as a document's reader knows it: `str | None`, `PaymentStatus`."""
+    if isinstance(hint, type) and not isinstance(hint, types.GenericAlias):
+        return hint.__name__
+    return re.sub(r"\b(?:[a-z_]\w*\.)+", "", str(hint)).replace("NoneType", "None")
 
 
 def _default(f: dataclasses.Field[Any]) -> Any:

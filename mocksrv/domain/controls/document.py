@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from mocksrv.domain.clock import ClockState, system_now
+from mocksrv.domain.clock import LATEST, ClockState, format_timestamp, system_now
 from mocksrv.domain.controls.codec import Codec, Encode, Unreadable
 from mocksrv.domain.errors import DomainError
 from mocksrv.domain.ids import MAX_SEED, IdState
@@ -83,15 +83,30 @@ def clock_state(codec: Codec, raw: Any, where: str) -> ClockState:
     try:
         if raw["frozen"]:
             now = codec.decode(raw.get("now"))
-            if type(now) is datetime:
-                return ClockState(now, system_now(), frozen=True)
+            if _zoned(now):
+                return _within_range(ClockState(now, system_now(), frozen=True), where)
         else:
             base, anchor = codec.decode(raw.get("base")), codec.decode(raw.get("anchor"))
-            if type(base) is datetime and type(anchor) is datetime:
-                return ClockState(base, anchor)
+            if _zoned(base) and _zoned(anchor):
+                return _within_range(ClockState(base, anchor), where)
     except Unreadable as error:
         raise SnapshotInvalid(where, str(error)) from None
-    raise SnapshotInvalid(where, "expected the times of the clock")
+    raise SnapshotInvalid(where, "expected the times of the clock, each with its zone")
+
+
+def _zoned(value: Any) -> bool:
+    return type(value) is datetime and value.tzinfo is not None
+
+
+def _within_range(state: ClockState, where: str) -> ClockState:
+    """The clock, if its time now is one the mock clock can reach."""
+    try:
+        now = state.now(system_now())
+    except OverflowError:
+        now = None
+    if now is None or now > LATEST:
+        raise SnapshotInvalid(where, f"the mock clock goes no later than {format_timestamp(LATEST)}")
+    return state
 
 
 def ids_json(state: IdState | None) -> dict[str, Any] | None:
