@@ -142,6 +142,6 @@ def _nothing_to_mask(body: bytes) -> bool:
     """
     return (
         b"\\" not in body
-        and not any(map(body.__contains__, _KEY_ENDINGS))
+        and not any(map(body.lower().__contains__, _KEY_ENDINGS))  # keys are masked in any case
         and _RUN not in body.translate(_RUN_BYTES)
     )

@@ -7,17 +7,18 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from mocksrv.domain.payments.bank import ACCOUNT_NUMBER_FIELDS
+from mocksrv.domain.payments.bank import ACCOUNT_NUMBER_FIELDS, CVC_FIELDS
 
-LAST_FOUR_KEYS = frozenset({"card_number", *ACCOUNT_NUMBER_FIELDS})
-HIDDEN_KEYS = frozenset({"card_cvc", "cvc", "cvv"})  # cvv: the legacy card API's name
+LAST_FOUR_KEYS = frozenset({"card_number", *ACCOUNT_NUMBER_FIELDS})  # matched in any case
+HIDDEN_KEYS = CVC_FIELDS
 HIDDEN = "***"
 # 12 to 19 digits, as a card number is written: in one run, or in groups split by spaces or dashes.
 CARD_LIKE = re.compile(r"(?<![0-9])[0-9](?:[ -]?[0-9]){11,18}(?![0-9])")
 # In a body that is not JSON (a form, broken JSON, text): a key of those above and its value, as in
-# `card_cvc=987`, `"card_cvc": "987"` or `cvc 987`.
+# `card_cvc=987`, `"card_cvc": "987"`, `cvc 987` or a form's `card%5Bcvc%5D=987` (`card[cvc]`).
 _KEYED = re.compile(
-    rf"""(?P<key>\b(?P<name>{"|".join(sorted(LAST_FOUR_KEYS | HIDDEN_KEYS))})\b"?(?:\s*[:=]\s*|\s+)"?)"""
+    rf"""(?P<key>(?:\b|(?<=%5B))(?P<name>{"|".join(sorted(LAST_FOUR_KEYS | HIDDEN_KEYS))})(?:%5D)?\b"?"""
+    r"""(?:\s*[:=]\s*|\s+)"?)"""
     r"""(?P<value>[^\s&",;}]+)""",
     re.IGNORECASE,
 )
@@ -65,8 +66,8 @@ def last_four(number: str) -> str:
 def _mask_entry(key: str, value: Any) -> Any:
     if value is None:
         return None
-    if key in HIDDEN_KEYS:
+    if key in HIDDEN_KEYS or key.lower() in HIDDEN_KEYS:
         return HIDDEN
-    if key in LAST_FOUR_KEYS:
+    if key in LAST_FOUR_KEYS or key.lower() in LAST_FOUR_KEYS:
         return last_four(str(value)) if isinstance(value, str | int) else HIDDEN
     return mask_json(value)

@@ -24,7 +24,7 @@ from mocksrv.domain.lifecycle import Lifecycle
 from mocksrv.domain.merchants import MerchantService
 from mocksrv.domain.models import CONNECTOR, JsonObject, Page, Profile
 from mocksrv.domain.outbox import Outbox
-from mocksrv.domain.payments.bank import kept_account, last_four
+from mocksrv.domain.payments.bank import kept_details
 from mocksrv.domain.payments.outcomes import OutcomeResult
 from mocksrv.domain.payments.service import check_customer
 from mocksrv.domain.scheduler import Scheduler
@@ -306,19 +306,10 @@ class PayoutService:
         failing = planned is PayoutEvent.FAIL
         return {
             "payout_type": payout_type,
-            "payout_method_data": {payout_type: _kept_method(data[payout_type])},
+            "payout_method_data": {payout_type: kept_details(data[payout_type])},
             "planned_result": planned,
             "planned_error": (outcome.error_code, outcome.error_message) if failing else (None, None),
         }
-
-
-def _kept_method(details: JsonObject) -> JsonObject:
-    """The method as kept: an account or card number cut to its last four, the rest as sent."""
-    kept = kept_account(details)
-    number = kept.get("card_number")
-    if isinstance(number, str):
-        kept["card_number"] = last_four(number)
-    return kept
 
 
 def _described(fields: Mapping[str, Any]) -> dict[str, Any]:

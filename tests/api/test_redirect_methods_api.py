@@ -298,6 +298,69 @@ def test_no_account_number_is_kept_whole(api: Api) -> None:
     assert "000111111116" not in events
 
 
+@pytest.mark.parametrize(
+    ("method", "method_type", "data", "kept"),
+    [
+        (
+            "bank_redirect",
+            "bancontact_card",
+            {"bancontact_card": {"card_number": "4917123412341234", "card_holder_name": "A B"}},
+            {"bancontact_card": {"card_number": "****1234", "card_holder_name": "A B"}},
+        ),
+        (
+            "bank_redirect",
+            "ideal",
+            {"ideal": {"bank_account_number": "000111111116", "iban": "GB33BUKB20201555555555"}},
+            {"ideal": {"bank_account_number": "****1116", "iban": "****5555"}},
+        ),
+        (
+            "gift_card",
+            "givex",
+            {"givex": {"number": "6036280000000000", "cvc": "8642"}},
+            {"givex": {"number": "****0000"}},
+        ),
+        (
+            "wallet",
+            "google_pay",
+            {"google_pay": {"type": "CARD", "Card_Number": "4917000013572460", "CARD_CVC": "8642"}},
+            {"google_pay": {"type": "CARD", "Card_Number": "****2460"}},
+        ),
+        (
+            "pay_later",
+            "klarna",
+            {"klarna_redirect": {"cards": [{"card_number": "4917000013572460", "cvv": "8642"}]}},
+            {"klarna_redirect": {"cards": [{"card_number": "****2460"}]}},
+        ),
+    ],
+)
+def test_no_card_number_or_cvc_of_any_method_kind_is_kept(
+    api: Api, method: str, method_type: str, data: dict[str, Any], kept: dict[str, Any]
+) -> None:
+    created = api.post(
+        "/payments",
+        {
+            "amount": 2599,
+            "currency": "EUR",
+            "profile_id": PROFILE_ID,
+            "confirm": True,
+            "return_url": RETURN_URL,
+            "payment_method": method,
+            "payment_method_type": method_type,
+            "payment_method_data": {method: data},
+            "billing": copy.deepcopy(BILLING),
+        },
+    )
+
+    assert created.status_code == 200, created.json
+    assert created.json["payment_method_data"] == {method: kept}
+    assert ok(api.get(f"/payments/{created.json['payment_id']}"))["payment_method_data"] == {method: kept}
+    events = api.get("/__mock/events?limit=100").get_data(as_text=True)
+    listed = api.get("/payments/list").get_data(as_text=True)
+    for secret in ("4917123412341234", "4917000013572460", "6036280000000000", "8642", "555555"):
+        assert secret not in events
+        assert secret not in listed
+
+
 # -- bank transfers ---------------------------------------------------------------------------------
 
 WEEK = 7 * 24 * 3600

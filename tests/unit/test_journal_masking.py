@@ -28,7 +28,8 @@ scalars = st.one_of(
     st.floats(allow_nan=False, allow_infinity=False),
     texts,
 )
-keys = st.one_of(st.sampled_from(MASKED_KEYS + NEAR_KEYS), st.text(max_size=6))
+SPELLINGS = [spelling for name in MASKED_KEYS for spelling in (name.upper(), name.title())]
+keys = st.one_of(st.sampled_from(MASKED_KEYS + SPELLINGS + NEAR_KEYS), st.text(max_size=6))
 values = st.recursive(
     scalars,
     lambda inner: st.one_of(
@@ -56,3 +57,17 @@ def test_every_masked_key_has_one_of_the_endings_looked_for() -> None:
 def test_a_payment_answer_with_a_phone_number_and_dates_is_kept_as_written() -> None:
     body = b'{"phone":{"number":"4155550100"},"created":"2026-11-23T15:20:01.098Z","cvc_check":"pass"}'
     assert bytes(orjson.dumps(journal_body(body))) == body
+
+
+def test_keys_are_masked_whatever_their_case() -> None:
+    body = b'{"CARD_CVC":"8642","Card_Number":"4917 0000 1357 2460","IBAN":"GB33BUKB20201555555555"}'
+    assert orjson.loads(orjson.dumps(journal_body(body))) == {
+        "CARD_CVC": "***",
+        "Card_Number": "***************2460",
+        "IBAN": "******************5555",
+    }
+
+
+def test_a_forms_bracketed_cvc_is_masked() -> None:
+    body = b"amount=100&card%5Bcvc%5D=8642&card%5Bnumber%5D=4917000013572460"
+    assert journal_body(body) == "amount=100&card%5Bcvc%5D=***&card%5Bnumber%5D=************2460"

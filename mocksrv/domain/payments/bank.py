@@ -1,4 +1,4 @@
-"""Bank account details as they are kept: an account number's last four digits, never the whole."""
+"""Payment method details as they are kept: card and account numbers cut to their last four, CVCs never."""
 
 from __future__ import annotations
 
@@ -7,6 +7,9 @@ from typing import Any
 
 # The fields of a bank transfer or a bank payout that hold an account number (or one in an IBAN).
 ACCOUNT_NUMBER_FIELDS = ("account_number", "bank_account_number", "iban")
+# Kept and shown to their last four: card and account numbers; `number` is a gift card's.
+LAST_FOUR_FIELDS = frozenset({"card_number", "number", *ACCOUNT_NUMBER_FIELDS})
+CVC_FIELDS = frozenset({"card_cvc", "cvc", "cvv"})  # never kept; cvv: the legacy card API's name
 
 
 def last_four(number: str) -> str:
@@ -14,15 +17,18 @@ def last_four(number: str) -> str:
     return f"****{number[-4:]}"
 
 
-def kept_account(details: Mapping[str, Any]) -> dict[str, Any]:
-    """The details with every account number cut to its last four, also in the objects inside them
-    (a bank debit's `{"ach_bank_debit": {"account_number": ...}}`); the rest as sent."""
-    return {name: _kept(name, value) for name, value in details.items()}
+def kept_details(details: Mapping[str, Any]) -> dict[str, Any]:
+    """The details of a payment method as they are kept, at any depth (a bank debit's
+    `{"ach_bank_debit": {"account_number": ...}}`, a gift card's `{"givex": {"number": ...}}`):
+    card and account numbers cut to their last four, CVCs left out, the rest as sent."""
+    return {name: _kept(name, value) for name, value in details.items() if name.lower() not in CVC_FIELDS}
 
 
 def _kept(name: str, value: Any) -> Any:
-    if name in ACCOUNT_NUMBER_FIELDS and isinstance(value, str | int):
+    if name.lower() in LAST_FOUR_FIELDS and isinstance(value, str | int) and not isinstance(value, bool):
         return last_four(str(value))
     if isinstance(value, Mapping):
-        return kept_account(value)
+        return kept_details(value)
+    if isinstance(value, list):
+        return [kept_details(item) if isinstance(item, Mapping) else item for item in value]
     return value

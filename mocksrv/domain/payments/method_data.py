@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from mocksrv.domain.errors import InvalidField
 from mocksrv.domain.merchants import MerchantService
-from mocksrv.domain.payments.bank import kept_account
+from mocksrv.domain.payments.bank import kept_details
 from mocksrv.domain.payments.cards import card_key, card_summary, check_cvc, normalized_number
 from mocksrv.domain.payments.outcomes import CARD_CHECKS, Context, Outcome, OutcomeResult
 from mocksrv.domain.recurring.records import (
@@ -38,8 +38,6 @@ AUTHENTICATION_REQUIRED = Outcome(
     error_message="The card requires authentication, and the customer is not present.",
 )
 RECURRING_TYPES = ("mandate_id", "payment_method_id")
-# The kinds of method data that hold bank account numbers: kept with their last four digits only.
-ACCOUNT_KINDS = ("bank_transfer", "bank_debit")
 # Method data that goes with a `payment_token`: the saved card's CVC, as a checkout page collects it.
 CARD_TOKEN = "card_token"
 # The fields that name a saved method or a mandate to pay with.
@@ -120,10 +118,8 @@ class MethodResolver:
             matched = {"card": {**card, "card_number": number}}
             if paying.saves:
                 extra["card_key"] = card_key(number)
-        elif kind in ACCOUNT_KINDS:
-            kept, matched = {kind: kept_account(data[kind])}, {kind: data[kind]}
         else:
-            kept = matched = {kind: data[kind]}
+            kept, matched = {kind: kept_details(data[kind])}, {kind: data[kind]}
         outcome = self._outcome(paying, method, method_type, matched)
         if kind == "card":
             kept["card"]["payment_checks"] = _checks(kept["card"], paying.billing, outcome)

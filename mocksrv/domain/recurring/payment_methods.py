@@ -11,7 +11,7 @@ from mocksrv.domain.errors import InvalidField, ResourceNotFound
 from mocksrv.domain.events import PAID_EVENTS, Event, EventType
 from mocksrv.domain.ids import Entropy, new_id
 from mocksrv.domain.models import Customer, JsonObject, Payment, build, evolve
-from mocksrv.domain.payments.bank import kept_account
+from mocksrv.domain.payments.bank import kept_details
 from mocksrv.domain.payments.cards import card_expiry, card_key, card_summary, normalized_number
 from mocksrv.domain.payments.service import CUSTOMERS
 from mocksrv.domain.recurring.records import PAYMENT_METHODS, SavedPaymentMethod
@@ -208,7 +208,7 @@ def _other_details(kind: str, fields: Mapping[str, Any]) -> JsonObject:
         raise InvalidField(kind, f"the {kind} details of the payment method", missing=True)
     if kind not in _OTHER_KINDS:
         raise InvalidField("payment_method", f"card or one of {', '.join(_OTHER_KINDS)}")
-    return {kind: kept_account(data)}
+    return {kind: kept_details(data)}
 
 
 def _new_token(entropy: Entropy) -> str:
