@@ -118,6 +118,27 @@ def test_delta_adds_the_previous_window_and_the_changes(api: Api, day: str, froz
     assert meta["delta"] == {"payment_count": 2}
 
 
+@pytest.mark.parametrize(
+    ("route", "metric"),
+    [(PAYMENTS, "payment_count"), (REFUNDS, "refund_count"), (DISPUTES, "total_amount_disputed")],
+)
+def test_delta_from_the_calendars_first_day_cuts_the_previous_window_there(
+    api: Api, day: str, frozen: str, route: str, metric: str
+) -> None:
+    body = {
+        "timeRange": {"startTime": "0001-01-01T00:00:00Z", "endTime": "9999-12-31T23:59:59Z"},
+        "metrics": [metric],
+        "delta": True,
+    }
+    response = api.post(route, body)
+
+    assert response.status_code == 200
+    assert response.json["metaData"][0]["previous_time_range"] == {
+        "start_time": "0001-01-01T00:00:00.000Z",
+        "end_time": "0001-01-01T00:00:00.000Z",
+    }
+
+
 def test_refund_metrics_answer_refund_figures(api: Api, frozen: str) -> None:
     payment_id = api.post("/payments", payment()).json["payment_id"]
     assert api.post("/refunds", {"payment_id": payment_id, "amount": 300}).status_code == 200

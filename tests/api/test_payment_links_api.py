@@ -287,6 +287,18 @@ def test_an_expiry_in_the_past_is_refused(api: Api, frozen: str) -> None:
     assert ok(api.post("/payments/list", {}))["total_count"] == 0
 
 
+@pytest.mark.parametrize("expiry", ["9000-01-01T00:00:00.001Z", "9999-12-31T23:59:59.999Z"])
+def test_an_expiry_past_the_mock_clocks_end_is_refused(api: Api, expiry: str) -> None:
+    response = api.post("/payment_link", {"amount": 100, "currency": "USD", "expiry": expiry})
+
+    assert response.status_code == 400
+    assert response.json == invalid(
+        "expiry", "no later than 9000-01-01T00:00:00.000Z, where the mock clock ends"
+    )
+    assert ok(api.post("/payments/list", {}))["total_count"] == 0
+    assert ok(api.post("/payment_link/list", {}))["total_count"] == 0
+
+
 def test_an_unknown_customer_is_refused(api: Api) -> None:
     response = api.post("/payment_link", {"amount": 100, "currency": "USD", "customer_id": "cus_missing"})
 

@@ -827,3 +827,16 @@ def test_billing_is_kept_as_sent(api: Api) -> None:
 
     assert response.status_code == 200
     assert response.json["billing"] == billing
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["created_lt=0001-01-01T00:00:00Z", "created_gt=9999-12-31T23:59:59.999Z"],
+)
+def test_a_strict_list_bound_at_the_calendars_end_finds_nothing(api: Api, query: str) -> None:
+    create(api, None, payment_id="pay_1")
+
+    response = api.get(f"/payments/list?{query}")
+
+    assert response.status_code == 200
+    assert response.json == {"size": 0, "data": []}

@@ -24,6 +24,7 @@ GRANULARITIES: Mapping[str, int] = {
 }
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_FIRST_MS = (datetime.min.replace(tzinfo=UTC) - _EPOCH) // timedelta(milliseconds=1)
 
 
 def moment_of(ms: int) -> datetime:
@@ -66,9 +67,10 @@ class TimeWindow:
         return moment_of(self.end_ms)
 
     def previous(self) -> TimeWindow:
-        """The window of the same length that ends just before this one starts."""
+        """The window of the same length that ends just before this one starts, cut at the first
+        moment of the calendar (0001-01-01), before which nothing was created."""
         length = self.end_ms - self.start_ms
-        return TimeWindow(self.start_ms - 1 - length, self.start_ms - 1)
+        return TimeWindow(max(self.start_ms - 1 - length, _FIRST_MS), max(self.start_ms - 1, _FIRST_MS))
 
 
 def step_of(granularity: str | None) -> int | None:

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from mocksrv.domain.clock import Clock
+from mocksrv.domain.clock import LATEST, Clock, format_timestamp
 from mocksrv.domain.errors import InvalidField, ResourceNotFound
 from mocksrv.domain.events import PAID_EVENTS, Event
 from mocksrv.domain.ids import new_id
@@ -154,6 +154,10 @@ class PaymentLinkService:
             return now + DEFAULT_EXPIRY
         if expiry <= now:
             raise InvalidField("expiry", "a time after now, on the merchant's clock")
+        if expiry > LATEST:
+            raise InvalidField(
+                "expiry", f"no later than {format_timestamp(LATEST)}, where the mock clock ends"
+            )
         return expiry
 
     def _link(
