@@ -30,7 +30,7 @@ from mocksrv.domain.payments.states import PaymentStatus
 from mocksrv.domain.sandbox import COLLECTIONS, Sandbox
 from mocksrv.domain.store import Query
 from mocksrv.settings import Settings
-from tests.payloads import BILLING, MERCHANT_ID, PROFILE_ID, card
+from tests.payloads import BILLING, MERCHANT_ID, PROFILE_ID, SECRET_KEY, card
 from tests.unit.fakes import FakeSystemTime
 
 MOMENT = datetime(2026, 1, 22, 18, 43, 56, 112000, tzinfo=UTC)
@@ -201,6 +201,53 @@ def test_a_restored_sandbox_answers_as_the_one_it_was_taken_from(
     ]
     assert other.merchants.authenticate("snd_default_secret_key").merchant_id == MERCHANT_ID
     assert without_time_taken(Snapshots(other).take(None, producer="test")) == without_time_taken(document)
+
+
+def _key_found(sandbox: Sandbox) -> bool:
+    try:
+        return sandbox.merchants.authenticate(SECRET_KEY).merchant_id == MERCHANT_ID
+    except DomainError:
+        return False
+
+
+def test_the_merchants_key_is_found_at_every_step_of_a_restore(
+    sandbox: Sandbox, snapshots: Snapshots, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sandbox.payments.create(MERCHANT_ID, payment_fields())
+    document = through_json(snapshots.take(MERCHANT_ID, producer="test"))
+    found: list[bool] = []
+    for name in ("put", "delete", "swap_space"):
+        original = getattr(sandbox.store, name)
+
+        def step(*args: Any, _original: Any = original, **kwargs: Any) -> Any:
+            result = _original(*args, **kwargs)
+            found.append(_key_found(sandbox))  # as a request reading without a lock would
+            return result
+
+        monkeypatch.setattr(sandbox.store, name, step)
+
+    snapshots.restore(document, MERCHANT_ID)
+
+    assert len(found) >= 3
+    assert all(found)
+
+
+def test_a_merchant_created_at_another_time_is_stored_over_the_one_held(
+    sandbox: Sandbox, snapshots: Snapshots
+) -> None:
+    document = through_json(snapshots.take(MERCHANT_ID, producer="test"))
+    later = {"$datetime": "2026-02-01T00:00:00+00:00"}
+    held = document["merchants"][MERCHANT_ID]
+    held["merchant"]["$Merchant"]["created"] = later
+    for key in held["api_keys"]:
+        key["$ApiKey"]["created"] = later
+
+    snapshots.restore(document, MERCHANT_ID)
+    snapshots.restore(through_json(snapshots.take(MERCHANT_ID, producer="test")), MERCHANT_ID)
+
+    assert _key_found(sandbox)
+    assert sandbox.merchants.merchant(MERCHANT_ID).created == datetime(2026, 2, 1, tzinfo=UTC)
+    assert without_time_taken(snapshots.take(MERCHANT_ID, producer="test")) == without_time_taken(document)
 
 
 def test_an_event_holds_its_record_again_after_a_restore(sandbox: Sandbox, snapshots: Snapshots) -> None:
