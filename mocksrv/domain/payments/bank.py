@@ -29,6 +29,6 @@ def _kept(name: str, value: Any) -> Any:
         return last_four(str(value))
     if isinstance(value, Mapping):
         return kept_details(value)
-    if isinstance(value, list):
-        return [kept_details(item) if isinstance(item, Mapping) else item for item in value]
+    if isinstance(value, list):  # each item kept as the key it is under would keep it
+        return [_kept(name, item) for item in value]
     return value
