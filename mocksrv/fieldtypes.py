@@ -9,6 +9,7 @@ from marshmallow import ValidationError, fields, validate
 
 from mocksrv.domain.clock import parse_timestamp
 from mocksrv.domain.money import is_currency
+from mocksrv.values import http_url
 
 # Ids name resources in paths, where "list" is a route of its own.
 RESOURCE_ID = validate.Regexp(r"^(?!list\Z)[A-Za-z0-9_-]{1,64}\Z", error="1-64 letters, digits, _ or -")
@@ -23,8 +24,17 @@ def currency_code(value: str) -> None:
 
 
 def WebhookUrl(**kwargs: Any) -> fields.Url:  # noqa: N802 - reads as a field type
-    """An http(s) URL; a host without a dot (localhost, a container name) is fine."""
-    return fields.Url(schemes={"http", "https"}, require_tld=False, **kwargs)
+    """An http(s) URL that a delivery can reach: a host without a dot (localhost, a container name)
+    is fine, a port outside 1-65535 is not."""
+    return fields.Url(schemes={"http", "https"}, require_tld=False, validate=_reachable, **kwargs)
+
+
+def _reachable(url: str) -> None:
+    try:
+        http_url(url)  # as the settings and the fixtures check a webhook URL: its port too
+    except ValueError as error:
+        reason = str(error)
+        raise ValidationError(f"{reason[:1].upper()}{reason[1:]}.") from None
 
 
 class StrictInteger(fields.Integer):

@@ -100,16 +100,16 @@ def host_address(value: object) -> str:
 
 
 def http_url(value: object) -> str:
-    """Parse an http or https URL that names a host."""
-    reason = "not an http or https URL with a host"
+    """Parse an http or https URL that names a host, and a port of 1 to 65535 if any."""
+    reason = "not an http or https URL with a host and a port of 1 to 65535"
     if not isinstance(value, str) or not value.isprintable() or " " in value:
         raise ValueError(reason)
     try:
         parts = urlsplit(value)
-        parts.port  # noqa: B018 -- reading it checks the port
+        port = parts.port  # reading it checks the port
     except ValueError:
         raise ValueError(reason) from None
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+    if parts.scheme not in ("http", "https") or not parts.hostname or port == 0:
         raise ValueError(reason)
     return value
 

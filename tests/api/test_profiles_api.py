@@ -271,6 +271,18 @@ def test_the_updated_return_url_is_the_default_for_payments(api: Api) -> None:
             invalid("webhook_details.webhook_url", "not a valid URL"),
         ),
         ({"webhook_details": {"webhook_url": 5}}, invalid_for_any_reason("webhook_details.webhook_url")),
+        (
+            {"webhook_details": {"webhook_url": "http://127.0.0.1:99999/hooks"}},
+            invalid(
+                "webhook_details.webhook_url", "not an http or https URL with a host and a port of 1 to 65535"
+            ),
+        ),
+        (
+            {"webhook_details": {"webhook_url": "http://127.0.0.1:0/hooks"}},
+            invalid(
+                "webhook_details.webhook_url", "not an http or https URL with a host and a port of 1 to 65535"
+            ),
+        ),
         ({"webhook_details": "http://shop.example/hooks"}, invalid_for_any_reason("webhook_details")),
         ({"return_url": "shop"}, invalid("return_url", "not a valid URL")),
         ({"session_expiry": 0}, invalid_for_any_reason("session_expiry")),

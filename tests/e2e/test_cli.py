@@ -22,7 +22,7 @@ from tests.e2e.harness import CommandRun as Run
 RUN_TIMEOUT = 15.0  # seconds for one run of the command; none should take more than one or two
 MAX_RUNS_AT_ONCE = 8  # runs started together, on a machine of two cores
 PORT = "not a port (0 to 65535)"
-URL = "not an http or https URL with a host"
+URL = "not an http or https URL with a host and a port of 1 to 65535"
 BAD_MERCHANTS = "merchants: [a: b\n"
 
 
@@ -111,7 +111,7 @@ BAD_MERCHANTS_FIELDS = {
     ),
     "merchants: [{merchant_id: 5}]": "merchant 0: merchant_id=5: not a non-empty string",
     "merchants: [{webhook_url: notaurl}]": (
-        "merchant 0: webhook_url='notaurl': not an http or https URL with a host"
+        "merchant 0: webhook_url='notaurl': not an http or https URL with a host and a port of 1 to 65535"
     ),
 }
 for _body, _expected in BAD_MERCHANTS_FIELDS.items():

@@ -11,7 +11,7 @@ from mocksrv.settings import DEFAULT_FIXTURES, Settings, SettingsError, load_set
 
 PORT = "not a port (0 to 65535)"
 HOST = "not an IP address or host name"
-URL = "not an http or https URL with a host"
+URL = "not an http or https URL with a host and a port of 1 to 65535"
 SECONDS = "not a number of seconds greater than 0"
 THREADS = "not a whole number from 1 to 256"
 ZERO_OR_MORE = "not a whole number of 0 or more"
