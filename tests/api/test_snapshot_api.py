@@ -302,6 +302,16 @@ def _set(document: dict[str, Any], path: tuple[Any, ...], value: Any) -> None:
 
 
 PAYMENT = ("records", "payment", 0, "$Payment")
+
+
+def nested(depth: int) -> Any:
+    """A list `depth` levels deep."""
+    value: Any = 1
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
 FAULT = ("records", "fault", 0, "$FaultRule")
 
 
@@ -327,143 +337,7 @@ FAULT = ("records", "fault", 0, "$FaultRule")
         ),
         (
             (*PAYMENT, "metadata"),
-            {
-                "deep": [
-                    [
-                        [
-                            [
-                                [
-                                    [
-                                        [
-                                            [
-                                                [
-                                                    [
-                                                        [
-                                                            [
-                                                                [
-                                                                    [
-                                                                        [
-                                                                            [
-                                                                                [
-                                                                                    [
-                                                                                        [
-                                                                                            [
-                                                                                                [
-                                                                                                    [
-                                                                                                        [
-                                                                                                            [
-                                                                                                                [
-                                                                                                                    [
-                                                                                                                        [
-                                                                                                                            [
-                                                                                                                                [
-                                                                                                                                    [
-                                                                                                                                        [
-                                                                                                                                            [
-                                                                                                                                                [
-                                                                                                                                                    [
-                                                                                                                                                        [
-                                                                                                                                                            [
-                                                                                                                                                                [
-                                                                                                                                                                    [
-                                                                                                                                                                        [
-                                                                                                                                                                            [
-                                                                                                                                                                                [
-                                                                                                                                                                                    [
-                                                                                                                                                                                        [
-                                                                                                                                                                                            [
-                                                                                                                                                                                                [
-                                                                                                                                                                                                    [
-                                                                                                                                                                                                        [
-                                                                                                                                                                                                            [
-                                                                                                                                                                                                                [
-                                                                                                                                                                                                                    [
-                                                                                                                                                                                                                        [
-                                                                                                                                                                                                                            [
-                                                                                                                                                                                                                                [
-                                                                                                                                                                                                                                    [
-                                                                                                                                                                                                                                        [
-                                                                                                                                                                                                                                            [
-                                                                                                                                                                                                                                                [
-                                                                                                                                                                                                                                                    [
-                                                                                                                                                                                                                                                        [
-                                                                                                                                                                                                                                                            [
-                                                                                                                                                                                                                                                                [
-                                                                                                                                                                                                                                                                    [
-                                                                                                                                                                                                                                                                        [
-                                                                                                                                                                                                                                                                            [
-                                                                                                                                                                                                                                                                                [
-                                                                                                                                                                                                                                                                                    [
-                                                                                                                                                                                                                                                                                        [
-                                                                                                                                                                                                                                                                                            1
-                                                                                                                                                                                                                                                                                        ]
-                                                                                                                                                                                                                                                                                    ]
-                                                                                                                                                                                                                                                                                ]
-                                                                                                                                                                                                                                                                            ]
-                                                                                                                                                                                                                                                                        ]
-                                                                                                                                                                                                                                                                    ]
-                                                                                                                                                                                                                                                                ]
-                                                                                                                                                                                                                                                            ]
-                                                                                                                                                                                                                                                        ]
-                                                                                                                                                                                                                                                    ]
-                                                                                                                                                                                                                                                ]
-                                                                                                                                                                                                                                            ]
-                                                                                                                                                                                                                                        ]
-                                                                                                                                                                                                                                    ]
-                                                                                                                                                                                                                                ]
-                                                                                                                                                                                                                            ]
-                                                                                                                                                                                                                        ]
-                                                                                                                                                                                                                    ]
-                                                                                                                                                                                                                ]
-                                                                                                                                                                                                            ]
-                                                                                                                                                                                                        ]
-                                                                                                                                                                                                    ]
-                                                                                                                                                                                                ]
-                                                                                                                                                                                            ]
-                                                                                                                                                                                        ]
-                                                                                                                                                                                    ]
-                                                                                                                                                                                ]
-                                                                                                                                                                            ]
-                                                                                                                                                                        ]
-                                                                                                                                                                    ]
-                                                                                                                                                                ]
-                                                                                                                                                            ]
-                                                                                                                                                        ]
-                                                                                                                                                    ]
-                                                                                                                                                ]
-                                                                                                                                            ]
-                                                                                                                                        ]
-                                                                                                                                    ]
-                                                                                                                                ]
-                                                                                                                            ]
-                                                                                                                        ]
-                                                                                                                    ]
-                                                                                                                ]
-                                                                                                            ]
-                                                                                                        ]
-                                                                                                    ]
-                                                                                                ]
-                                                                                            ]
-                                                                                        ]
-                                                                                    ]
-                                                                                ]
-                                                                            ]
-                                                                        ]
-                                                                    ]
-                                                                ]
-                                                            ]
-                                                        ]
-                                                    ]
-                                                ]
-                                            ]
-                                        ]
-                                    ]
-                                ]
-                            ]
-                        ]
-                    ]
-                ]
-            },
+            {"deep": nested(66)},
             "records.payment.0",
             "Payment.metadata: expected dict[str, Any] | None",
         ),
@@ -507,3 +381,14 @@ def test_a_document_holding_what_could_not_be_served_is_refused_and_nothing_chan
     assert without_time_taken(api.get("/__mock/snapshot").json) == before
     for method, route in (("get", "/payments/list"), ("post", "/payments/list"), ("get", "/__mock/faults")):
         assert getattr(api, method)(route).status_code == 200
+
+
+def test_free_form_values_as_deep_as_the_limit_are_restored_and_served(api: Api) -> None:
+    payment = create_payment(api)
+    document = copy.deepcopy(api.get("/__mock/snapshot").json)
+    _set(document, (*PAYMENT, "metadata"), {"deep": nested(63)})  # 64 levels with the object
+
+    assert api.post("/__mock/restore", document).status_code == 200
+
+    assert api.get(f"/payments/{payment['payment_id']}").json["metadata"] == {"deep": nested(63)}
+    assert api.get("/payments/list").status_code == 200

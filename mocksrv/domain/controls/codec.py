@@ -165,7 +165,7 @@ class Codec:
             hints = typing.get_type_hints(vars(kind)["__init__"])
             defaults = tuple(_MISSING for _ in names)
             make = kind
-        checks = {name: type_check(hints[name]) for name in names}
+        checks = {name: _type_check(hints[name]) for name in names}
         read = attrgetter(*names) if len(names) > 1 else lambda record: (getattr(record, names[0]),)
         encode_value = self.encode
         decode_value = self.decode
@@ -238,7 +238,7 @@ class Codec:
         return {_hashable(key): value for key, value in pairs}
 
 
-def type_check(hint: Any) -> Check:
+def _type_check(hint: Any) -> Check:
     """Whether a value read back is of the type an annotation names."""
     if hint is Any or hint is object:
         return lambda value: True
@@ -248,25 +248,25 @@ def type_check(hint: Any) -> Check:
     if origin in (types.UnionType, typing.Union):
         others = [arg for arg in args if arg is not type(None)]
         if len(others) == 1 < len(args):  # `T | None`, the most frequent by far
-            other = type_check(others[0])
+            other = _type_check(others[0])
             return lambda value: value is None or other(value)
-        checks = [type_check(arg) for arg in args]
+        checks = [_type_check(arg) for arg in args]
         return lambda value: any(check(value) for check in checks)
     if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
-        item = type_check(args[0])
+        item = _type_check(args[0])
         return lambda value: type(value) is tuple and all(map(item, value))
     if origin is tuple:
-        items = [type_check(arg) for arg in args]
+        items = [_type_check(arg) for arg in args]
         return lambda value: (
             type(value) is tuple
             and len(value) == len(items)
             and all(check(item) for check, item in zip(items, value, strict=True))
         )
     if origin in (list, set, frozenset):
-        item = type_check(args[0])
+        item = _type_check(args[0])
         return lambda value: type(value) is origin and all(map(item, value))
     if origin is dict:
-        key, item = type_check(args[0]), _free_form if args[1] is Any else type_check(args[1])
+        key, item = _type_check(args[0]), _free_form if args[1] is Any else _type_check(args[1])
         return lambda value: type(value) is dict and all(key(k) and item(v) for k, v in value.items())
     if hint is int:
         return _whole
