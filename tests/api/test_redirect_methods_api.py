@@ -336,24 +336,10 @@ def test_no_account_number_is_kept_whole(api: Api) -> None:
 def test_no_card_number_or_cvc_of_any_method_kind_is_kept(
     api: Api, method: str, method_type: str, data: dict[str, Any], kept: dict[str, Any]
 ) -> None:
-    created = api.post(
-        "/payments",
-        {
-            "amount": 2599,
-            "currency": "EUR",
-            "profile_id": PROFILE_ID,
-            "confirm": True,
-            "return_url": RETURN_URL,
-            "payment_method": method,
-            "payment_method_type": method_type,
-            "payment_method_data": {method: data},
-            "billing": copy.deepcopy(BILLING),
-        },
-    )
+    created = pay(api, method, method_type, data)
 
-    assert created.status_code == 200, created.json
-    assert created.json["payment_method_data"] == {method: kept}
-    assert ok(api.get(f"/payments/{created.json['payment_id']}"))["payment_method_data"] == {method: kept}
+    assert created["payment_method_data"] == {method: kept}
+    assert ok(api.get(f"/payments/{created['payment_id']}"))["payment_method_data"] == {method: kept}
     events = api.get("/__mock/events?limit=100").get_data(as_text=True)
     listed = api.get("/payments/list").get_data(as_text=True)
     for secret in ("4917123412341234", "4917000013572460", "6036280000000000", "8642", "555555"):
