@@ -7,9 +7,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from mocksrv.domain.payments.bank import ACCOUNT_NUMBER_FIELDS, CVC_FIELDS
+from mocksrv.domain.payments.bank import CVC_FIELDS, LAST_FOUR_FIELDS
 
-LAST_FOUR_KEYS = frozenset({"card_number", *ACCOUNT_NUMBER_FIELDS})  # matched in any case
+# As a payment method's details are kept, in any case, but for `number`: a phone's, in any body; a
+# gift card's number is masked as any card-like run of digits is.
+LAST_FOUR_KEYS = LAST_FOUR_FIELDS - {"number"}
 HIDDEN_KEYS = CVC_FIELDS
 HIDDEN = "***"
 # 12 to 19 digits, as a card number is written: in one run, or in groups split by spaces or dashes.
