@@ -23,15 +23,19 @@ def currency_code(value: str) -> None:
         raise ValidationError("Not an ISO 4217 currency code.")
 
 
-def WebhookUrl(**kwargs: Any) -> fields.Url:  # noqa: N802 - reads as a field type
-    """An http(s) URL that a delivery can reach: a host without a dot (localhost, a container name)
-    is fine, a port outside 1-65535 is not."""
-    return fields.Url(schemes={"http", "https"}, require_tld=False, validate=_reachable, **kwargs)
+def HttpUrl(**kwargs: Any) -> fields.Url:  # noqa: N802 - reads as a field type
+    """An http(s) URL that a browser or a delivery can reach, checked as the settings and the fixtures
+    check one: a host without a dot (localhost) or with an underscore (a compose service name) is
+    fine, another scheme or a port outside 1-65535 is not."""
+    field = fields.Url(**kwargs)
+    # Instead of marshmallow's own URL check, which refuses a host named with an underscore.
+    field.validators = [_reachable, *(v for v in field.validators if not isinstance(v, validate.URL))]
+    return field
 
 
 def _reachable(url: str) -> None:
     try:
-        http_url(url)  # as the settings and the fixtures check a webhook URL: its port too
+        http_url(url)
     except ValueError as error:
         reason = str(error)
         raise ValidationError(f"{reason[:1].upper()}{reason[1:]}.") from None

@@ -14,7 +14,15 @@ from mocksrv.domain.errors import InvalidField
 from mocksrv.domain.money import MAX_AMOUNT, MIN_AMOUNT
 from mocksrv.domain.payouts import PAYOUT_TYPES, PayoutStatus
 from mocksrv.domain.store import Query
-from mocksrv.fieldtypes import RESOURCE_ID, FreeForm, StrictBoolean, StrictInteger, Timestamp, currency_code
+from mocksrv.fieldtypes import (
+    RESOURCE_ID,
+    FreeForm,
+    HttpUrl,
+    StrictBoolean,
+    StrictInteger,
+    Timestamp,
+    currency_code,
+)
 from mocksrv.representations import list_json, payout_json
 from mocksrv.rest import authenticate, json_body, load, sandbox
 from mocksrv.schema import RequestSchema
@@ -141,7 +149,7 @@ class PayoutFieldsSchema(RequestSchema):
     customer_id = fields.String(validate=RESOURCE_ID)
     customer = fields.Nested(CustomerDetailsSchema)
     client_secret = fields.String()
-    return_url = fields.Url(require_tld=False)
+    return_url = HttpUrl()
     business_country = Country()
     business_label = fields.String()
     entity_type = fields.String(validate=validate.OneOf(ENTITY_TYPES))

@@ -11,7 +11,7 @@ from marshmallow import fields, validate
 from mocksrv.api.answers.profiles import ProfileAnswerSchema
 from mocksrv.contract import Auth, documented
 from mocksrv.domain.merchants import MAX_SESSION_EXPIRY
-from mocksrv.fieldtypes import FreeForm, StrictBoolean, StrictInteger, WebhookUrl
+from mocksrv.fieldtypes import FreeForm, HttpUrl, StrictBoolean, StrictInteger
 from mocksrv.representations import profile_json
 from mocksrv.rest import authenticate_for_merchant, json_body, load, sandbox
 from mocksrv.schema import RequestSchema
@@ -58,7 +58,7 @@ PAYOUT_STATUSES = (
 class WebhookDetailsSchema(RequestSchema):
     """The real webhook settings; only `webhook_url` is kept, the rest is checked and ignored."""
 
-    webhook_url = WebhookUrl(allow_none=True)
+    webhook_url = HttpUrl(allow_none=True)
     webhook_version = fields.String(validate=validate.Length(max=255))
     webhook_username = fields.String(validate=validate.Length(max=255))
     webhook_password = fields.String(validate=validate.Length(max=255))
@@ -75,7 +75,7 @@ class ProfileUpdateSchema(RequestSchema):
     ignored, the flags among them being shown as the constants of PROFILE_CONSTANT_SETTINGS."""
 
     profile_name = fields.String(validate=validate.Length(1, 64))
-    return_url = fields.Url(allow_none=True, require_tld=False)
+    return_url = HttpUrl(allow_none=True)
     webhook_details = fields.Nested(WebhookDetailsSchema)
     payment_response_hash_key = fields.String(allow_none=True, validate=validate.Length(1, 256))
     session_expiry = StrictInteger(validate=validate.Range(1, MAX_SESSION_EXPIRY))

@@ -29,7 +29,7 @@ from mocksrv.domain.merchants import MAX_SESSION_EXPIRY, MerchantSeed
 from mocksrv.domain.models import KeyKind
 from mocksrv.domain.payments.outcomes import OutcomeTable
 from mocksrv.domain.sandbox import TRANSITION_TABLES
-from mocksrv.fieldtypes import RESOURCE_ID, StrictInteger, StrictNumber, Timestamp, WebhookUrl
+from mocksrv.fieldtypes import RESOURCE_ID, HttpUrl, StrictInteger, StrictNumber, Timestamp
 from mocksrv.memory import release_memory
 from mocksrv.representations import (
     attempt_json,
@@ -68,8 +68,8 @@ class MerchantOnlySchema(RequestSchema):
 class NewMerchantSchema(RequestSchema):
     merchant_id = fields.String(validate=RESOURCE_ID)
     profile_name = fields.String()
-    return_url = fields.Url(require_tld=False)
-    webhook_url = WebhookUrl()
+    return_url = HttpUrl()
+    webhook_url = HttpUrl()
     session_expiry = fields.Integer(strict=True, validate=validate.Range(1, MAX_SESSION_EXPIRY))
     rate_limit = fields.Integer(strict=True, validate=validate.Range(min=0))
     connector = fields.String(validate=validate.Length(min=1, max=64))
@@ -269,7 +269,7 @@ class WaitSchema(RequestSchema):
 
 class WebhookUrlSchema(RequestSchema):
     merchant_id = fields.String()
-    webhook_url = WebhookUrl(required=True, allow_none=True)
+    webhook_url = HttpUrl(required=True, allow_none=True)
 
 
 _page, _wait, _webhook_url = PageSchema(), WaitSchema(), WebhookUrlSchema()

@@ -6,7 +6,7 @@ from typing import Any
 
 from marshmallow import ValidationError, fields, validate, validates_schema
 
-from mocksrv.fieldtypes import RESOURCE_ID, FreeForm, StrictBoolean, currency_code
+from mocksrv.fieldtypes import RESOURCE_ID, FreeForm, HttpUrl, StrictBoolean, currency_code
 from mocksrv.schema import RequestSchema
 
 # Said for an amount that is not a string, as the domain says it for one that is not a decimal.
@@ -30,7 +30,7 @@ class TransactionSchema(RequestSchema):
     order_id = fields.String(validate=validate.Length(min=1, max=64))
     description = fields.String()
     email = fields.Email()
-    return_url = fields.Url(require_tld=False)
+    return_url = HttpUrl()
     capture_method = fields.String(validate=validate.OneOf(["automatic", "manual"]))
     three_ds = StrictBoolean()
     metadata = FreeForm()

@@ -573,8 +573,14 @@ def test_a_merchant_id_in_use_is_he_01(admin: Api) -> None:
                 "session_expiry", "must be greater than or equal to 1 and less than or equal to 31536000"
             ),
         ),
-        ({"webhook_url": "not a url"}, invalid("webhook_url", "not a valid URL")),
-        ({"return_url": "shop"}, invalid("return_url", "not a valid URL")),
+        (
+            {"webhook_url": "not a url"},
+            invalid("webhook_url", "not an http or https URL with a host and a port of 1 to 65535"),
+        ),
+        (
+            {"return_url": "shop"},
+            invalid("return_url", "not an http or https URL with a host and a port of 1 to 65535"),
+        ),
         ({"secret_key": "snd_mine"}, malformed("unknown field `secret_key`")),
     ],
     ids=case_id,

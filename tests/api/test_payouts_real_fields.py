@@ -321,7 +321,10 @@ INVALID: list[tuple[dict[str, Any], dict[str, Any]]] = [
         {"session_expiry": -1},
         invalid("session_expiry", "must be greater than or equal to 0 and less than or equal to 2147483647"),
     ),
-    ({"return_url": "not a url"}, invalid("return_url", "not a valid URL")),
+    (
+        {"return_url": "not a url"},
+        invalid("return_url", "not an http or https URL with a host and a port of 1 to 65535"),
+    ),
     ({"email": "nobody"}, invalid("email", "not a valid email address")),
     ({"routing": "wise"}, invalid("routing", "not a valid mapping type")),
     (

@@ -163,6 +163,14 @@ def test_update_sets_the_webhook_url(api: Api) -> None:
     assert response.json == default_profile(webhook_details={"webhook_url": HOOK_URL})
 
 
+@pytest.mark.parametrize("url", ["http://shop_hooks:8000/hooks", "http://localhost:65535/hooks"])
+def test_update_takes_a_webhook_url_of_a_compose_service_or_the_highest_port(api: Api, url: str) -> None:
+    response = api.post(PROFILE, {"webhook_details": {"webhook_url": url}})
+
+    assert response.status_code == 200
+    assert ok(api.get(PROFILES)) == [default_profile(webhook_details={"webhook_url": url})]
+
+
 def test_the_updated_webhook_url_is_listed(api: Api) -> None:
     ok(api.post(PROFILE, {"webhook_details": {"webhook_url": HOOK_URL}}))
 
@@ -268,7 +276,9 @@ def test_the_updated_return_url_is_the_default_for_payments(api: Api) -> None:
     [
         (
             {"webhook_details": {"webhook_url": "not a url"}},
-            invalid("webhook_details.webhook_url", "not a valid URL"),
+            invalid(
+                "webhook_details.webhook_url", "not an http or https URL with a host and a port of 1 to 65535"
+            ),
         ),
         ({"webhook_details": {"webhook_url": 5}}, invalid_for_any_reason("webhook_details.webhook_url")),
         (
@@ -284,7 +294,10 @@ def test_the_updated_return_url_is_the_default_for_payments(api: Api) -> None:
             ),
         ),
         ({"webhook_details": "http://shop.example/hooks"}, invalid_for_any_reason("webhook_details")),
-        ({"return_url": "shop"}, invalid("return_url", "not a valid URL")),
+        (
+            {"return_url": "shop"},
+            invalid("return_url", "not an http or https URL with a host and a port of 1 to 65535"),
+        ),
         ({"session_expiry": 0}, invalid_for_any_reason("session_expiry")),
         ({"session_expiry": "60"}, invalid_for_any_reason("session_expiry")),
         ({"profile_name": ""}, invalid_for_any_reason("profile_name")),
@@ -472,7 +485,9 @@ def test_create_with_the_admin_key_works(admin: Api) -> None:
     [
         (
             {"webhook_details": {"webhook_url": "not a url"}},
-            invalid("webhook_details.webhook_url", "not a valid URL"),
+            invalid(
+                "webhook_details.webhook_url", "not an http or https URL with a host and a port of 1 to 65535"
+            ),
         ),
         ({"session_expiry": 0}, invalid_for_any_reason("session_expiry")),
         ({"profile_id": "pro_mine"}, malformed("unknown field `profile_id`")),
@@ -653,7 +668,10 @@ def test_the_admin_sets_the_webhook_url_of_the_merchant_named(admin: Api) -> Non
     ("body", "expected"),
     [
         ({}, missing("webhook_url")),
-        ({"webhook_url": "not a url"}, invalid("webhook_url", "not a valid URL")),
+        (
+            {"webhook_url": "not a url"},
+            invalid("webhook_url", "not an http or https URL with a host and a port of 1 to 65535"),
+        ),
     ],
     ids=case_id,
 )

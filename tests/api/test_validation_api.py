@@ -207,7 +207,23 @@ INVALID_CREATE_FIELDS = [
     ("phone_country_code", "+1\n", "a plus sign and 1-4 digits"),
     ("payment_method", "cash", f"must be one of: {', '.join(real_values.PAYMENT_METHODS)}"),
     ("payment_method_type", 3, "not a valid string"),
-    ("return_url", "not a url", "not a valid URL"),
+    ("return_url", "not a url", "not an http or https URL with a host and a port of 1 to 65535"),
+    (
+        "return_url",
+        "ftp://shop.example/done",
+        "not an http or https URL with a host and a port of 1 to 65535",
+    ),
+    (
+        "return_url",
+        "https://shop.example:99999/",
+        "not an http or https URL with a host and a port of 1 to 65535",
+    ),
+    (
+        "return_url",
+        "https://shop.example:0/",
+        "not an http or https URL with a host and a port of 1 to 65535",
+    ),
+    ("return_url", "https:///done", "not an http or https URL with a host and a port of 1 to 65535"),
     ("description", "d" * 1001, "longer than maximum length 1000"),
     ("statement_descriptor", "S" * 23, "longer than maximum length 22"),
     ("metadata", ["order_id"], "not a valid mapping type"),
@@ -363,6 +379,24 @@ def test_create_accepts_every_payment_id_of_the_pattern(api: Api, payment_id: st
 
     assert response.status_code == 200
     assert response.json["payment_id"] == payment_id
+
+
+@pytest.mark.parametrize(
+    "return_url",
+    [
+        "http://checkout_web:3000/done",  # a compose service name
+        "http://localhost:8000/done?order=1#top",
+        "https://shop.example.com/done",
+        "http://127.0.0.1:65535/",
+        "http://[::1]:8080/done",
+    ],
+)
+def test_create_accepts_every_http_return_url_a_browser_can_reach(api: Api, return_url: str) -> None:
+    response = api.post("/payments", payloads.payment(return_url=return_url))
+
+    assert response.status_code == 200
+    assert response.json["return_url"] == return_url
+    assert retrieve(api, response.json["payment_id"])["return_url"] == return_url
 
 
 def test_create_accepts_a_card_number_written_in_groups(api: Api) -> None:
@@ -562,7 +596,10 @@ def test_update_with_an_invalid_field_leaves_the_payment_unchanged(
             payloads.confirmation("4242424242424241"),
             invalid("payment_method_data.card.card_number", "the card number is not valid"),
         ),
-        (payloads.confirmation(return_url="nope"), invalid("return_url", "not a valid URL")),
+        (
+            payloads.confirmation(return_url="nope"),
+            invalid("return_url", "not an http or https URL with a host and a port of 1 to 65535"),
+        ),
         (
             payloads.confirmation(browser_info={"time_zone": "UTC"}),
             invalid("browser_info.time_zone", "not a valid integer"),

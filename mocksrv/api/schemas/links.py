@@ -10,7 +10,7 @@ from mocksrv.api import real_values
 from mocksrv.api.schemas.common import Amount, Currency, OneOf, Text
 from mocksrv.domain.links.records import LinkType, PaymentLinkStatus
 from mocksrv.domain.store import Query
-from mocksrv.fieldtypes import RESOURCE_ID, FreeForm, StrictBoolean, StrictInteger, Timestamp
+from mocksrv.fieldtypes import RESOURCE_ID, FreeForm, HttpUrl, StrictBoolean, StrictInteger, Timestamp
 from mocksrv.schema import RequestSchema
 
 
@@ -70,7 +70,7 @@ class PaymentLinkCreateSchema(RequestSchema):
     authentication_type = OneOf(("three_ds", "no_three_ds"))
     require_customer_info = StrictBoolean()
     payment_link_config = fields.Nested(PaymentLinkConfigSchema)
-    return_url = fields.Url(require_tld=False)
+    return_url = HttpUrl()
     metadata = FreeForm()
 
 

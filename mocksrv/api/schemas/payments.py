@@ -33,6 +33,7 @@ from mocksrv.fieldtypes import (
     PHONE_NUMBER,
     RESOURCE_ID,
     FreeForm,
+    HttpUrl,
     Number,
     StrictBoolean,
     StrictInteger,
@@ -240,7 +241,7 @@ class PaymentFieldsSchema(BillingRule):
     payment_method_type = fields.String()
     payment_method_data = MethodData()
     billing = fields.Nested(BillingSchema)
-    return_url = fields.Url(require_tld=False)
+    return_url = HttpUrl()
     order_details = fields.List(fields.Nested(OrderLineSchema))
     browser_info = fields.Nested(BrowserInfoSchema)
     metadata = FreeForm()
@@ -339,7 +340,7 @@ class PaymentConfirmSchema(BillingRule):
     billing = fields.Nested(BillingSchema)
     customer_acceptance = fields.Nested(CustomerAcceptanceSchema)
     browser_info = fields.Nested(BrowserInfoSchema)
-    return_url = fields.Url(require_tld=False)
+    return_url = HttpUrl()
     client_secret = fields.String()
 
 
