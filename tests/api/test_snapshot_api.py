@@ -313,6 +313,19 @@ def nested(depth: int) -> Any:
 
 
 FAULT = ("records", "fault", 0, "$FaultRule")
+EVENT = ("events", 0, "$Event")
+
+
+def _filled(value: Any, ids: dict[str, str]) -> Any:
+    """`value` with the ids written into its texts' places, such as `{payment_id}`."""
+    if isinstance(value, str):
+        return value.format_map(ids)
+    if isinstance(value, dict):
+        return {key: _filled(item, ids) for key, item in value.items()}
+    return value
+
+
+REPORTED = f"expected the Payment {{payment_id}} of {MERCHANT_ID}, which a payment_details event reports"
 
 
 @pytest.mark.parametrize(
@@ -342,6 +355,20 @@ FAULT = ("records", "fault", 0, "$FaultRule")
             "Payment.metadata: expected dict[str, Any] | None",
         ),
         ((*FAULT, "path"), None, "records.fault.0", "FaultRule.path: expected str"),
+        ((*EVENT, "resource"), 5, "events.0.resource", REPORTED),
+        ((*EVENT, "resource"), {"payment_id": "pay_1"}, "events.0.resource", REPORTED),
+        (
+            (*EVENT, "object_id"),
+            "pay_other",
+            "events.0.resource",
+            REPORTED.replace("{payment_id}", "pay_other"),
+        ),
+        (
+            (*EVENT, "resource"),
+            {"$StoredRecord": {"kind": "fault", "record_id": "{fault_id}"}},
+            "events.0.resource",
+            REPORTED,
+        ),
         ((*FAULT, "active_from"), "x", "records.fault.0", "FaultRule.active_from: expected datetime | None"),
         (
             ("clock", "base"),
@@ -364,13 +391,13 @@ FAULT = ("records", "fault", 0, "$FaultRule")
 def test_a_document_holding_what_could_not_be_served_is_refused_and_nothing_changes(
     api: Api, path: tuple[Any, ...], value: Any, where: str, message: str
 ) -> None:
-    create_payment(api)
-    assert (
-        api.post("/__mock/faults", {"match": {"path": "/nothing"}, "effect": {"type": "error"}}).status_code
-        == 200
-    )
+    ids = {"payment_id": create_payment(api)["payment_id"]}
+    fault = api.post("/__mock/faults", {"match": {"path": "/nothing"}, "effect": {"type": "error"}})
+    assert fault.status_code == 200
+    ids["fault_id"] = fault.json["fault_id"]
     broken = copy.deepcopy(api.get("/__mock/snapshot").json)
-    _set(broken, path, value)
+    _set(broken, path, _filled(value, ids))
+    message = message.format_map(ids)
     before = without_time_taken(api.get("/__mock/snapshot").json)
 
     answer = api.post("/__mock/restore", broken)

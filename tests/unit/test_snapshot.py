@@ -19,9 +19,9 @@ from mocksrv.app import create_sandbox
 from mocksrv.domain import models
 from mocksrv.domain.controls.codec import Codec
 from mocksrv.domain.controls.document import FORMAT, VERSION, SnapshotInvalid
-from mocksrv.domain.controls.snapshot import CODEC, RECORD_TYPES, NotInSnapshot, Snapshots
+from mocksrv.domain.controls.snapshot import CODEC, RECORD_TYPES, REPORTED_KIND, NotInSnapshot, Snapshots
 from mocksrv.domain.errors import DomainError
-from mocksrv.domain.events import EventType
+from mocksrv.domain.events import ContentType, EventType
 from mocksrv.domain.ids import IdState, SeededEntropy, new_id, new_secret
 from mocksrv.domain.merchants import MerchantSeed
 from mocksrv.domain.models import Capture, CaptureMethod
@@ -141,6 +141,12 @@ def test_a_value_that_does_not_decode_is_refused(raw: Any, reason: str) -> None:
 
 def test_every_collection_has_a_record_type() -> None:
     assert {collection.kind for collection in COLLECTIONS} == set(RECORD_TYPES)
+
+
+def test_every_content_type_reports_a_kind_of_record() -> None:
+    # A restored event's record is checked against its content type's kind.
+    assert set(REPORTED_KIND) == set(ContentType)
+    assert set(REPORTED_KIND.values()) <= set(RECORD_TYPES)
 
 
 def test_the_codec_knows_the_types_the_records_name() -> None:

@@ -39,7 +39,7 @@ from mocksrv.domain.controls.faults import FAULTS, FaultRule
 from mocksrv.domain.disputes import DISPUTES, Dispute
 from mocksrv.domain.ephemeral_keys import EPHEMERAL_KEYS, EphemeralKey
 from mocksrv.domain.errors import DomainError, DuplicateResource, ErrorKind, InvalidField
-from mocksrv.domain.events import Event, EventType
+from mocksrv.domain.events import ContentType, Event, EventType
 from mocksrv.domain.ids import IdState
 from mocksrv.domain.legacy.tokens import LEGACY_TOKENS, LegacyToken
 from mocksrv.domain.links.records import PAYMENT_LINKS, PaymentLink
@@ -110,6 +110,14 @@ class StoredRecord:
 _ALSO_HELD: tuple[type, ...] = (EventType,)
 CODEC = Codec([*RECORD_TYPES.values(), Event, ClockState, StoredRecord, *_ALSO_HELD])  # it never changes
 _KIND_OF_TYPE = {record_type: kind for kind, record_type in RECORD_TYPES.items()}
+# The kind of record an event of each content type reports, and renders in its webhook.
+REPORTED_KIND = {
+    ContentType.PAYMENT_DETAILS: PAYMENTS,
+    ContentType.REFUND_DETAILS: REFUNDS,
+    ContentType.PAYOUT_DETAILS: PAYOUTS,
+    ContentType.DISPUTE_DETAILS: DISPUTES,
+    ContentType.MANDATE_DETAILS: MANDATES,
+}
 _ID_FIELD = {collection.kind: collection.id_field for collection in COLLECTIONS}
 
 
@@ -383,16 +391,30 @@ class _Stored:
         self._by_id: dict[str, dict[str, Any]] = {}
 
     def resolved(self, event: Event, where: str) -> Event:
+        """The event with the record it names, which must be the one its content type and object
+        id say it reports, or its webhook could not be rendered."""
         ref = event.resource
-        if type(ref) is not StoredRecord:
-            return event
-        if ref.kind not in self._by_id:
-            id_field = _ID_FIELD.get(ref.kind, "")
-            self._by_id[ref.kind] = {getattr(r, id_field): r for r in self._records.get(ref.kind, ())}
-        record = self._by_id[ref.kind].get(ref.record_id)
-        if record is None:
-            raise SnapshotInvalid(f"{where}.resource", f"no {ref.kind} {ref.record_id} is stored")
-        return evolve(event, resource=record)
+        if type(ref) is StoredRecord:
+            if ref.kind not in self._by_id:
+                id_field = _ID_FIELD.get(ref.kind, "")
+                self._by_id[ref.kind] = {getattr(r, id_field): r for r in self._records.get(ref.kind, ())}
+            record = self._by_id[ref.kind].get(ref.record_id)
+            if record is None:
+                raise SnapshotInvalid(f"{where}.resource", f"no {ref.kind} {ref.record_id} is stored")
+            event = evolve(event, resource=record)
+        kind = REPORTED_KIND[event.content_type]
+        record_type, resource = RECORD_TYPES[kind], event.resource
+        if (
+            type(resource) is not record_type
+            or getattr(resource, _ID_FIELD[kind]) != event.object_id
+            or getattr(resource, "merchant_id", None) != event.merchant_id
+        ):
+            raise SnapshotInvalid(
+                f"{where}.resource",
+                f"expected the {record_type.__name__} {event.object_id} of {event.merchant_id}, "
+                f"which a {event.content_type.value} event reports",
+            )
+        return event
 
 
 def _check_keys_unique(decoded: Mapping[str, MerchantState]) -> None:
