@@ -31,6 +31,7 @@ DEFAULT_MERCHANT = {
 }
 DEFAULT_TIMEOUT = 30.0  # seconds for one request, so that a hung server fails a test instead of the suite
 PAGE_SIZE = 100  # the control plane's largest page
+SEED_SIZE = 10_000  # the most payments the control plane seeds in one request
 
 Json = dict[str, Any]
 
@@ -258,8 +259,12 @@ class Merchant(_Closing):
         self._control("POST", "/reset")
 
     def seed(self, payments: int) -> int:
-        """Create `payments` succeeded card payments through the normal create path."""
-        created: int = self._control("POST", "/seed", json={"payments": payments})["payments_created"]
+        """Create `payments` succeeded card payments through the normal create path, in requests of
+        at most SEED_SIZE."""
+        created = 0
+        for start in range(0, max(payments, 1), SEED_SIZE):  # a count below 1 goes, to be refused
+            batch = min(payments - start, SEED_SIZE)
+            created += int(self._control("POST", "/seed", json={"payments": batch})["payments_created"])
         return created
 
     def snapshot(self) -> Json:

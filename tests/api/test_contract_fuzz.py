@@ -42,7 +42,7 @@ schema = schemathesis.openapi.from_wsgi("/openapi.json", app)
 )
 def test_every_answer_conforms_to_the_document(case: schemathesis.Case) -> None:
     if case.path == "/__mock/seed" and isinstance(case.body, dict) and type(case.body.get("payments")) is int:
-        # Up to a million payments is a valid seed, and minutes of work: a hundred shows the same.
+        # Up to 10,000 payments is a valid seed, and a second of work: a hundred shows the same.
         case.body["payments"] = min(case.body["payments"], SEEDED_AT_MOST)
     response = case.call_and_validate(headers={"api-key": SECRET_KEY}, checks=CHECKS)
     contract.record(case.path, case.method, response.status_code)

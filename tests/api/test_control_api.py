@@ -966,11 +966,11 @@ def test_seed_by_the_admin_names_the_merchant(admin: Api, other_merchant: OtherM
         ({}, missing("payments")),
         (
             {"payments": 0},
-            invalid("payments", "must be greater than or equal to 1 and less than or equal to 1000000"),
+            invalid("payments", "must be greater than or equal to 1 and less than or equal to 10000"),
         ),
         (
-            {"payments": 1_000_001},
-            invalid("payments", "must be greater than or equal to 1 and less than or equal to 1000000"),
+            {"payments": 10_001},
+            invalid("payments", "must be greater than or equal to 1 and less than or equal to 10000"),
         ),
         ({"payments": "3"}, invalid("payments", "not a valid integer")),
     ],

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
+from mocksrv import client
 from mocksrv.client import ControlPlaneError, Merchant, Sandbox
 from mocksrv.pytest_plugin import MocksrvServer
 from mocksrv.receiver import WebhookEndpoint
@@ -78,6 +79,29 @@ def test_events_and_deliveries_read_every_page(mocksrv_merchant: Merchant) -> No
     assert len({event["event_id"] for event in events}) == 150
     assert {event["delivery"]["state"] for event in events} == {"no_endpoint"}
     assert mocksrv_merchant.deliveries() == []
+
+
+def test_a_seed_past_the_control_planes_bound_goes_in_several_requests(
+    mocksrv_merchant: Merchant, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(client, "SEED_SIZE", 60)
+    sent: list[Any] = []
+    control = mocksrv_merchant._control
+
+    def recorded(method: str, path: str, **kwargs: Any) -> Any:
+        sent.append((method, path, kwargs.get("json")))
+        return control(method, path, **kwargs)
+
+    monkeypatch.setattr(mocksrv_merchant, "_control", recorded)
+
+    assert mocksrv_merchant.seed(150) == 150
+    assert sent == [("POST", "/seed", {"payments": count}) for count in (60, 60, 30)]
+    assert len(mocksrv_merchant.events()) == 150
+
+
+def test_a_seed_of_no_payments_is_refused(mocksrv_merchant: Merchant) -> None:
+    with pytest.raises(ControlPlaneError, match="payments"):
+        mocksrv_merchant.seed(0)
 
 
 def test_reset_deletes_the_merchants_data_only(mocksrv: MocksrvServer, mocksrv_merchant: Merchant) -> None:
