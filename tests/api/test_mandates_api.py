@@ -807,6 +807,23 @@ def test_a_charge_of_another_customers_mandate_is_ir_04(api: Api) -> None:
     assert payment_count(api) == 1
 
 
+def test_a_checkout_page_cannot_charge_a_customers_mandate_to_a_guest_payment(api: Api, browser: Api) -> None:
+    setup = set_up(api)
+    guest = ok(api.post("/payments", {"amount": 77700, "currency": "USD", "profile_id": PROFILE_ID}))
+    body = charge_body(setup["mandate_id"], client_secret=guest["client_secret"])
+    body = {key: body[key] for key in ("recurring_details", "off_session", "client_secret")}
+
+    response = browser.post(f"/payments/{guest['payment_id']}/confirm", body)
+
+    assert response.status_code == 400
+    assert response.json == invalid(
+        "recurring_details.data",
+        "a confirmation with the publishable key pays only with the payment's own customer's saved methods "
+        "and mandates",
+    )
+    assert retrieve(api, guest["payment_id"]) == guest
+
+
 def test_a_mandate_is_charged_by_confirming_a_payment_that_names_it(api: Api, frozen: str) -> None:
     setup = set_up(api)
     body = charge_body(setup["mandate_id"], confirm=False)

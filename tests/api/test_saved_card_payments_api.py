@@ -145,6 +145,38 @@ def test_another_customers_saved_card_is_refused(api: Api) -> None:
     assert payment_count(api) == count
 
 
+BY_CUSTOMER_ONLY = (
+    "a confirmation with the publishable key pays only with the payment's own customer's saved methods "
+    "and mandates"
+)
+
+
+@pytest.mark.parametrize(
+    "customer_id", [None, "cus_2"], ids=["a guest payment", "another customer's payment"]
+)
+@pytest.mark.parametrize("way", ["payment_token", "payment_method_id"])
+def test_a_checkout_page_cannot_pay_with_another_customers_saved_card(
+    api: Api, browser: Api, customer_id: str | None, way: str
+) -> None:
+    method = saved_card(api)  # cus_1's
+    if customer_id is not None:
+        ok(api.post("/customers", {"customer_id": customer_id}))
+    before = create(api, None, payment_id="pay_2", **({"customer_id": customer_id} if customer_id else {}))
+    named, path = (
+        ({"payment_token": method["payment_token"]}, "payment_token")
+        if way == "payment_token"
+        else (
+            {"recurring_details": {"type": "payment_method_id", "data": method["payment_method_id"]}},
+            "recurring_details.data",
+        )
+    )
+
+    response = browser.post("/payments/pay_2/confirm", {**named, "client_secret": before["client_secret"]})
+
+    assert (response.status_code, response.json) == (400, invalid(path, BY_CUSTOMER_ONLY))
+    assert retrieve(api, "pay_2") == before
+
+
 def test_a_saved_method_by_its_id_pays_on_session_for_its_customer(api: Api) -> None:
     method = saved_card(api)
 

@@ -54,6 +54,9 @@ class Paying:
     billing: Mapping[str, Any] | None
     context: Context
     saves: bool = False  # the payment saves its card: the key of the number is kept for it
+    # Sent from the customer's browser (the publishable key and the client secret): it may pay with
+    # the saved methods and mandates of the payment's own customer only, never take on another's.
+    by_customer: bool = False
 
 
 def sends_method(fields: Mapping[str, Any]) -> bool:
@@ -205,6 +208,12 @@ class MethodResolver:
         return outcome
 
     def _check_customer(self, paying: Paying, owner: str | None, path: str) -> None:
+        if paying.by_customer and owner != paying.customer_id:
+            raise InvalidField(
+                path,
+                "a confirmation with the publishable key pays only with the payment's own customer's "
+                "saved methods and mandates",
+            )
         if owner is not None and paying.customer_id is not None and owner != paying.customer_id:
             raise InvalidField(path, "it belongs to another customer than the payment's")
 

@@ -211,7 +211,7 @@ class PaymentService:
                 raise ClientSecretExpired()
             changes = described_fields(fields, payment.echoed)
             if sends_method(fields):
-                changes.update(self._resolve(payment, fields, changes, now))
+                changes.update(self._resolve(payment, fields, changes, now, by_customer=secret_required))
             outcome = changes.get("outcome", payment.outcome)
             if outcome is None:
                 raise InvalidField("payment_method_data", missing=True)
@@ -400,9 +400,16 @@ class PaymentService:
         return payment
 
     def _resolve(
-        self, payment: Payment, fields: Mapping[str, Any], changes: Mapping[str, Any], now: datetime
+        self,
+        payment: Payment,
+        fields: Mapping[str, Any],
+        changes: Mapping[str, Any],
+        now: datetime,
+        *,
+        by_customer: bool = False,
     ) -> dict[str, Any]:
-        """What an update or a confirmation pays with, its outcome as the payment now stands."""
+        """What an update or a confirmation pays with, its outcome as the payment now stands;
+        `by_customer` for a confirmation from the customer's browser (the publishable key)."""
         paying = Paying(
             payment.merchant_id,
             fields,
@@ -413,6 +420,7 @@ class PaymentService:
                 changes.get("authentication_type", payment.authentication_type),
             ),
             saves=sets_up(changes.get("echoed", payment.echoed) or {}),
+            by_customer=by_customer,
         )
         return self._methods.resolve(paying, now)
 
