@@ -10,6 +10,7 @@ Whatever goes wrong is shown as a page too (`mocksrv.web.pages`), never as the A
 from __future__ import annotations
 
 from flask import Blueprint, redirect, render_template, request
+from werkzeug.exceptions import NotFound
 from werkzeug.wrappers import Response
 
 from mocksrv.contract import Auth, documented
@@ -81,14 +82,17 @@ def _client_secret() -> str:
 
 
 def _payment(merchant_id: str, payment_id: str, client_secret: str) -> Payment:
-    """The payment whose secret the page was given; from here on, its errors link back to the shop."""
+    """The payment whose secret the page was given; from here on, its errors link back to the shop.
+    A bank transfer has no page: it is paid when the control plane says the transfer arrived."""
     payment = sandbox().payments.retrieve(merchant_id, payment_id, client_secret, secret_required=True)
     link_back_to(payment.return_url)
+    if payment.payment_method == "bank_transfer":
+        raise NotFound("A bank transfer is paid from the customer's bank, not on an authorization page.")
     return payment
 
 
 @threeds.get(challenge_path("<merchant_id>", "<payment_id>"))
-@documented(auth=Auth.NONE, content_type="text/html", errors=(400,))
+@documented(auth=Auth.NONE, content_type="text/html", errors=(400, 404))
 def challenge(merchant_id: str, payment_id: str) -> str:
     """The page: the customer authorizes the payment, fails it, or (not for a card) cancels it."""
     client_secret = _client_secret()
@@ -113,7 +117,7 @@ def challenge(merchant_id: str, payment_id: str) -> str:
 
 
 @threeds.post(challenge_path("<merchant_id>", "<payment_id>"))
-@documented(auth=Auth.NONE, status=302, content_type="text/html", errors=(400, 413))
+@documented(auth=Auth.NONE, status=302, content_type="text/html", errors=(400, 404, 413))
 def finish(merchant_id: str, payment_id: str) -> Response:
     """Finish from the page's form, and redirect to the payment's return_url, signed."""
     client_secret = _client_secret()

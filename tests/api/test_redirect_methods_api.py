@@ -12,6 +12,7 @@ from flask.testing import FlaskClient
 
 from mocksrv import verify_redirect
 from tests.api.expected import challenge_url, invalid, later
+from tests.api.pages import parse_page
 from tests.api.scenarios import advance, ok, payment_count, retrieve
 from tests.conftest import Api
 from tests.payloads import BILLING, PROFILE_ID, SIGNING_KEY
@@ -467,3 +468,19 @@ def test_only_a_bank_transfer_waits_for_a_transfer(api: Api) -> None:
         invalid("payment_id", "the payment does not wait for a bank transfer"),
     )
     assert retrieve(api, "pay_1")["status"] == "requires_customer_action"
+
+
+@pytest.mark.parametrize("method", ["get", "post"])
+def test_a_bank_transfer_has_no_authorization_page(api: Api, client: FlaskClient, method: str) -> None:
+    payment = pay(api, "bank_transfer", "ach", {"ach_bank_transfer": {}})
+    page = f"/web/3ds/merchant_default/{payment['payment_id']}"
+    fields = {"client_secret": payment["client_secret"], "action": "complete"}
+
+    response = client.get(page, query_string=fields) if method == "get" else client.post(page, data=fields)
+
+    assert (response.status_code, response.content_type) == (404, "text/html; charset=utf-8")
+    assert parse_page(response).text("detail") == (
+        "A bank transfer is paid from the customer's bank, not on an authorization page."
+    )
+    assert retrieve(api, "pay_1") == payment
+    assert event_types(api) == ["action_required"]
