@@ -28,6 +28,7 @@ from mocksrv.api.schemas.recurring import (
 )
 from mocksrv.contract import Auth, documented
 from mocksrv.domain.errors import ClientSecretMissing
+from mocksrv.domain.ids import client_secret_owner
 from mocksrv.domain.models import Payment
 from mocksrv.representations.recurring import (
     account_payment_methods_json,
@@ -158,5 +159,5 @@ def _payment_of_client_secret() -> Payment:
     client_secret = query.get("client_secret")
     if not client_secret:
         raise ClientSecretMissing()
-    payment_id = client_secret.partition("_secret_")[0]
+    payment_id = client_secret_owner(client_secret)
     return sandbox().payments.retrieve(principal.merchant_id, payment_id, client_secret, secret_required=True)

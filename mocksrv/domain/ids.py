@@ -125,6 +125,11 @@ def new_client_secret(owner_id: str, entropy: Entropy = SYSTEM) -> str:
     return new_id(f"{owner_id}_secret", 20, entropy)
 
 
+def client_secret_owner(client_secret: str) -> str:
+    """The id a client secret was made for: all before its last `_secret_` (an id may hold one too)."""
+    return client_secret.rpartition("_secret_")[0]
+
+
 def new_secret(length: int = 32, entropy: Entropy = SYSTEM) -> str:
     """Return `length` random hex digits."""
     return entropy.take((length + 1) // 2).hex()[:length]

@@ -974,6 +974,17 @@ def test_the_checkout_of_a_guest_payment_lists_no_methods(api: Api, browser: Api
 
 
 @pytest.mark.parametrize("route", BROWSER_ROUTES)
+def test_a_checkout_list_finds_a_payment_whose_id_holds_secret(api: Api, browser: Api, route: str) -> None:
+    add_customer(api)
+    payment = create(api, None, payment_id="order_secret_santa_7", customer_id="cus_1")
+
+    response = browser.get(f"{route}?client_secret={payment['client_secret']}")
+
+    assert response.status_code == 200
+    assert response.json == (saved_list() if route == "/customers/payment_methods" else account_methods())
+
+
+@pytest.mark.parametrize("route", BROWSER_ROUTES)
 @pytest.mark.parametrize("query", ["", "?client_secret=", "?customer_id=cus_1"])
 def test_a_checkout_list_without_a_client_secret_is_ir_08(
     api: Api, browser: Api, route: str, query: str

@@ -119,10 +119,14 @@ def checkout(
     return open_
 
 
+# The second: a payment id may hold "_secret_", which the client secret's own then follows.
+@pytest.mark.parametrize(
+    "fields", [{}, {"payment_id": "order_secret_santa_7"}], ids=["", "id holding secret"]
+)
 def test_a_card_payment_through_the_sdk_succeeds(
-    page: Page, merchant: Merchant, checkout: Callable[..., FrameLocator]
+    page: Page, merchant: Merchant, checkout: Callable[..., FrameLocator], fields: dict[str, str]
 ) -> None:
-    payment = create_payment(merchant)
+    payment = create_payment(merchant, **fields)
     frame = checkout(payment["client_secret"])
 
     fill_card(frame, "4242 4242 4242 4242")

@@ -40,7 +40,10 @@
   }
 
   function paymentIdOf(clientSecret) {
-    return String(clientSecret || "").split("_secret_")[0];
+    // All before the last "_secret_": a payment id may hold one too.
+    const secret = String(clientSecret || "");
+    const at = secret.lastIndexOf("_secret_");
+    return at < 0 ? secret : secret.slice(0, at);
   }
 
   // -- the payment element -----------------------------------------------------------------------

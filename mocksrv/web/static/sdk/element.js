@@ -119,7 +119,10 @@
   }
 
   function paymentId() {
-    return config.clientSecret.split("_secret_")[0];
+    // All before the last "_secret_": a payment id may hold one too.
+    const secret = config.clientSecret;
+    const at = secret.lastIndexOf("_secret_");
+    return at < 0 ? secret : secret.slice(0, at);
   }
 
   function withSecret(path) {
