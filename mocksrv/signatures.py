@@ -27,11 +27,14 @@ def verify_redirect(query: str | Mapping[str, str], key: str) -> bool:
     """Tell whether a redirect to return_url carries a valid `signature`, keyed with `key`.
 
     `query` is the URL the customer came back to, its query string (with or without `?`), or its
-    parameters as a mapping (in Flask, `request.args`).
+    parameters as a mapping (in Flask, `request.args`; a name that comes more than once is read
+    whole from a mapping with `getlist`, as Flask's and Django's have).
     """
     if isinstance(query, str):
         text = urlsplit(query).query if "?" in query or "://" in query else query
-        params = dict(parse_qsl(text, keep_blank_values=True))
+        pairs = parse_qsl(text, keep_blank_values=True)
     else:
-        params = {name: query[name] for name in query}
-    return signing.verify_redirect(params, key)
+        getlist = getattr(query, "getlist", None)
+        values = getlist if callable(getlist) else lambda name: [query[name]]
+        pairs = [(name, value) for name in query for value in values(name)]
+    return signing.verify_redirect(pairs, key)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 SIGNATURE_ALGORITHM = "HMAC-SHA512"
@@ -16,22 +16,30 @@ def sign(key: str, message: bytes) -> str:
     return hmac.new(key.encode(), message, hashlib.sha512).hexdigest()
 
 
-def canonical_query(params: Mapping[str, str]) -> str:
-    """The signed form of redirect parameters: sorted by name, URL-encoded."""
-    return urlencode(sorted(params.items()))
+def canonical_query(params: Mapping[str, str] | Iterable[tuple[str, str]]) -> str:
+    """The signed form of redirect parameters: sorted by name, then by value (a name may come more
+    than once), URL-encoded."""
+    return urlencode(sorted(params.items() if isinstance(params, Mapping) else params))
 
 
 def signed_redirect(return_url: str, params: Mapping[str, str], key: str) -> str:
-    """Return `return_url` with `params` added to its query, and a signature of the whole query."""
+    """Return `return_url` with `params` added to its query, and a signature of the whole query.
+    The return_url's own parameters stay, each as often as it came, but for the names `params` set."""
     parts = urlsplit(return_url)
-    signed = {**dict(parse_qsl(parts.query, keep_blank_values=True)), **params}
+    kept = set(params) | set(UNSIGNED_PARAMETERS)
+    own = [
+        (name, value) for name, value in parse_qsl(parts.query, keep_blank_values=True) if name not in kept
+    ]
+    signed = [*own, *params.items()]
     signature = sign(key, canonical_query(signed).encode())
-    query = urlencode({**signed, "signature": signature, "signature_algorithm": SIGNATURE_ALGORITHM})
+    query = urlencode([*signed, ("signature", signature), ("signature_algorithm", SIGNATURE_ALGORITHM)])
     return urlunsplit(parts._replace(query=query))
 
 
-def verify_redirect(params: Mapping[str, str], key: str) -> bool:
-    """Check the signature of the parameters a redirect to return_url carried."""
-    signed = {name: value for name, value in params.items() if name not in UNSIGNED_PARAMETERS}
-    expected = sign(key, canonical_query(signed).encode())
-    return hmac.compare_digest(params.get("signature", ""), expected)
+def verify_redirect(params: Mapping[str, str] | Iterable[tuple[str, str]], key: str) -> bool:
+    """Check the signature of the parameters a redirect to return_url carried (a name may come more
+    than once: pass them as pairs)."""
+    pairs = list(params.items() if isinstance(params, Mapping) else params)
+    signed = [(name, value) for name, value in pairs if name not in UNSIGNED_PARAMETERS]
+    given = next((value for name, value in pairs if name == "signature"), "")
+    return hmac.compare_digest(given, sign(key, canonical_query(signed).encode()))

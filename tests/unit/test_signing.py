@@ -7,6 +7,7 @@ import hmac
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
+from werkzeug.datastructures import MultiDict
 
 from mocksrv.domain.signing import (
     SIGNATURE_ALGORITHM,
@@ -125,6 +126,30 @@ def test_redirect_verifies_from_its_query_string_or_its_parameters() -> None:
     assert verify_redirect(query, SIGNING_KEY)
     assert verify_redirect(f"?{query}", SIGNING_KEY)
     assert verify_redirect(dict(parse_qsl(query)), SIGNING_KEY)
+
+
+def test_a_return_url_parameter_that_comes_twice_is_kept_and_signed_twice() -> None:
+    url = signed_redirect("https://shop.example/r?item=2&flag&item=1", {"status": "succeeded"}, SIGNING_KEY)
+    query = urlsplit(url).query
+
+    assert query.startswith("item=2&flag=&item=1&status=succeeded&signature=")
+    assert verify_redirect(url, SIGNING_KEY)
+    assert verify_redirect(MultiDict(parse_qsl(query, keep_blank_values=True)), SIGNING_KEY)
+    assert not verify_redirect(url.replace("item=1&", ""), SIGNING_KEY)  # one of the two dropped
+
+
+def test_the_canonical_string_sorts_a_name_that_comes_twice_by_value() -> None:
+    assert canonical_query([("item", "2"), ("b", "x"), ("item", "1")]) == "b=x&item=1&item=2"
+
+
+def test_the_redirects_own_parameters_replace_the_return_urls_of_their_names() -> None:
+    url = signed_redirect("https://shop.example/r?status=paid&signature=forged", {"status": "failed"}, "k")
+
+    params = parse_qsl(urlsplit(url).query)
+
+    assert [name for name, _ in params] == ["status", "signature", "signature_algorithm"]
+    assert params[0] == ("status", "failed")
+    assert verify_redirect(url, "k")
 
 
 def test_redirect_signature_is_of_the_documented_canonical_string() -> None:
