@@ -53,11 +53,14 @@ def payment_link_page(merchant_id: str, payment_link_id: str) -> str | Response:
     """The link's checkout while it takes its payment; afterwards the payment's status."""
     link, payment = sandbox().payment_links.for_page(merchant_id, payment_link_id)
     merchants = sandbox().merchants
-    seller = (link.config or {}).get("seller_name") or merchants.default_profile(merchant_id).profile_name
+    profile = merchants.profile(merchant_id, link.profile_id) or merchants.default_profile(merchant_id)
+    shop = link.return_url or payment.return_url
+    # What the payment charges, as it stands: the merchant may have updated it since the link was made.
     context = {
         "link": link,
-        "seller": seller,
-        "amount": format_amount(link.amount, link.currency),
+        "seller": (link.config or {}).get("seller_name") or profile.profile_name,
+        "amount": format_amount(payment.amount, payment.currency),
+        "description": payment.description,
         "details": (link.config or {}).get("transaction_details") or [],
     }
     if link.status is PaymentLinkStatus.ACTIVE and payment.status in _PAYABLE:
@@ -65,7 +68,7 @@ def payment_link_page(merchant_id: str, payment_link_id: str) -> str | Response:
     if link.status is PaymentLinkStatus.EXPIRED and payment.status in _PAYABLE:
         html = render_template("payment_link_status.html", **context, text=_EXPIRED, status="expired")
         return Response(html, status=410, mimetype="text/html")
-    link_back_to(payment.return_url)
+    link_back_to(shop)
     action = None
     if payment.status is PaymentStatus.REQUIRES_CUSTOMER_ACTION and payment.payment_method != "bank_transfer":
         action = f"{challenge_path(merchant_id, payment.payment_id)}?client_secret={payment.client_secret}"
@@ -77,7 +80,7 @@ def payment_link_page(merchant_id: str, payment_link_id: str) -> str | Response:
         payment=payment,
         error_message=payment.error_message,
         action=action,
-        back=shop_link(payment.return_url),
+        back=shop_link(shop),
     )
 
 

@@ -101,6 +101,43 @@ def test_a_paid_link_shows_the_payment_s_status(api: Api, browser: Api, client: 
     assert page.tags("iframe") == page.tags("script") == []
 
 
+def test_a_link_paid_through_its_own_page_leads_back_to_the_shop(
+    api: Api, browser: Api, client: FlaskClient
+) -> None:
+    link = make_link(api, return_url="https://shop.example/orders/42")
+    payment = retrieve(api, link["payment_id"])
+    page_url = checkout_data(client.get(page_path(link)))["returnUrl"]
+    body = payloads.confirmation(client_secret=payment["client_secret"], return_url=page_url)
+    ok(browser.post(f"/payments/{payment['payment_id']}/confirm", body))  # as the page's script does
+
+    page = parse_page(client.get(page_path(link)))
+
+    assert page.by_id("back").attributes["href"] == "https://shop.example/orders/42"
+    assert page.text("back") == "Back to default"
+
+
+def test_the_page_shows_what_the_payment_charges_once_the_merchant_changed_it(
+    api: Api, client: FlaskClient
+) -> None:
+    link = make_link(api, description="One pair")
+    ok(api.post(f"/payments/{link['payment_id']}", {"amount": 99999, "description": "Two pairs"}))
+
+    page = parse_page(client.get(page_path(link)))
+
+    assert (page.text("amount"), page.text("description"), page.text("pay")) == (
+        "$999.99",
+        "Two pairs",
+        "Pay $999.99",
+    )
+
+
+def test_the_page_names_the_links_own_profile_as_the_seller(api: Api, client: FlaskClient) -> None:
+    profile = ok(api.post(f"/account/{MERCHANT_ID}/business_profile", {"profile_name": "Second Shop"}))
+    link = make_link(api, profile_id=profile["profile_id"])
+
+    assert parse_page(client.get(page_path(link))).text("heading") == "Pay Second Shop"
+
+
 def test_a_declined_link_payment_shows_its_decline(api: Api, browser: Api, client: FlaskClient) -> None:
     link = make_link(api)
     payment = retrieve(api, link["payment_id"])

@@ -18,7 +18,7 @@ from tests.api.expected import (
     missing,
     unconfirmed_payment,
 )
-from tests.api.scenarios import DECLINE_CARD, advance, ok, retrieve
+from tests.api.scenarios import CHALLENGE_CARD, DECLINE_CARD, advance, ok, retrieve
 from tests.conftest import Api
 from tests.payloads import MERCHANT_ID, PROFILE_ID
 
@@ -210,6 +210,24 @@ def test_paying_a_one_time_link_completes_it(api: Api, browser: Api, frozen: str
     assert ok(api.get(f"/payment_link/{link['payment_link_id']}"))["status"] == "completed"
 
 
+def test_a_payment_begun_before_the_link_expired_and_paid_after_completes_it(
+    api: Api, browser: Api, frozen: str
+) -> None:
+    link = make_link(api, return_url="https://shop.example/after")
+    payment = retrieve(api, link["payment_id"])
+    body = payloads.confirmation(CHALLENGE_CARD, client_secret=payment["client_secret"])
+    assert ok(browser.post(f"/payments/{payment['payment_id']}/confirm", body))["status"] == (
+        "requires_customer_action"
+    )
+    advance(api, FIFTEEN_MINUTES)  # the customer is still on the 3D Secure page
+    assert ok(api.get(f"/payment_link/{link['payment_link_id']}"))["status"] == "expired"
+
+    ok(api.post(f"/__mock/payments/{payment['payment_id']}/authentication", {"result": "success"}))
+
+    assert retrieve(api, payment["payment_id"])["status"] == "succeeded"
+    assert ok(api.get(f"/payment_link/{link['payment_link_id']}"))["status"] == "completed"
+
+
 def test_a_declined_payment_leaves_the_link_active(api: Api, browser: Api) -> None:
     link = make_link(api)
     payment = retrieve(api, link["payment_id"])
@@ -338,6 +356,7 @@ def test_the_link_table_is_listed(api: Api) -> None:
     assert response.json["payment_link"] == [
         {"from": "active", "event": "expire.past_expiry", "to": "expired", "emits": None},
         {"from": "active", "event": "complete.paid", "to": "completed", "emits": None},
+        {"from": "expired", "event": "complete.paid", "to": "completed", "emits": None},
     ]
 
 

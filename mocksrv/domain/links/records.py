@@ -39,6 +39,9 @@ PAYMENT_LINK_TRANSITIONS: TransitionTable[PaymentLinkStatus, PaymentLinkEvent] =
     [
         Transition(L.ACTIVE, PaymentLinkEvent.EXPIRE, L.EXPIRED),
         Transition(L.ACTIVE, PaymentLinkEvent.COMPLETE, L.COMPLETED),
+        # A payment the customer began before the link expired (a 3DS page left open) may still be
+        # finished; once paid, the link reads as such.
+        Transition(L.EXPIRED, PaymentLinkEvent.COMPLETE, L.COMPLETED),
     ],
 )
 
@@ -64,6 +67,9 @@ class PaymentLink:
     authentication_type: str | None = None
     require_customer_info: bool = False
     config: JsonObject | None = None  # payment_link_config as sent: seller_name, sdk_layout, ...
+    # The shop's return_url when the link was made: where the page leads back to, even after the
+    # page's own checkout made itself the payment's return_url (to come back from 3D Secure).
+    return_url: str | None = None
 
     @property
     def allowed_payment_method_types(self) -> list[str]:

@@ -125,7 +125,9 @@ class PaymentLinkService:
     def _check_payable(self, link: PaymentLink) -> None:
         """IR_14 for a link whose page may no longer take its payment: expired or completed."""
         if link.status is not PaymentLinkStatus.ACTIVE:
-            raise PAYMENT_LINK_TRANSITIONS.refusal(link.status, "complete")
+            raise PAYMENT_LINK_TRANSITIONS.refusal_for(
+                link.status, "completed", [PaymentLinkStatus.ACTIVE.value]
+            )
 
     def on_event(self, event: Event) -> None:
         """Complete a one-time link once its payment is paid."""
@@ -141,8 +143,8 @@ class PaymentLinkService:
         )
         if (
             link is not None
-            and link.status is PaymentLinkStatus.ACTIVE
             and link.link_type is LinkType.ONE_TIME
+            and PAYMENT_LINK_TRANSITIONS.find(link.status, PaymentLinkEvent.COMPLETE)
         ):
             self._lifecycle.move(link, PaymentLinkEvent.COMPLETE, event.created)
 
@@ -183,6 +185,7 @@ class PaymentLinkService:
             authentication_type=payment.authentication_type,
             require_customer_info=bool(fields.get("require_customer_info")),
             config=fields.get("payment_link_config"),
+            return_url=payment.return_url,
         )
         self._store.put(PAYMENT_LINKS, payment.merchant_id, link)
         self._store.put(PAYMENTS, payment.merchant_id, evolve(payment, payment_link_id=link.payment_link_id))
