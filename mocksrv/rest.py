@@ -328,13 +328,18 @@ def authenticate(*, publishable: bool = False) -> Principal:
 
 
 def admit(principal: Principal) -> None:
-    """Count the request of an authenticated principal against its rate limit, and run the hooks
-    (fault rules) that look at every authenticated request: for any way a request authenticates."""
+    """Count the request of an authenticated principal against its rate limit, fire its merchant's
+    timers that are due, and run the hooks (fault rules) that look at every authenticated request:
+    for any way a request authenticates."""
     g.merchant_id = principal.merchant_id
     g.key_kind = principal.kind
-    status = sandbox().rate_limiter.hit(principal)
+    sandbox_ = sandbox()
+    status = sandbox_.rate_limiter.hit(principal)
     if status is not None:
         g.rate_status = (status.limit, status.remaining, status.reset)
+    # What fell due on the merchant's running clock since the ticker last looked (up to a tick ago)
+    # happens before the request acts: no capture gets in after its authorization expired.
+    sandbox_.scheduler.fire_now(principal.merchant_id)
     for hook in current_app.extensions[_EXTENSION]["authenticated"]:
         hook(principal)
 

@@ -15,6 +15,8 @@ from flask.testing import FlaskClient
 
 from mocksrv import verify_redirect
 from mocksrv.api import real_values
+from mocksrv.app import create_app, create_sandbox
+from mocksrv.settings import Settings
 from tests import payloads
 from tests.api.expected import (
     CANCELLABLE,
@@ -56,8 +58,9 @@ from tests.api.scenarios import (
     payment_in,
     retrieve,
 )
-from tests.conftest import Api
+from tests.conftest import Api, CheckedClient
 from tests.payloads import SIGNING_KEY
+from tests.unit.fakes import FakeSystemTime
 
 pytestmark = pytest.mark.usefixtures("frozen")
 
@@ -1134,6 +1137,28 @@ def test_a_partially_captured_and_capturable_payment_expires_after_7_days(api: A
         captured_at=frozen,
         modified_at=later(frozen, CAPTURE_WINDOW),
     )
+
+
+def test_a_capture_after_the_window_on_a_running_clock_finds_the_payment_expired(settings: Settings) -> None:
+    # No ticker runs beside this app: the capture's own request fires the expiry that fell due.
+    system_time = FakeSystemTime()
+    app = create_app(settings, create_sandbox(settings, system_time))
+    app.test_client_class = CheckedClient
+    api = Api(app.test_client())
+    create(api, payment_id="pay_1", capture_method="manual")
+    system_time.advance(WEEK)
+
+    response = api.post("/payments/pay_1/capture", {})
+
+    assert (response.status_code, response.json) == (
+        400,
+        error(
+            "IR_14",
+            "This Payment could not be captured because it has a status of expired. "
+            "The expected state is requires_capture, partially_captured_and_capturable",
+        ),
+    )
+    assert (retrieve(api, "pay_1")["status"], retrieve(api, "pay_1")["amount_received"]) == ("expired", 0)
 
 
 def test_a_captured_payment_does_not_expire(api: Api) -> None:
