@@ -692,6 +692,47 @@ def test_a_multi_use_mandate_allows_charges_up_to_its_total(api: Api) -> None:
     assert status_of(api, setup) == "active"
 
 
+OVER_THE_TOTAL = refused("request amount and the amounts already charged are greater than mandate amount")
+
+
+def _cancel(api: Api, payment_id: str) -> None:
+    ok(api.post(f"/payments/{payment_id}/cancel", {}))
+
+
+def _expire(api: Api, payment_id: str) -> None:
+    advance(api, 7 * 24 * 3600)
+
+
+def _capture_100(api: Api, payment_id: str) -> None:
+    ok(api.post(f"/payments/{payment_id}/capture", {"amount_to_capture": 100}))
+
+
+@pytest.mark.parametrize(
+    ("release", "left"),
+    [(_cancel, 2000), (_expire, 2000), (_capture_100, 1900)],
+    ids=["cancel", "expiry", "capture"],
+)
+def test_an_authorization_released_gives_back_to_a_multi_use_total_what_it_did_not_capture(
+    api: Api, release: Any, left: int
+) -> None:
+    setup = set_up(api, data=mandate_data("multi_use", amount=2000))
+    held = charge(api, setup["mandate_id"], amount=1500, payment_id="pay_mit_1", capture_method="manual")
+    assert held["status"] == "requires_capture"
+    assert (
+        api.post("/payments", charge_body(setup["mandate_id"], payment_id="pay_mit_2")).json == OVER_THE_TOTAL
+    )
+
+    release(api, "pay_mit_1")
+
+    over = api.post("/payments", charge_body(setup["mandate_id"], amount=left + 1, payment_id="pay_mit_3"))
+    assert (over.status_code, over.json) == (400, OVER_THE_TOTAL)
+    assert charge(api, setup["mandate_id"], amount=left, payment_id="pay_mit_4")["status"] == "succeeded"
+    assert api.post("/payments", charge_body(setup["mandate_id"], amount=1, payment_id="pay_mit_5")).json == (
+        OVER_THE_TOTAL
+    )
+    assert status_of(api, setup) == "active"
+
+
 def test_the_setup_payment_does_not_count_against_a_multi_use_total(api: Api) -> None:
     setup = set_up(api, data=mandate_data("multi_use", amount=1000))
 

@@ -10,6 +10,7 @@ from mocksrv.domain.events import PAID_EVENTS, ContentType, Event, EventType
 from mocksrv.domain.lifecycle import Lifecycle
 from mocksrv.domain.models import Payment, evolve
 from mocksrv.domain.outbox import Outbox
+from mocksrv.domain.payments.service import PAYMENTS
 from mocksrv.domain.recurring.records import (
     MANDATE_TRANSITIONS,
     MANDATES,
@@ -85,15 +86,34 @@ class MandateService:
             elif mandate.status is MandateStatus.PENDING and event.event_type in _UNPAID:
                 self._lifecycle.move(mandate, MandateEvent.LAPSE, now)
             return
-        if event.event_type not in PAID_EVENTS or payment.payment_id in mandate.charged:
-            return
-        charged = (*mandate.charged, payment.payment_id)
-        captured = mandate.amount_captured + payment.amount
-        if mandate.mandate_type is MandateType.SINGLE_USE and mandate.status is MandateStatus.ACTIVE:
-            self._lifecycle.move(mandate, MandateEvent.USE_UP, now, charged=charged, amount_captured=captured)
+        if payment.payment_id in mandate.charged:
+            charged = mandate.charged
+        elif event.event_type in PAID_EVENTS:
+            charged = (*mandate.charged, payment.payment_id)
         else:
+            return
+        captured = self._held(payment, charged)
+        if payment.payment_id not in mandate.charged and (
+            mandate.mandate_type is MandateType.SINGLE_USE and mandate.status is MandateStatus.ACTIVE
+        ):
+            self._lifecycle.move(mandate, MandateEvent.USE_UP, now, charged=charged, amount_captured=captured)
+        elif charged != mandate.charged or captured != mandate.amount_captured:
             updated = evolve(mandate, updated_at=now, charged=charged, amount_captured=captured)
             self._store.put(MANDATES, payment.merchant_id, updated)
+
+    def _held(self, payment: Payment, charged: tuple[str, ...]) -> int:
+        """What the charges of a mandate hold of its amount: what each captured, and what each still
+        may capture; an authorization cancelled or expired gives back what it did not capture."""
+        held = 0
+        for payment_id in charged:
+            charge: Payment | None = (
+                payment
+                if payment_id == payment.payment_id
+                else self._store.get(PAYMENTS, payment.merchant_id, payment_id)
+            )
+            if charge is not None:
+                held += charge.amount_received + charge.amount_capturable
+        return held
 
 
 class ActiveMandate(DomainError):
