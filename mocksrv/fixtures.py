@@ -10,7 +10,7 @@ from mocksrv.domain.errors import DomainError
 from mocksrv.domain.merchants import MAX_SESSION_EXPIRY, MerchantSeed
 from mocksrv.domain.payments.outcomes import OutcomeTable
 from mocksrv.settings import SettingsError, read_yaml
-from mocksrv.values import http_url, text, whole_number
+from mocksrv.values import LARGEST_WHOLE, http_url, text, whole_number
 
 
 def load_outcomes(directory: Path) -> OutcomeTable:
@@ -32,7 +32,7 @@ _SEED_FIELDS: dict[str, Callable[[object], Any]] = {
     "session_expiry": whole_number(1, MAX_SESSION_EXPIRY),
     "return_url": http_url,
     "webhook_url": http_url,
-    "rate_limit": whole_number(0),
+    "rate_limit": whole_number(0, LARGEST_WHOLE),
     "connector": text,
     "legacy_client_id": text,
     "legacy_client_secret": text,

@@ -18,6 +18,8 @@ from typing import Any
 import yaml
 
 from mocksrv.values import (
+    LARGEST_WHOLE,
+    LONGEST_WAIT,
     Parse,
     directory,
     host_address,
@@ -58,8 +60,16 @@ def _about(parse: Parse, help_text: str) -> dict[str, Any]:
 
 
 _PORT = whole_number(0, 65535, "not a port (0 to 65535)")
-_SECONDS = number(0, inclusive=False, reason="not a number of seconds greater than 0")
-_SEED = whole_number(0, 2**63 - 1, "not a whole number from 0 to 9223372036854775807")
+_SECONDS = number(
+    0,
+    inclusive=False,
+    high=LONGEST_WAIT,
+    reason=f"not a number of seconds greater than 0, at most {LONGEST_WAIT}",
+)
+_SEED = whole_number(0, LARGEST_WHOLE)
+# A capture window that ends before the mock clock does (9000-01-01) from any time it reads now.
+MAX_CAPTURE_WINDOW = 100 * 366 * 24 * 3600
+MAX_JOURNAL_SIZE = 1_000_000
 
 
 def _optional_seed(value: object) -> int | None:
@@ -100,15 +110,21 @@ class Settings:
     )
     rate_limit: int = field(
         default=6000,
-        metadata=_about(whole_number(0), "requests per minute per API key; 0 turns limiting off"),
+        metadata=_about(
+            whole_number(0, LARGEST_WHOLE), "requests per minute per API key; 0 turns limiting off"
+        ),
     )
     journal_size: int = field(
         default=1000,
-        metadata=_about(whole_number(0), "API requests the journal keeps per merchant; 0 turns it off"),
+        metadata=_about(
+            whole_number(0, MAX_JOURNAL_SIZE), "API requests the journal keeps per merchant; 0 turns it off"
+        ),
     )
     capture_window_seconds: int = field(
         default=7 * 24 * 3600,
-        metadata=_about(whole_number(1), "seconds an authorized payment can still be captured"),
+        metadata=_about(
+            whole_number(1, MAX_CAPTURE_WINDOW), "seconds an authorized payment can still be captured"
+        ),
     )
     max_body_bytes: int = field(
         default=1024 * 1024,
@@ -135,7 +151,7 @@ class Settings:
     connection_timeout: int = field(
         default=10,
         metadata=_about(
-            whole_number(1),
+            whole_number(1, LONGEST_WAIT),
             "seconds a connection may sit idle, or take to send one whole request, before it is closed",
         ),
     )
@@ -185,7 +201,12 @@ class Settings:
     state_interval: float = field(
         default=5.0,
         metadata=_about(
-            number(0, inclusive=True, reason="not a number of seconds of 0 or more"),
+            number(
+                0,
+                inclusive=True,
+                high=LONGEST_WAIT,
+                reason=f"not a number of seconds from 0 to {LONGEST_WAIT}",
+            ),
             "seconds between writes of the state file; 0 writes it only on stop",
         ),
     )

@@ -42,8 +42,9 @@ def whole_number(low: int, high: int | None = None, reason: str | None = None) -
     return parse
 
 
-def number(low: float, *, inclusive: bool, reason: str) -> Parse:
-    """Parse a finite number above `low` (or from it, when `inclusive`); booleans are refused."""
+def number(low: float, *, inclusive: bool, reason: str, high: float = math.inf) -> Parse:
+    """Parse a finite number above `low` (or from it, when `inclusive`) and at most `high`;
+    booleans are refused."""
 
     def parse(value: object) -> float:
         if isinstance(value, bool) or not isinstance(value, str | int | float):
@@ -52,11 +53,18 @@ def number(low: float, *, inclusive: bool, reason: str) -> Parse:
             parsed = float(value)
         except (ValueError, OverflowError):
             raise ValueError(reason) from None
-        if not math.isfinite(parsed) or parsed < low or (parsed == low and not inclusive):
+        if not math.isfinite(parsed) or parsed < low or (parsed == low and not inclusive) or parsed > high:
             raise ValueError(reason)
         return parsed
 
     return parse
+
+
+# The largest whole number a snapshot or a state file holds: JSON numbers of 64 bits.
+LARGEST_WHOLE = 2**63 - 1
+# The longest wait a setting names, in seconds (about 11.6 days): far below what a thread's timed
+# wait or a datetime can take, far above any wait a sandbox needs.
+LONGEST_WAIT = 1_000_000
 
 
 def one_of(*choices: str) -> Parse:

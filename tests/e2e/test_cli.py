@@ -57,11 +57,11 @@ REFUSED = {
     "env port": (Case(["serve"], env={"MOCKSRV_PORT": "abc"}), f"MOCKSRV_PORT=abc: {PORT}"),
     "env webhook timeout": (
         Case(["serve"], env={"MOCKSRV_WEBHOOK_TIMEOUT": "0"}),
-        "MOCKSRV_WEBHOOK_TIMEOUT=0: not a number of seconds greater than 0",
+        "MOCKSRV_WEBHOOK_TIMEOUT=0: not a number of seconds greater than 0, at most 1000000",
     ),
     "config rate limit": (
         Case(["serve", "--config", "config.yaml"], files={"config.yaml": "rate_limit: -5\n"}),
-        "config.yaml: rate_limit=-5: not a whole number of 0 or more",
+        "config.yaml: rate_limit=-5: not a whole number from 0 to 9223372036854775807",
     ),
     "config boolean port": (
         Case(["serve", "--config", "config.yaml"], files={"config.yaml": "port: true\n"}),
@@ -112,6 +112,9 @@ BAD_MERCHANTS_FIELDS = {
     "merchants: [{merchant_id: 5}]": "merchant 0: merchant_id=5: not a non-empty string",
     "merchants: [{webhook_url: notaurl}]": (
         "merchant 0: webhook_url='notaurl': not an http or https URL with a host and a port of 1 to 65535"
+    ),
+    "merchants: [{rate_limit: 100000000000000000000}]": (  # past what a snapshot or state file holds
+        "merchant 0: rate_limit=100000000000000000000: not a whole number from 0 to 9223372036854775807"
     ),
 }
 for _body, _expected in BAD_MERCHANTS_FIELDS.items():

@@ -12,9 +12,9 @@ from mocksrv.settings import DEFAULT_FIXTURES, Settings, SettingsError, load_set
 PORT = "not a port (0 to 65535)"
 HOST = "not an IP address or host name"
 URL = "not an http or https URL with a host and a port of 1 to 65535"
-SECONDS = "not a number of seconds greater than 0"
+SECONDS = "not a number of seconds greater than 0, at most 1000000"
 THREADS = "not a whole number from 1 to 256"
-ZERO_OR_MORE = "not a whole number of 0 or more"
+RATE_LIMIT = "not a whole number from 0 to 9223372036854775807"
 ONE_OR_MORE = "not a whole number of 1 or more"
 
 # A setting, a bad value written the same as a flag, a variable and in YAML, and why it is bad.
@@ -29,15 +29,22 @@ BAD_VALUES = [
     ("host", "under_score.example", HOST),
     ("threads", "0", THREADS),
     ("threads", "257", THREADS),
-    ("rate_limit", "-5", ZERO_OR_MORE),
-    ("rate_limit", "many", ZERO_OR_MORE),
+    ("rate_limit", "-5", RATE_LIMIT),
+    ("rate_limit", "many", RATE_LIMIT),
+    ("rate_limit", "9223372036854775808", RATE_LIMIT),  # past what a state file holds
+    ("journal_size", "1000001", "not a whole number from 0 to 1000000"),
     ("webhook_timeout", "0", SECONDS),
     ("webhook_timeout", "-1.5", SECONDS),
+    ("webhook_timeout", "1000000.5", SECONDS),
     ("tick_interval", "inf", SECONDS),
     ("tick_interval", "soon", SECONDS),
+    ("tick_interval", "1e10", SECONDS),  # past what a thread's timed wait takes
+    ("state_interval", "1e10", "not a number of seconds from 0 to 1000000"),
+    ("connection_timeout", "1000001", "not a whole number from 1 to 1000000"),
     ("webhook_workers", "0", ONE_OR_MORE),
     ("max_body_bytes", "0", ONE_OR_MORE),
-    ("capture_window_seconds", "0", ONE_OR_MORE),
+    ("capture_window_seconds", "0", "not a whole number from 1 to 3162240000"),
+    ("capture_window_seconds", "86400000000000", "not a whole number from 1 to 3162240000"),  # past datetime
     ("public_url", "ftp://shop.example", URL),
     ("public_url", "shop.example", URL),
     ("webhook_url", "http://", URL),
@@ -109,7 +116,7 @@ def test_bad_config_value_names_the_file_key_and_value(name: str, value: str, re
         ("webhook_timeout: .nan\n", f"config.yaml: webhook_timeout=NaN: {SECONDS}"),
         ("admin_key: 123\n", "config.yaml: admin_key=123: not a non-empty string"),
         ("admin_key: ''\n", "config.yaml: admin_key='': not a non-empty string"),
-        ("rate-limit: -5\n", f"config.yaml: rate-limit=-5: {ZERO_OR_MORE}"),
+        ("rate-limit: -5\n", f"config.yaml: rate-limit=-5: {RATE_LIMIT}"),
         ("host: 'two words'\n", f"config.yaml: host='two words': {HOST}"),
     ],
 )
