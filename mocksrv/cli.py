@@ -167,14 +167,15 @@ def _serve(args: argparse.Namespace) -> int:
     # The server's imports take most of a start; `wait` and a bad setting do without them.
     from mocksrv.httpserver import ListenError
     from mocksrv.server import serve
+    from mocksrv.statefile import StateNotWritten
 
     try:
         with _log_writer(max(level, logging.INFO)):
             serve(settings)
-    except SettingsError as error:  # a fixture file
+    except SettingsError as error:  # a fixture file, a state file
         print(f"mocksrv: {error}", file=sys.stderr)
         return 2
-    except ListenError as error:
+    except (ListenError, StateNotWritten) as error:
         print(f"mocksrv: {error}", file=sys.stderr)
         return 1
     return 0

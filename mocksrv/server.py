@@ -86,9 +86,11 @@ class _Running:
         self._sandbox.faults.stop_pauses()  # hang and latency faults end now, sending nothing
         self._ticker.stop()
         self._dispatcher.stop()  # also answers every open wait for deliveries
-        if self._state is not None:
-            self._state.stop()  # after the dispatcher: an attempt it gave up is written as queued
-        self.http.stop(loop_thread)
+        try:
+            if self._state is not None:
+                self._state.stop()  # after the dispatcher: an attempt it gave up is written as queued
+        finally:
+            self.http.stop(loop_thread)
 
 
 class MockServer:
@@ -163,10 +165,12 @@ def serve(settings: Settings) -> None:
         running.http.run()
     finally:
         collector.uninstall()
-        running.stop(None)
-        for number, handler in previous.items():
-            signal.signal(number, handler)
-        print("mocksrv stopped", flush=True)
+        try:
+            running.stop(None)  # StateNotWritten when the state file's last write failed
+        finally:
+            for number, handler in previous.items():
+                signal.signal(number, handler)
+            print("mocksrv stopped", flush=True)
 
 
 def banner(sandbox: Sandbox, base: str, settings: Settings) -> str:

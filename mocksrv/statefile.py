@@ -31,7 +31,10 @@ def load_state(settings: Settings, sandbox: Sandbox) -> bool:
     A file that cannot be read or restored raises SettingsError, and the sandbox is left as it was.
     """
     path = settings.state
-    if path is None or not path.exists():
+    if path is None:
+        return False
+    _check_writable(path)
+    if not path.exists():
         return False
     try:
         data = path.read_bytes()
@@ -50,6 +53,23 @@ def load_state(settings: Settings, sandbox: Sandbox) -> bool:
         if enabled:
             gc.enable()
     return True
+
+
+def _check_writable(path: Path) -> None:
+    """SettingsError unless `path` can be written as write_state writes it: a regular file (or none
+    yet), and a temporary file beside it that can be made. Checked at start, not at the first write."""
+    if path.exists() and not path.is_file():
+        raise SettingsError(f"state file {path}: not a regular file")
+    probe = path.with_name(f".{path.name}.{os.getpid()}.probe.tmp")
+    try:
+        probe.touch(exist_ok=False)
+        probe.unlink()
+    except OSError as error:
+        raise SettingsError(f"state file {path}: cannot write beside it: {error.strerror or error}") from None
+
+
+class StateNotWritten(Exception):
+    """The last write of the state file, on stop, failed: what was not written is lost."""
 
 
 def write_state(path: Path, sandbox: Sandbox) -> int:
@@ -110,12 +130,16 @@ class StateWriter:
         self._thread.start()
 
     def stop(self) -> None:
-        """Stop the thread (a write under way finishes first), then write the state a last time."""
+        """Stop the thread (a write under way finishes first), then write the state a last time;
+        StateNotWritten if that write fails."""
         self._stopped.set()
         if self._thread is not None:
             self._thread.join()
             self._thread = None
-        self.write()
+        if not self.write():
+            raise StateNotWritten(
+                f"cannot write the state file {self._path}: the state since its last write is lost"
+            )
 
     def write(self) -> bool:
         """Write the file now; a failure is logged, and False."""
@@ -123,6 +147,9 @@ class StateWriter:
             started = time.perf_counter()
             try:
                 size = write_state(self._path, self._sandbox)
+            except OSError as error:  # the disk, not mocksrv: one line says which
+                log.error("cannot write the state file %s: %s", self._path, error.strerror or error)
+                return False
             except Exception:
                 log.exception("cannot write the state file %s", self._path)
                 return False

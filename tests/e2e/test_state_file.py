@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import signal
 from pathlib import Path
 from typing import Any
@@ -118,6 +120,47 @@ def test_a_state_file_that_is_not_json_stops_the_server_with_exit_code_2(tmp_pat
 
     assert run.code == 2
     assert run.stderr.startswith(f"mocksrv: state file {state}: not JSON: ")
+
+
+def test_a_state_file_that_cannot_be_written_stops_the_server_at_start(tmp_path: Path) -> None:
+    state = Path("/proc/mocksrv-state.json")  # an existing directory where no file can be made
+
+    run = run_command(["serve", "--port", str(free_port()), "--state", str(state)], tmp_path, timeout=30)
+
+    assert (run.code, run.stderr) == (
+        2,
+        f"mocksrv: state file {state}: cannot write beside it: No such file or directory\n",
+    )
+
+
+def test_a_state_file_that_is_not_a_regular_file_stops_the_server_at_start(tmp_path: Path) -> None:
+    state = tmp_path / "state.json"
+    os.mkfifo(state)  # reading it would wait for a writer for ever
+
+    run = run_command(["serve", "--port", str(free_port()), "--state", str(state)], tmp_path, timeout=30)
+
+    assert (run.code, run.stderr) == (2, f"mocksrv: state file {state}: not a regular file\n")
+
+
+def test_a_last_write_that_fails_on_stop_is_exit_code_1_and_one_line(tmp_path: Path) -> None:
+    directory = tmp_path / "gone"
+    directory.mkdir()
+    state = directory / "state.json"
+    server = ServerProcess(
+        ["--port", str(free_port()), "--state", str(state), "--state-interval", "0"], tmp_path / "server.log"
+    ).start()
+    with TimeoutSession() as session:
+        session.headers["api-key"] = SECRET_KEY
+        create_payments(session, server.base_url, 1)
+    shutil.rmtree(directory)  # the write on stop has nowhere to go
+
+    assert server.stop() == 1, server.diagnostics()
+    lines = (tmp_path / "server.log").read_text().splitlines()
+    assert lines[-1] == (
+        f"mocksrv: cannot write the state file {state}: the state since its last write is lost"
+    ), server.diagnostics()
+    assert "Traceback" not in "\n".join(lines)
+    assert server.lines[-1] == "mocksrv stopped"
 
 
 def test_the_client_takes_and_restores_a_merchant(mock_server: MockServer) -> None:
