@@ -7,6 +7,8 @@ Exit codes: 0 every scenario passed (or every file is valid); 1 a scenario faile
 
 from __future__ import annotations
 
+import contextlib
+import os
 import time
 from collections.abc import Sequence
 from contextlib import ExitStack
@@ -25,6 +27,25 @@ PASSED, FAILED, USAGE = 0, 1, 2
 DEFAULT_PATHS = ("scenarios",)
 PREFIX = "mocksrv scenario"
 CHECK_TIMEOUT = 10.0  # seconds for the one look at a server named by --url
+
+
+class _Lines:
+    """What a run prints, until whatever reads it goes away (`| head`): the run goes on, and its
+    JUnit file and its exit code are as if all had been read."""
+
+    def __init__(self, out: TextIO) -> None:
+        self._out: TextIO | None = out
+
+    def say(self, text: str) -> None:
+        if self._out is None:
+            return
+        try:
+            print(text, file=self._out, flush=True)
+        except BrokenPipeError:
+            # So that the interpreter's own last flush, at exit, has nowhere to fail either.
+            with contextlib.suppress(OSError, ValueError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), self._out.fileno())
+            self._out = None
 
 
 class UsageError(Exception):
@@ -64,10 +85,12 @@ def run(
         except UsageError as error:
             return _usage(err, str(error))
 
+    lines = _Lines(out)
+
     def report(result: ScenarioResult) -> None:
-        print(result_line(result), file=out, flush=True)
+        lines.say(result_line(result))
         if not result.passed:
-            print("\n".join("  " + line for line in failure_text(result).splitlines()), file=out, flush=True)
+            lines.say("\n".join("  " + line for line in failure_text(result).splitlines()))
 
     started = time.monotonic()
     with ExitStack() as stack:
@@ -75,7 +98,7 @@ def run(
         where = stack.enter_context(target(server_url, admin_key))
         results = run_scenarios(chosen, where, jobs=jobs, on_result=report)
     seconds = time.monotonic() - started
-    print(summary_line(results, seconds, len(scenarios) - len(chosen)), file=out, flush=True)
+    lines.say(summary_line(results, seconds, len(scenarios) - len(chosen)))
     if junit is not None:
         try:
             junit.write_bytes(junit_xml(results, seconds))

@@ -20,8 +20,9 @@ from mocksrv.scenario.runner import NO_BODY, Exchange, Outcome, ScenarioResult
 LABELS = {Outcome.PASSED: "PASS", Outcome.FAILED: "FAIL", Outcome.ERROR: "ERROR"}
 SUITE_NAME = "mocksrv scenarios"
 MAX_BODY_LINES = 200  # lines of a body that a failure shows; the rest is cut
-# XML 1.0 cannot carry these, not even escaped.
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+# XML 1.0 cannot carry these, not even escaped: control characters, and the halves of a character
+# that a file name of bytes other than UTF-8 comes back with.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 # -- masking -----------------------------------------------------------------------------------------
@@ -111,9 +112,9 @@ def junit_xml(results: Sequence[ScenarioResult], seconds: float) -> bytes:
             suite,
             "testcase",
             {
-                "classname": classname(result.scenario.file),
-                "name": result.scenario.name,
-                "file": result.scenario.file,
+                "classname": _xml_text(classname(result.scenario.file)),
+                "name": _xml_text(result.scenario.name),
+                "file": _xml_text(result.scenario.file),
                 "time": f"{result.seconds:.3f}",
             },
         )

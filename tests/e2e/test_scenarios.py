@@ -7,6 +7,7 @@ is refused.
 
 from __future__ import annotations
 
+import io
 import re
 import shutil
 from collections.abc import Iterator, Mapping
@@ -18,6 +19,7 @@ from xml.etree import ElementTree
 import pytest
 
 from mocksrv.receiver import WebhookEndpoint, WebhookReceiver
+from mocksrv.scenario import commands
 from tests.e2e.harness import (
     REPO_ROOT,
     CommandRun,
@@ -26,6 +28,7 @@ from tests.e2e.harness import (
     free_port,
     run_command,
 )
+from tests.payloads import ADMIN_KEY
 
 FILES = "tests/scenario_files"
 RUN_TIMEOUT = 60.0  # seconds for one run of the command; the slowest takes two or three
@@ -510,3 +513,36 @@ def test_an_invalid_scenario_file_is_a_collection_error_with_its_problems(consum
             "'FETCH' is not one of ['GET', 'POST', 'PUT', 'DELETE']",
         ]
     )
+
+
+class _ClosedAfterOneLine(io.StringIO):
+    """Standard output read by `| head -1`: the second write finds the pipe closed."""
+
+    def write(self, text: str) -> int:
+        if self.getvalue().count("\n") >= 1:
+            raise BrokenPipeError(32, "Broken pipe")
+        return super().write(text)
+
+
+def test_a_run_whose_output_stops_being_read_still_writes_its_report_and_exit_code(tmp_path: Path) -> None:
+    for name in ("first", "second"):
+        (tmp_path / f"{name}.yaml").write_text(
+            f"name: {name}\ndescription: d\nsteps:\n  - request: {{method: GET, path: /health}}\n"
+        )
+    out, err = _ClosedAfterOneLine(), io.StringIO()
+
+    code = commands.run(
+        [str(tmp_path)],
+        url=None,
+        admin_key=ADMIN_KEY,
+        junit=tmp_path / "report.xml",
+        keyword=None,
+        jobs=1,
+        out=out,
+        err=err,
+    )
+
+    assert (code, err.getvalue()) == (0, "")
+    assert out.getvalue().startswith("PASS first")
+    suite = ElementTree.parse(tmp_path / "report.xml").getroot()[0]
+    assert [case.attrib["name"] for case in suite] == ["first", "second"]

@@ -627,6 +627,21 @@ def test_junit_has_a_testcase_per_scenario_with_failures_and_errors() -> None:
     ]
 
 
+def test_junit_attributes_drop_what_xml_cannot_carry() -> None:
+    # A tab and a bell in a name; a file name of Latin-1 bytes, as Python reads it.
+    named = scenario("pays with tab\tand bell\x07", "l1/caf\udce9.yaml", ())
+    result = ScenarioResult(named, Outcome.PASSED, 0.1)
+
+    [case] = ElementTree.fromstring(junit_xml([result], 0.1))[0]
+
+    assert case.attrib == {
+        "classname": "l1.caf?",
+        "name": "pays with tab\tand bell?",
+        "file": "l1/caf?.yaml",
+        "time": "0.100",
+    }
+
+
 def test_the_junit_class_is_the_dotted_path_without_the_suffix() -> None:
     assert [classname(file) for file in ("scenarios/a/b.yaml", "/abs/x.yml", "c.d.yaml")] == [
         "scenarios.a.b",
