@@ -80,16 +80,20 @@ def test_a_killed_server_comes_back_with_the_payments_of_the_last_interval(tmp_p
         assert_stops_cleanly(again)
 
 
-def test_sigterm_writes_the_state_file(tmp_path: Path) -> None:
-    state = tmp_path / "state.json"
-    # Written only on stop: nothing is there until SIGTERM.
+def written_on_stop(state: Path, log: Path, payments: int) -> tuple[ServerProcess, list[dict[str, Any]]]:
+    """A server that writes its state file only on stop, and the payments made on it."""
     server = ServerProcess(
-        ["--port", str(free_port()), "--state", str(state), "--state-interval", "0"], tmp_path / "first.log"
+        ["--port", str(free_port()), "--state", str(state), "--state-interval", "0"], log
     ).start()
     with TimeoutSession() as session:
         session.headers["api-key"] = SECRET_KEY
-        created = create_payments(session, server.base_url, 2)
-    assert not state.exists()
+        return server, create_payments(session, server.base_url, payments)
+
+
+def test_sigterm_writes_the_state_file(tmp_path: Path) -> None:
+    state = tmp_path / "state.json"
+    server, created = written_on_stop(state, tmp_path / "first.log", 2)
+    assert not state.exists()  # nothing is there until SIGTERM
     assert_stops_cleanly(server)
 
     assert payment_ids_in(state) == {payment["payment_id"] for payment in created}
@@ -146,12 +150,7 @@ def test_a_last_write_that_fails_on_stop_is_exit_code_1_and_one_line(tmp_path: P
     directory = tmp_path / "gone"
     directory.mkdir()
     state = directory / "state.json"
-    server = ServerProcess(
-        ["--port", str(free_port()), "--state", str(state), "--state-interval", "0"], tmp_path / "server.log"
-    ).start()
-    with TimeoutSession() as session:
-        session.headers["api-key"] = SECRET_KEY
-        create_payments(session, server.base_url, 1)
+    server, _ = written_on_stop(state, tmp_path / "server.log", 1)
     shutil.rmtree(directory)  # the write on stop has nowhere to go
 
     assert server.stop() == 1, server.diagnostics()
