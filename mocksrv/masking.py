@@ -68,8 +68,9 @@ def last_four(number: str) -> str:
 def _mask_entry(key: str, value: Any) -> Any:
     if value is None:
         return None
-    if key in HIDDEN_KEYS or key.lower() in HIDDEN_KEYS:
+    named = key.lower()
+    if named in HIDDEN_KEYS:
         return HIDDEN
-    if key in LAST_FOUR_KEYS or key.lower() in LAST_FOUR_KEYS:
+    if named in LAST_FOUR_KEYS:
         return last_four(str(value)) if isinstance(value, str | int) else HIDDEN
     return mask_json(value)

@@ -102,11 +102,7 @@ def list_payment_customer_payment_methods() -> Json:
 @documented(AccountPaymentMethodsAnswerSchema, query=_saved_query, auth=Auth.PUBLISHABLE, errors=(404,))
 def list_account_payment_methods() -> Json:
     payment = _payment_of_client_secret()
-    merchants = sandbox().merchants
-    # A profile is never deleted, so the payment's is there; the type says it may not be.
-    profile = merchants.profile(payment.merchant_id, payment.profile_id) or merchants.default_profile(
-        payment.merchant_id
-    )
+    profile = sandbox().merchants.profile_or_default(payment.merchant_id, payment.profile_id)
     return account_payment_methods_json(payment, profile)
 
 

@@ -229,6 +229,10 @@ class MerchantService:
         profile: Profile | None = self._store.get(PROFILES, merchant_id, profile_id)
         return profile
 
+    def profile_or_default(self, merchant_id: str, profile_id: str) -> Profile:
+        """The profile a resource names, else the merchant's default (a profile deleted since)."""
+        return self.profile(merchant_id, profile_id) or self.default_profile(merchant_id)
+
     def default_profile(self, merchant_id: str) -> Profile:
         profile = self.profile(merchant_id, self.merchant(merchant_id).profile_id)
         if profile is None:

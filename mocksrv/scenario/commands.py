@@ -7,11 +7,10 @@ Exit codes: 0 every scenario passed (or every file is valid); 1 a scenario faile
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
 from collections.abc import Sequence
-from contextlib import ExitStack
+from contextlib import ExitStack, suppress
 from pathlib import Path
 from typing import TextIO
 
@@ -43,7 +42,7 @@ class _Lines:
             print(text, file=self._out, flush=True)
         except BrokenPipeError:
             # So that the interpreter's own last flush, at exit, has nowhere to fail either.
-            with contextlib.suppress(OSError, ValueError):
+            with suppress(OSError, ValueError):
                 os.dup2(os.open(os.devnull, os.O_WRONLY), self._out.fileno())
             self._out = None
 

@@ -52,8 +52,7 @@ _EXPIRED = ErrorText("This link has expired", "Ask the seller for a new link to 
 def payment_link_page(merchant_id: str, payment_link_id: str) -> str | Response:
     """The link's checkout while it takes its payment; afterwards the payment's status."""
     link, payment = sandbox().payment_links.for_page(merchant_id, payment_link_id)
-    merchants = sandbox().merchants
-    profile = merchants.profile(merchant_id, link.profile_id) or merchants.default_profile(merchant_id)
+    profile = sandbox().merchants.profile_or_default(merchant_id, link.profile_id)
     shop = link.return_url or payment.return_url
     # What the payment charges, as it stands: the merchant may have updated it since the link was made.
     context = {

@@ -132,9 +132,8 @@ def finish(merchant_id: str, payment_id: str) -> Response:
         payment = payments.cancel(merchant_id, payment_id, _CANCELLED_REASON)
     else:
         payment = payments.authenticate(merchant_id, payment_id, completed=action == "complete")
-    merchants = sandbox().merchants
     # Signed with the key of the payment's profile, which the shop's return page checks it with.
-    profile = merchants.profile(merchant_id, payment.profile_id) or merchants.default_profile(merchant_id)
+    profile = sandbox().merchants.profile_or_default(merchant_id, payment.profile_id)
     params = {
         "status": payment.status.value,
         "payment_id": payment.payment_id,
