@@ -2,7 +2,7 @@
 
 Exit codes: 0 every scenario passed (or every file is valid); 1 a scenario failed or could not run;
 2 a file is invalid, or the command was used wrongly (no such path, a bad -k, an unreachable --url, a
---junit file that cannot be written).
+--junit file that cannot be written); 130 the run was interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from mocksrv.scenario.runner import ScenarioResult, embedded_server, run_scenari
 from mocksrv.scenario.selection import KeywordError, keyword_matcher
 
 PASSED, FAILED, USAGE = 0, 1, 2
+INTERRUPTED = 130  # as a shell reports a command that SIGINT ended
 DEFAULT_PATHS = ("scenarios",)
 PREFIX = "mocksrv scenario"
 CHECK_TIMEOUT = 10.0  # seconds for the one look at a server named by --url
@@ -92,10 +93,16 @@ def run(
             lines.say("\n".join("  " + line for line in failure_text(result).splitlines()))
 
     started = time.monotonic()
-    with ExitStack() as stack:
-        server_url = url if url is not None else stack.enter_context(embedded_server(admin_key))
-        where = stack.enter_context(target(server_url, admin_key))
-        results = run_scenarios(chosen, where, jobs=jobs, on_result=report)
+    try:
+        with ExitStack() as stack:
+            server_url = url if url is not None else stack.enter_context(embedded_server(admin_key))
+            where = stack.enter_context(target(server_url, admin_key))
+            results = run_scenarios(chosen, where, jobs=jobs, on_result=report)
+    except KeyboardInterrupt:
+        print(
+            f"{PREFIX}: interrupted; no JUnit file written" if junit else f"{PREFIX}: interrupted", file=err
+        )
+        return INTERRUPTED
     seconds = time.monotonic() - started
     lines.say(summary_line(results, seconds, len(scenarios) - len(chosen)))
     if junit is not None:

@@ -8,8 +8,9 @@ inside a step it starts with the step's number and name (`step 3 (capture it): r
 from __future__ import annotations
 
 import json
+import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -41,6 +42,8 @@ NEEDS_RECEIVER = ("receiver", "expect_webhook")
 _DURATION = re.compile(r"([0-9]+(?:\.[0-9]+)?)(ms|s|m|h|d)")
 _UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
 _SHOWN_LENGTH = 60  # characters of a value that a message quotes
+_SURROGATE = re.compile("[\ud800-\udfff]")  # a "\\ud800" escape alone: no UTF-8 can write it
+LONGEST_DELAY = 3600.0  # seconds a receiver may wait before it answers; anything longer is `hang`
 
 Location = tuple[str | int, ...]
 
@@ -171,7 +174,7 @@ def load_scenario(file: str) -> Scenario:
         Problem(file, line, checked.where(location), f"duplicate key (first at line {first})")
         for location, line, first in duplicates
     ]
-    problems = problems or checked.schema_problems() or checked.meaning_problems()
+    problems = problems or checked.json_problems() or checked.schema_problems() or checked.meaning_problems()
     if problems:
         raise InvalidScenario(sorted(problems, key=lambda problem: problem.line or 0))
     return _scenario(file, data, root)
@@ -303,6 +306,12 @@ class _Document:
             return f"{label}: {rest}" if rest else label
         return _dotted(location)
 
+    def json_problems(self) -> list[Problem]:
+        """Values YAML can write but JSON cannot carry: the request would fail as the step runs."""
+        return [
+            self.problem(location, reason, at_key=at_key) for location, reason, at_key in _not_json(self.data)
+        ]
+
     def schema_problems(self) -> list[Problem]:
         problems: list[Problem] = []
         for error in _validator().iter_errors(self.data):
@@ -327,6 +336,8 @@ class _Document:
             else:
                 reason = "not a variable name (letters, digits and _, not starting with a digit)"
             return [self.problem((*location, instance), reason, at_key=True)]
+        if error.validator == "oneOf" and is_step and not isinstance(instance, Mapping):
+            return []  # not a map: its type is reported on its own
         if error.validator == "oneOf" and is_step and isinstance(instance, Mapping):
             kinds = [key for key in instance if key in STEP_KINDS]
             if len(kinds) > 1:
@@ -364,6 +375,17 @@ class _Document:
             if name not in known:
                 where = ("merchant", "outcomes", *location)
                 problems.append(self.problem(where, f"unknown variable ${{{name}}}"))
+        receivers: list[tuple[Location, Any]] = [
+            (("merchant", "receiver"), data.get("merchant", {}).get("receiver"))
+        ]
+        receivers += [
+            (("steps", index, "receiver"), step.get("receiver")) for index, step in enumerate(data["steps"])
+        ]
+        for location, receiver in receivers:
+            delay = receiver.get("delay") if isinstance(receiver, Mapping) else None
+            if isinstance(delay, str) and parse_duration(delay) > LONGEST_DELAY:
+                reason = f"{delay} is longer than an hour: a receiver that never answers is hang: true"
+                problems.append(self.problem((*location, "delay"), reason))
         for index, step in enumerate(data["steps"]):
             here: Location = ("steps", index)
             said = {key: value for key, value in step.items() if key != "name"}
@@ -384,6 +406,28 @@ class _Document:
                         problems.append(self.problem(where, f"not a regular expression: {error}"))
             known |= set(step.get("save", {}))
         return problems
+
+
+def _not_json(value: Any, location: Location = ()) -> Iterator[tuple[Location, str, bool]]:
+    """Where `value` holds what JSON has no word for, and what it is; True where it is a key."""
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                yield (*location, str(key)), f"the key {key!r} is not text: quote it", True
+            else:
+                yield from _not_json(key, (*location, key))
+                yield from _not_json(item, (*location, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _not_json(item, (*location, index))
+    elif isinstance(value, str):
+        if _SURROGATE.search(value):
+            yield location, "holds a lone surrogate (\\ud800 to \\udfff), which UTF-8 cannot write", False
+    elif isinstance(value, float):
+        if not math.isfinite(value):
+            yield location, f"{value} is not a JSON number", False
+    elif not (value is None or isinstance(value, bool | int)):
+        yield location, f"{_shown(value)} is not JSON: write text, a number, a list or a map", False
 
 
 # -- positions of values -------------------------------------------------------------------------------

@@ -6,11 +6,12 @@ control plane with the merchant's own key, so that scenarios running at once see
 
 from __future__ import annotations
 
+import queue
+import threading
 import time
 import traceback
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -117,17 +118,36 @@ def run_scenarios(
     jobs: int = 1,
     on_result: Callable[[ScenarioResult], None] | None = None,
 ) -> list[ScenarioResult]:
-    """Run every scenario, `jobs` at once; `on_result` hears of each as it finishes. Results in order."""
+    """Run every scenario, `jobs` at once; `on_result` hears of each as it finishes. Results in order.
+
+    The scenarios run on daemon threads, so that an interrupted run (Ctrl-C) ends at once: a step
+    waiting on its server is left behind rather than waited for, and no further scenario starts.
+    """
+    todo: queue.SimpleQueue[tuple[int, Scenario]] = queue.SimpleQueue()
+    for item in enumerate(scenarios):
+        todo.put(item)
+    done: queue.SimpleQueue[tuple[int, ScenarioResult]] = queue.SimpleQueue()
+    stopping = threading.Event()
+
+    def work() -> None:
+        while not stopping.is_set():
+            try:
+                index, scenario = todo.get_nowait()
+            except queue.Empty:
+                return
+            done.put((index, run_scenario(scenario, where)))
+
+    for number in range(min(max(1, jobs), len(scenarios))):
+        threading.Thread(target=work, name=f"scenario-{number}", daemon=True).start()
     results: dict[int, ScenarioResult] = {}
-    with ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="scenario") as pool:
-        futures = {
-            pool.submit(run_scenario, scenario, where): index for index, scenario in enumerate(scenarios)
-        }
-        for future in as_completed(futures):
-            result = future.result()
-            results[futures[future]] = result
+    try:
+        while len(results) < len(scenarios):
+            index, result = done.get()
+            results[index] = result
             if on_result is not None:
                 on_result(result)
+    finally:
+        stopping.set()
     return [results[index] for index in range(len(scenarios))]
 
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 import io
 import re
 import shutil
-from collections.abc import Iterator, Mapping
+import signal
+import subprocess
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,15 +20,20 @@ from xml.etree import ElementTree
 
 import pytest
 
+from mocksrv.client import Sandbox
 from mocksrv.receiver import WebhookEndpoint, WebhookReceiver
 from mocksrv.scenario import commands
 from tests.e2e.harness import (
+    CHECKOUT_COMMAND,
     REPO_ROOT,
     CommandRun,
     Merchant,
+    ServerProcess,
     create_merchant,
     free_port,
+    poll,
     run_command,
+    subprocess_environment,
 )
 from tests.payloads import ADMIN_KEY
 
@@ -546,3 +553,47 @@ def test_a_run_whose_output_stops_being_read_still_writes_its_report_and_exit_co
     assert out.getvalue().startswith("PASS first")
     suite = ElementTree.parse(tmp_path / "report.xml").getroot()[0]
     assert [case.attrib["name"] for case in suite] == ["first", "second"]
+
+
+def test_ctrl_c_ends_a_run_at_once_while_a_step_waits_on_its_server(
+    start_server: Callable[..., ServerProcess], tmp_path: Path
+) -> None:
+    server = start_server("--port", "0")
+    hung = "  - fault: {effect: {type: hang}}\n  - request: {method: GET, path: /payments/list}\n"
+    (tmp_path / "hung.yaml").write_text(
+        "name: hung\ndescription: its request is never answered\nsteps:\n" + hung
+    )
+    report = tmp_path / "report.xml"
+    with Sandbox(server.base_url, ADMIN_KEY) as sandbox:
+        merchants = len(sandbox.merchant_ids())
+        process = subprocess.Popen(
+            [
+                *CHECKOUT_COMMAND,
+                "scenario",
+                "run",
+                str(tmp_path),
+                "--url",
+                server.base_url,
+                "--junit",
+                str(report),
+            ],
+            env=subprocess_environment(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        with process:
+            # The scenario's merchant exists: its steps are under way, the second one never answered.
+            seen = poll(
+                sandbox.merchant_ids, lambda ids: len(ids) > merchants, timeout=30, max_attempts=30_000
+            )
+            assert len(seen) == merchants + 1
+            process.send_signal(signal.SIGINT)
+            out, err = process.communicate(timeout=10)  # the hang holds the request 30 s
+
+    assert (process.returncode, out, err) == (
+        130,
+        "",
+        "mocksrv scenario: interrupted; no JUnit file written\n",
+    )
+    assert not report.exists()

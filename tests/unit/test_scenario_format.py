@@ -194,6 +194,25 @@ STEP_PROBLEMS = [
         "  - advance: 10\n",
         "4: step 1 (advance): advance: 10 is not a duration such as 500ms, 10s, 5m, 2h or 7d",
     ),
+    ("  - freeze: true\n  -\n", "5: step 2: None is not of type object"),
+    # What YAML can write and JSON cannot carry: each would fail only as the step runs.
+    (
+        GET + "    expect: {body: {1: x}}\n",
+        "5: step 1 (request): expect.body.1: the key 1 is not text: quote it",
+    ),
+    (
+        "  - request: {method: POST, path: /customers, body: {name: !!binary aGk=}}\n",
+        "4: step 1 (request): request.body.name: b'hi' is not JSON: write text, a number, a list or a map",
+    ),
+    (
+        "  - request: {method: POST, path: /customers, body: {amount: .nan}}\n",
+        "4: step 1 (request): request.body.amount: nan is not a JSON number",
+    ),
+    (
+        '  - request: {method: POST, path: /customers, body: {name: "a\\udc80"}}\n',
+        "4: step 1 (request): request.body.name: holds a lone surrogate (\\ud800 to \\udfff), "
+        "which UTF-8 cannot write",
+    ),
 ]
 
 
@@ -212,6 +231,23 @@ def test_tags_and_top_level_keys_are_checked(tmp_path: Path) -> None:
     assert problems_of(file) == [
         f"{file}:3: tags.1: 'two words' is not a tag: one word of letters, digits, _ . and -",
         f"{file}:4: step: unknown key (one of name, description, tags, merchant, variables, steps)",
+    ]
+
+
+def test_a_name_or_a_receiver_of_the_merchant_is_checked_as_a_steps_is(tmp_path: Path) -> None:
+    merchant = "merchant:\n  receiver: {delay: 2h}\n"
+    file = write(tmp_path, 'name: "n\\ud800"\ndescription: d\n' + merchant + "steps: [{freeze: true}]\n")
+
+    assert problems_of(file) == [
+        f"{file}:1: name: holds a lone surrogate (\\ud800 to \\udfff), which UTF-8 cannot write",
+    ]
+    steps = "steps:\n  - receiver: {status: 500, delay: 1000000d}\n  - receiver: {delay: 1h}\n"
+    file = write(tmp_path, "name: n\ndescription: d\n" + merchant + steps)
+
+    hang = "is longer than an hour: a receiver that never answers is hang: true"
+    assert problems_of(file) == [
+        f"{file}:4: merchant.receiver.delay: 2h {hang}",
+        f"{file}:6: step 1 (receiver): receiver.delay: 1000000d {hang}",
     ]
 
 
