@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import sys
 from collections.abc import Callable, Mapping
@@ -285,22 +286,66 @@ def _parsed(setting: Setting, value: object, source: str) -> Any:
 def _yaml_problem(error: yaml.YAMLError) -> str:
     if isinstance(error, yaml.MarkedYAMLError) and error.problem_mark is not None:
         mark = error.problem_mark
-        return f"not valid YAML: {error.problem} (line {mark.line + 1}, column {mark.column + 1})"
+        what = error.problem if isinstance(error, UnclearYaml) else f"not valid YAML: {error.problem}"
+        return f"{what} (line {mark.line + 1}, column {mark.column + 1})"
     return "not valid YAML"
 
 
 Given = list[tuple[Setting, object, str]]  # a setting, its value, and its source as a message names it
 
 
-# libyaml's loader when PyYAML was built with it (its wheels are): ten times faster to start.
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+class UnclearYaml(yaml.constructor.ConstructorError):
+    """Valid YAML that would not mean what it says: a key written twice in one map (the last would
+    win without a word), or a number that YAML 1.1 reads in base 8 (`0100` is 64) or 60 (`1:30` is 90)."""
+
+
+_BASE_8 = re.compile(r"[-+]?0[0-7_]+")
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
+def number_as_written(loader: yaml.SafeLoader | yaml.CSafeLoader, node: yaml.ScalarNode) -> int | float:
+    """The int or float of a plain scalar, refusing what YAML 1.1 reads in base 8 or base 60."""
+    whole = node.tag.endswith(":int")
+    value: int | float = (
+        yaml.constructor.SafeConstructor.construct_yaml_int(loader, node)
+        if whole
+        else yaml.constructor.SafeConstructor.construct_yaml_float(loader, node)
+    )
+    text = str(node.value)
+    base = 60 if ":" in text else 8 if _BASE_8.fullmatch(text) else 10
+    if base != 10:
+        reason = f"{text} is read as {value} (base {base}): write the number you mean, or quote it"
+        raise UnclearYaml(None, None, reason, node.start_mark)
+    return value
+
+
+# libyaml's parser when PyYAML was built with it (its wheels are): ten times faster to start.
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """The safe loader, for settings and fixtures: what it reads means what it says (UnclearYaml)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        first: dict[object, int] = {}
+        for key_node, _ in node.value:
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == _MERGE_TAG:
+                continue
+            line = key_node.start_mark.line + 1
+            if key_node.value in first:
+                reason = f"{key_node.value} is given twice (first on line {first[key_node.value]})"
+                raise UnclearYaml(None, None, reason, key_node.start_mark)
+            first[key_node.value] = line
+        mapping: dict[Any, Any] = super().construct_mapping(node, deep)
+        return mapping
+
+
+for _tag in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float"):
+    _Loader.add_constructor(_tag, number_as_written)
 
 
 def read_yaml(path: Path, name: str | None = None) -> Any:
     """Read a YAML file; a problem raises SettingsError in one line that starts with `name` (or the path)."""
     name = name or str(path)
     try:
-        return yaml.load(path.read_text(encoding="utf-8"), Loader=_YAML_LOADER)
+        return yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)
     except OSError as error:
         reason = error.strerror or str(error)
         raise SettingsError(f"{name}: cannot read: {reason[:1].lower()}{reason[1:]}") from None

@@ -21,6 +21,7 @@ import yaml
 from jsonschema import Draft202012Validator, ValidationError
 
 from mocksrv.scenario.variables import NAME, references
+from mocksrv.settings import UnclearYaml, number_as_written
 
 SUFFIXES = (".yaml", ".yml")
 STEP_KINDS = (
@@ -162,7 +163,8 @@ def load_scenario(file: str) -> Scenario:
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line = None if mark is None else mark.line + 1
-        raise InvalidScenario([Problem(file, line, "", f"not valid YAML: {error.problem}")]) from None
+        reason = f"{error.problem}" if isinstance(error, UnclearYaml) else f"not valid YAML: {error.problem}"
+        raise InvalidScenario([Problem(file, line, "", reason)]) from None
     except yaml.YAMLError as error:
         raise InvalidScenario([Problem(file, None, "", f"not valid YAML: {error}")]) from None
     if root is None:
@@ -181,7 +183,8 @@ def load_scenario(file: str) -> Scenario:
 
 
 class _Loader(yaml.SafeLoader):
-    """The safe loader, keeping a date or time as the text it was written as: JSON has no dates."""
+    """The safe loader, keeping a date or time as the text it was written as (JSON has no dates), and
+    refusing a number YAML 1.1 reads in base 8 or 60."""
 
 
 def _as_text(loader: _Loader, node: yaml.Node) -> str:
@@ -189,6 +192,8 @@ def _as_text(loader: _Loader, node: yaml.Node) -> str:
 
 
 _Loader.add_constructor("tag:yaml.org,2002:timestamp", _as_text)
+_Loader.add_constructor("tag:yaml.org,2002:int", number_as_written)
+_Loader.add_constructor("tag:yaml.org,2002:float", number_as_written)
 
 
 Duplicate = tuple[Location, int, int]  # a key's location, its line, and the line it was first written on

@@ -197,6 +197,10 @@ STEP_PROBLEMS = [
     ("  - freeze: true\n  -\n", "5: step 2: None is not of type object"),
     # What YAML can write and JSON cannot carry: each would fail only as the step runs.
     (
+        "  - request: {method: POST, path: /customers, body: {amount: 0100}}\n",
+        "4: 0100 is read as 64 (base 8): write the number you mean, or quote it",
+    ),
+    (
         GET + "    expect: {body: {1: x}}\n",
         "5: step 1 (request): expect.body.1: the key 1 is not text: quote it",
     ),

@@ -139,6 +139,23 @@ def test_bad_config_value_is_shown_as_yaml_writes_it(text: str, message: str) ->
         ("- port\n", "config.yaml: expected a mapping of setting: value"),
         ("just text\n", "config.yaml: expected a mapping of setting: value"),
         ("rate_limit: 1\nrate-limit: 2\n", "config.yaml: rate_limit is given twice"),
+        # Valid YAML whose meaning is not what it says: the last key would win, 0100 would be 64.
+        (
+            "port: 8123\nhost: x\nport: 8124\n",
+            "config.yaml: port is given twice (first on line 1) (line 3, column 1)",
+        ),
+        (
+            "port: 010000\n",
+            "config.yaml: 010000 is read as 4096 (base 8): write the number you mean, or quote it (line 1, column 7)",
+        ),
+        (
+            "webhook_timeout: 1:30\n",
+            "config.yaml: 1:30 is read as 90 (base 60): write the number you mean, or quote it (line 1, column 18)",
+        ),
+        (
+            "webhook_timeout: 1:30.5\n",
+            "config.yaml: 1:30.5 is read as 90.5 (base 60): write the number you mean, or quote it (line 1, column 18)",
+        ),
     ],
 )
 def test_bad_config_file_is_one_line(text: str, message: str) -> None:
