@@ -20,6 +20,7 @@ from mocksrv.rest import current_request, error_response, on_authenticated, requ
 
 # Set in the WSGI environment when the client must get no answer; read by the HTTP server.
 DROP_CONNECTION = "mocksrv.drop_connection"
+CUT_SHORT = "mocksrv.cut_short"  # environ key: the answer is shorter than its Content-Length on purpose
 FAULT_HEADER = "X-Mocksrv-Fault"  # names the rule behind a faulted answer
 CONTROL_PLANE = "/__mock/"
 HANG_SECONDS = 30.0  # how long a hang holds the request when its rule names no time
@@ -122,6 +123,7 @@ def _cut(answer: Response, *, keep_length: bool) -> Response:
     response = Response(body[: len(body) // 2], status=answer.status_code, headers=answer.headers)
     if keep_length:
         response.headers["Content-Length"] = str(len(body))
+        current_request().environ[CUT_SHORT] = True
     return response
 
 

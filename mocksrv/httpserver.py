@@ -24,7 +24,7 @@ from waitress.channel import HTTPChannel
 from waitress.server import TcpWSGIServer
 from waitress.task import ErrorTask, ThreadedTaskDispatcher, WSGITask
 
-from mocksrv.faults import DROP_CONNECTION
+from mocksrv.faults import CUT_SHORT, DROP_CONNECTION
 from mocksrv.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -93,6 +93,19 @@ class Task(WSGITask):
             self.close_on_finish = True
             return
         super().write(data)
+
+    @property
+    def logger(self) -> logging.Logger:  # type: ignore[override]
+        """waitress's, but quiet for an answer that a fault dropped or cut short: its warning that
+        the app sent fewer bytes than it announced would read as a fault of the server."""
+        environ: Any = self.environ
+        if environ is not None and (environ.get(DROP_CONNECTION) or environ.get(CUT_SHORT)):
+            return _FAULTED
+        return WSGITask.logger
+
+
+_FAULTED = logging.getLogger("mocksrv.faulted")
+_FAULTED.disabled = True
 
 
 class Channel(HTTPChannel):

@@ -113,7 +113,9 @@ BAD_MERCHANTS_FIELDS = {
     "merchants: [{webhook_url: notaurl}]": (
         "merchant 0: webhook_url='notaurl': not an http or https URL with a host and a port of 1 to 65535"
     ),
-    "merchants: [{merchant_id: a, merchant_id: b}]": "merchant_id is given twice (first on line 1) (line 1, column 30)",
+    "merchants: [{merchant_id: a, merchant_id: b}]": (
+        "merchant_id is given twice (first on line 1) (line 1, column 30)"
+    ),
     "merchants: [{rate_limit: 100000000000000000000}]": (  # past what a snapshot or state file holds
         "merchant 0: rate_limit=100000000000000000000: not a whole number from 0 to 9223372036854775807"
     ),

@@ -4,6 +4,7 @@ retry an `after` fault provokes."""
 from __future__ import annotations
 
 import http.client
+import logging
 import socket
 import time
 from collections.abc import Iterator
@@ -164,3 +165,19 @@ def test_a_scenario_that_miscounts_the_journal_fails_with_what_it_holds(tmp_path
         "  POST /customers 500",
         "  POST /customers 200",
     ]
+
+
+def test_a_faulted_answer_leaves_no_warning_in_the_servers_log(
+    mock_server: MockServer, faulty: Merchant, caplog: pytest.LogCaptureFixture
+) -> None:
+    faulty.add_fault("drop", match={"path": "/customers/list"})
+    faulty.add_fault("truncate", match={"path": "/payments/list"})
+
+    # raw_answer returns once the server has closed the connection: after the task's last word.
+    with caplog.at_level(logging.WARNING):
+        dropped = raw_answer(mock_server.port, "/customers/list", faulty.secret_key)
+        cut = raw_answer(mock_server.port, "/payments/list", faulty.secret_key)
+
+    assert (dropped, cut[:15]) == (b"", b"HTTP/1.1 200 OK")
+
+    assert [record.getMessage() for record in caplog.records] == []

@@ -124,6 +124,9 @@ def test_bad_config_value_is_shown_as_yaml_writes_it(text: str, message: str) ->
     assert refusal(config_file=config(text), environ={}) == message
 
 
+MEAN = "write the number you mean, or quote it"
+
+
 @pytest.mark.usefixtures("in_tmp")
 @pytest.mark.parametrize(
     ("text", "message"),
@@ -146,15 +149,15 @@ def test_bad_config_value_is_shown_as_yaml_writes_it(text: str, message: str) ->
         ),
         (
             "port: 010000\n",
-            "config.yaml: 010000 is read as 4096 (base 8): write the number you mean, or quote it (line 1, column 7)",
+            f"config.yaml: 010000 is read as 4096 (base 8): {MEAN} (line 1, column 7)",
         ),
         (
             "webhook_timeout: 1:30\n",
-            "config.yaml: 1:30 is read as 90 (base 60): write the number you mean, or quote it (line 1, column 18)",
+            f"config.yaml: 1:30 is read as 90 (base 60): {MEAN} (line 1, column 18)",
         ),
         (
             "webhook_timeout: 1:30.5\n",
-            "config.yaml: 1:30.5 is read as 90.5 (base 60): write the number you mean, or quote it (line 1, column 18)",
+            f"config.yaml: 1:30.5 is read as 90.5 (base 60): {MEAN} (line 1, column 18)",
         ),
     ],
 )
