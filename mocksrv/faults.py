@@ -16,7 +16,16 @@ from flask import Flask, Response, current_app, g
 
 from mocksrv.domain.controls.faults import FaultEffect, FaultRule, FaultTiming
 from mocksrv.domain.models import Principal
-from mocksrv.rest import current_request, error_response, on_authenticated, request_body, sandbox, wait_slots
+from mocksrv.domain.waits import TooManyWaits
+from mocksrv.rest import (
+    current_request,
+    domain_error_response,
+    error_response,
+    on_authenticated,
+    request_body,
+    sandbox,
+    wait_slots,
+)
 
 # Set in the WSGI environment when the client must get no answer; read by the HTTP server.
 DROP_CONNECTION = "mocksrv.drop_connection"
@@ -85,8 +94,12 @@ def _after(response: Response) -> Response:
 def _faulted(rule: FaultRule, answer: Response | None) -> Response:
     """What the client gets of a request faulted by `rule`; `answer` is the route's, if it ran."""
     effect = rule.effect
+    if effect in (FaultEffect.LATENCY, FaultEffect.HANG):
+        try:
+            _pause(rule, rule.merchant_id)
+        except TooManyWaits as refused:  # every wait slot is taken: the long-poll's 429
+            return domain_error_response(refused)
     if effect is FaultEffect.LATENCY:
-        _pause(rule, rule.merchant_id)
         assert answer is not None  # a latency before is paused in _before, then the route runs
         response = answer
     elif effect is FaultEffect.ERROR:
@@ -95,8 +108,6 @@ def _faulted(rule: FaultRule, answer: Response | None) -> Response:
     elif effect is FaultEffect.RATE_LIMIT:
         response = _rate_limited(rule)
     elif effect in (FaultEffect.DROP, FaultEffect.HANG):
-        if effect is FaultEffect.HANG:
-            _pause(rule, rule.merchant_id)
         current_request().environ[DROP_CONNECTION] = True
         response = error_response(500, "HE_00", "The connection was closed without an answer")
     else:

@@ -113,7 +113,7 @@ def init_app(app: Flask, sandbox_: Sandbox, settings_: Settings) -> None:
     app.config["MAX_CONTENT_LENGTH"] = settings_.max_body_bytes
     app.url_map.converters["id"] = ResourceIdConverter
     app.json = OrjsonProvider(app)
-    app.register_error_handler(DomainError, _domain_error)
+    app.register_error_handler(DomainError, domain_error_response)
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(Exception, _unexpected_error)
     app.after_request(_rate_limit_headers)
@@ -160,7 +160,8 @@ def error_response(status: int, code: str, message: str, param: str | None = Non
     return response
 
 
-def _domain_error(error: DomainError) -> Response:
+def domain_error_response(error: DomainError) -> Response:
+    """The spec's error answer for a refusal of the domain."""
     response = error_response(STATUS_OF_KIND[error.kind], error.code, error.message, error.param)
     if isinstance(error, RateLimited):
         g.rate_status = (error.limit, 0, error.reset_at)

@@ -3,14 +3,17 @@ notes each fault applied."""
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from datetime import datetime, timedelta
 from typing import Any
 
 import orjson
 import pytest
+from flask import Flask
 from flask.testing import FlaskClient
 
 from mocksrv.app import create_app
+from mocksrv.control import wait_slots
 from tests import payloads
 from tests.api.conftest import OtherMerchant
 from tests.api.expected import Matches, error, invalid
@@ -399,3 +402,34 @@ def test_admin_only_keys_are_used_for_the_rules(client: FlaskClient) -> None:
     assert admin.post(
         "/__mock/faults", {"merchant_id": "merchant_nobody", "effect": {"type": "error"}}
     ).json == (error("HE_02", "Merchant does not exist in our records"))
+
+
+@pytest.mark.parametrize(
+    ("effect", "timing"),
+    [
+        ({"type": "hang", "seconds": 60}, "before"),
+        ({"type": "hang", "seconds": 60}, "after"),
+        ({"type": "latency", "milliseconds": 60_000}, "before"),
+        ({"type": "latency", "milliseconds": 60_000}, "after"),
+    ],
+)
+def test_a_pause_with_every_wait_slot_of_the_merchant_taken_is_the_long_polls_429(
+    api: Api, app: Flask, effect: dict[str, Any], timing: str
+) -> None:
+    add(api, effect=effect, timing=timing, match={"path": "/customers/list"})
+    slots = wait_slots(app)
+    with ExitStack() as held:
+        for _ in range(slots.per_merchant):
+            held.enter_context(slots.hold(MERCHANT_ID))
+
+        answer = api.get("/customers/list")
+
+    assert (answer.status_code, answer.json) == (
+        429,
+        error(
+            "RL_01",
+            f"Too many long-polls open: at most {slots.per_merchant} per merchant and {slots.total} in all; "
+            "try again once one is answered",
+        ),
+    )
+    assert slots.open(MERCHANT_ID) == 0
