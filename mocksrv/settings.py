@@ -18,6 +18,7 @@ from typing import Any
 
 import yaml
 
+from mocksrv.domain.clock import LONGEST_SPAN_SECONDS
 from mocksrv.values import (
     LARGEST_WHOLE,
     LONGEST_WAIT,
@@ -69,7 +70,7 @@ _SECONDS = number(
 )
 _SEED = whole_number(0, LARGEST_WHOLE)
 # A capture window that ends before the mock clock does (9000-01-01) from any time it reads now.
-MAX_CAPTURE_WINDOW = 100 * 366 * 24 * 3600
+MAX_CAPTURE_WINDOW = LONGEST_SPAN_SECONDS
 MAX_JOURNAL_SIZE = 1_000_000
 
 

@@ -32,6 +32,10 @@ SystemTime = Callable[[], datetime]
 # The latest time a mock clock may show: far enough for any test, and leaves room for the
 # timers and expiries that are computed from it without leaving the calendar.
 LATEST = datetime(9000, 1, 1, tzinfo=UTC)
+# The furthest ahead of the clock a timer is set (a capture window, an outcome's wait): 100 years.
+LONGEST_SPAN_SECONDS = 100 * 366 * 24 * 3600
+# The earliest time a snapshot may hold: far before any clock, and far from the calendar's start.
+EARLIEST = datetime(1000, 1, 1, tzinfo=UTC)
 
 # Modules (prefixes) that freezegun leaves on real time: every time they read is a real interval.
 REAL_TIME_MODULES = ("mocksrv.", "waitress.")
@@ -113,7 +117,8 @@ class ClockState:
     def now(self, real_now: datetime) -> datetime:
         if self.frozen:
             return self.base
-        return self.base + (real_now - self.anchor)
+        # A running clock stops at LATEST, so that every time it shows can be restored again.
+        return min(self.base + (real_now - self.anchor), LATEST)
 
 
 def initial_state(system_time: SystemTime) -> ClockState:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from datetime import datetime
 
 from mocksrv.domain.clock import Clock, ClockState
@@ -22,6 +22,11 @@ class Scheduler:
 
     def register(self, kind: str, handler: TimerHandler) -> None:
         self._handlers[kind] = handler
+
+    @property
+    def kinds(self) -> Collection[str]:
+        """The kinds of timer that can be scheduled: those with a handler."""
+        return self._handlers.keys()
 
     def schedule(self, merchant_id: str, due_at: datetime, kind: str, target_id: str) -> Timer:
         if kind not in self._handlers:

@@ -740,7 +740,9 @@ def test_the_outcome_is_fixed_when_the_method_is_attached(api: Api) -> None:
                     {"outcome": {"result": "processing", "after_seconds": -1, "then": {"result": "success"}}}
                 ]
             },
-            invalid("rules.0.outcome.after_seconds", "a whole number of seconds, 0 or more"),
+            invalid(
+                "rules.0.outcome.after_seconds", "a whole number of seconds from 0 to 3162240000 (100 years)"
+            ),
         ),
         (
             {"rules": [{"outcome": {"result": "success", "after_seconds": 5}}]},

@@ -346,7 +346,37 @@ REPORTED = f"expected the Payment {{payment_id}} of {MERCHANT_ID}, which a payme
             (*PAYMENT, "created"),
             {"$datetime": "2026-01-01T00:00:00"},
             "records.payment.0",
-            "Payment.created: expected datetime",
+            "datetime: 2026-01-01T00:00:00 has no zone",
+        ),
+        (
+            (*PAYMENT, "created"),
+            {"$datetime": "9999-12-31T23:59:59-14:00"},  # past the calendar's end in UTC
+            "records.payment.0",
+            "datetime: 9999-12-31T23:59:59-14:00 is not from 1000-01-01 to 9000-01-01",
+        ),
+        (
+            (*PAYMENT, "created"),
+            {"$datetime": "0001-01-01T00:00:00+14:00"},  # before the calendar's start in UTC
+            "records.payment.0",
+            "datetime: 0001-01-01T00:00:00+14:00 is not from 1000-01-01 to 9000-01-01",
+        ),
+        (
+            ("timers",),
+            [[{"$datetime": "2020-01-01T00:00:00"}, "legacy_token.expire", "x"]],
+            "timers.0",
+            "datetime: 2020-01-01T00:00:00 has no zone",
+        ),
+        (
+            ("timers",),
+            [[{"$datetime": "2020-01-01T00:00:00+00:00"}, "bogus.kind", "x"]],
+            "timers.0.1",
+            "no timer is of the kind 'bogus.kind'",
+        ),
+        (
+            ("merchant", "$Merchant", "profile_id"),
+            "pro_nope",
+            "merchant.profile_id",
+            "no profile pro_nope is stored",
         ),
         (
             (*PAYMENT, "metadata"),
@@ -374,14 +404,14 @@ REPORTED = f"expected the Payment {{payment_id}} of {MERCHANT_ID}, which a payme
             ("clock", "base"),
             {"$datetime": "9999-12-31T23:59:59+00:00"},
             "clock",
-            "the mock clock goes no later than 9000-01-01T00:00:00.000Z",
+            "datetime: 9999-12-31T23:59:59+00:00 is not from 1000-01-01 to 9000-01-01",
         ),
         (
             ("clock",),
             {
                 "frozen": False,
                 "base": {"$datetime": "8999-01-01T00:00:00+00:00"},
-                "anchor": {"$datetime": "0001-01-01T00:00:00+00:00"},
+                "anchor": {"$datetime": "1000-01-01T00:00:00+00:00"},
             },
             "clock",
             "the mock clock goes no later than 9000-01-01T00:00:00.000Z",
@@ -419,3 +449,39 @@ def test_free_form_values_as_deep_as_the_limit_are_restored_and_served(api: Api)
 
     assert api.get(f"/payments/{payment['payment_id']}").json["metadata"] == {"deep": nested(63)}
     assert api.get("/payments/list").status_code == 200
+
+
+def test_a_merchants_restore_cannot_take_the_legacy_client_another_merchant_holds(
+    api: Api, other_merchant: OtherMerchant
+) -> None:
+    other = other_merchant.api
+    document = other.get("/__mock/snapshot").json
+    merchant = document["merchants"][other_merchant.merchant_id]["merchant"]["$Merchant"]
+    merchant["legacy_client_id"] = "legacy_client_id"  # merchant_default's, from the fixtures
+    before = without_time_taken(other.get("/__mock/snapshot").json)
+
+    answer = other.post("/__mock/restore", document)
+
+    assert (answer.status_code, answer.json) == (
+        400,
+        error(
+            "HE_01",
+            "The legacy client with the specified legacy_client_id already exists in our records",
+            "legacy_client_id",
+        ),
+    )
+    assert without_time_taken(other.get("/__mock/snapshot").json) == before
+
+
+def test_a_document_whose_merchants_share_a_legacy_client_is_refused(api: Api, admin: Api) -> None:
+    admin.post("/__mock/merchants", {"merchant_id": "merchant_other"})
+    document = admin.get("/__mock/snapshot").json
+    document["merchants"]["merchant_other"]["merchant"]["$Merchant"]["legacy_client_id"] = "legacy_client_id"
+
+    answer = admin.post("/__mock/restore", document)
+
+    param = "merchants.merchant_other.merchant.legacy_client_id"
+    assert (answer.status_code, answer.json) == (
+        400,
+        error("IR_04", f"Invalid snapshot: {param}: a legacy client id is held twice", param),
+    )

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta, timezone
 
+import orjson
 import pytest
 
 from mocksrv.domain.clock import (
+    LATEST,
     Clock,
     ClockState,
     ClockStates,
@@ -15,6 +17,7 @@ from mocksrv.domain.clock import (
     parse_timestamp,
     to_millis,
 )
+from mocksrv.domain.controls.snapshot import Snapshots
 from mocksrv.domain.errors import InvalidField
 from mocksrv.domain.merchants import MerchantSeed
 from mocksrv.domain.sandbox import Sandbox
@@ -99,6 +102,19 @@ def test_initial_state_is_running_at_the_system_time(system_time: FakeSystemTime
 def test_running_clock_follows_the_system_time(sandbox: Sandbox, system_time: FakeSystemTime) -> None:
     system_time.advance(2.5)
     assert sandbox.clock.now(MERCHANT_ID) == at(2.5)
+
+
+def test_a_running_clock_stops_at_the_latest_time_and_restores_from_there(
+    sandbox: Sandbox, system_time: FakeSystemTime
+) -> None:
+    sandbox.scheduler.set_time(MERCHANT_ID, LATEST - timedelta(milliseconds=500))
+    system_time.advance(2)
+
+    assert sandbox.clock.now(MERCHANT_ID) == LATEST
+    snapshots = Snapshots(sandbox)
+    document = snapshots.take(MERCHANT_ID, producer="test")
+    snapshots.restore(orjson.loads(orjson.dumps(document)), MERCHANT_ID)
+    assert sandbox.clock.now(MERCHANT_ID) == LATEST
 
 
 def test_clock_reads_whole_milliseconds(sandbox: Sandbox, system_time: FakeSystemTime) -> None:

@@ -479,19 +479,25 @@ BAD_TABLES: list[tuple[str, Any, str, str]] = [
         "negative wait",
         _with(["outcome", "after_seconds"], -1),
         "rules.0.outcome.after_seconds",
-        "Invalid value provided: rules.0.outcome.after_seconds: a whole number of seconds, 0 or more",
+        "Invalid value provided: rules.0.outcome.after_seconds: a whole number of seconds from 0 to 3162240000 (100 years)",
+    ),
+    (
+        "wait past a century",  # each wait ends a timer's due time, which must stay in the calendar
+        _with(["outcome", "after_seconds"], 300_000_000_000),
+        "rules.0.outcome.after_seconds",
+        "Invalid value provided: rules.0.outcome.after_seconds: a whole number of seconds from 0 to 3162240000 (100 years)",
     ),
     (
         "fractional wait",
         _with(["outcome", "after_seconds"], 1.5),
         "rules.0.outcome.after_seconds",
-        "Invalid value provided: rules.0.outcome.after_seconds: a whole number of seconds, 0 or more",
+        "Invalid value provided: rules.0.outcome.after_seconds: a whole number of seconds from 0 to 3162240000 (100 years)",
     ),
     (
         "boolean wait",
         _with(["outcome", "after_seconds"], True),
         "rules.0.outcome.after_seconds",
-        "Invalid value provided: rules.0.outcome.after_seconds: a whole number of seconds, 0 or more",
+        "Invalid value provided: rules.0.outcome.after_seconds: a whole number of seconds from 0 to 3162240000 (100 years)",
     ),
     (
         "wait on success",

@@ -21,11 +21,12 @@ import re
 import types
 import typing
 from collections.abc import Callable, Iterable
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from decimal import Decimal, InvalidOperation
 from operator import attrgetter
 from typing import Any
 
+from mocksrv.domain.clock import EARLIEST, LATEST
 from mocksrv.domain.models import build
 from mocksrv.domain.payments.outcomes import OutcomeRule, OutcomeTable
 
@@ -98,7 +99,7 @@ class Codec:
             "$tuple": lambda raw: tuple(self._decode_list(raw)),
             "$frozenset": lambda raw: frozenset(self._decode_list(raw)),
             "$set": lambda raw: set(self._decode_list(raw)),
-            "$datetime": lambda raw: datetime.fromisoformat(_text(raw)),
+            "$datetime": _moment,
             "$date": lambda raw: date.fromisoformat(_text(raw)),
             "$decimal": _decimal,
             "$bytes": lambda raw: base64.b64decode(_text(raw), validate=True),
@@ -327,6 +328,21 @@ def _enum_encoder(tag: str) -> Encode:
 
 def _enum_decoder(kind: type[enum.Enum]) -> Decode:
     return lambda raw: kind(raw)
+
+
+def _moment(raw: Any) -> datetime:
+    """A time with its zone, between EARLIEST and LATEST: what a clock, a timer or a record can hold
+    and still be compared, listed and moved by the intervals mocksrv adds to times."""
+    value = datetime.fromisoformat(_text(raw))
+    if value.tzinfo is None:
+        raise ValueError(f"{raw} has no zone")
+    try:
+        within = EARLIEST <= value.astimezone(UTC) <= LATEST
+    except OverflowError:  # a zone's offset takes it past the calendar's first or last day
+        within = False
+    if not within:
+        raise ValueError(f"{raw} is not from {EARLIEST.date()} to {LATEST.date()}")
+    return value
 
 
 def _text(raw: Any) -> str:

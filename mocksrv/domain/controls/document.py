@@ -3,6 +3,7 @@ queued deliveries and seeded ids, each written and read with the place of a valu
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime
 from typing import Any
 
@@ -47,13 +48,15 @@ def list_of(raw: Any, where: str) -> list[Any]:
     return raw
 
 
-def timer_of(codec: Codec, raw: Any, where: str) -> tuple[datetime, str, str]:
+def timer_of(codec: Codec, raw: Any, where: str, kinds: Collection[str]) -> tuple[datetime, str, str]:
     if type(raw) is list and len(raw) == 3 and type(raw[1]) is str and type(raw[2]) is str:
         try:
             due_at = codec.decode(raw[0])
         except Unreadable as error:
             raise SnapshotInvalid(where, str(error)) from None
         if type(due_at) is datetime:
+            if raw[1] not in kinds:
+                raise SnapshotInvalid(f"{where}.1", f"no timer is of the kind {raw[1]!r}")
             return due_at, raw[1], raw[2]
     raise SnapshotInvalid(where, "expected [due_at, kind, target_id]")
 

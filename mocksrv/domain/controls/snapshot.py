@@ -264,6 +264,11 @@ class Snapshots:
                     holder: ApiKey | None = store.get(API_KEYS, GLOBAL, key.key_hash)
                     if holder is not None and holder.merchant_id not in replaced:
                         raise DuplicateResource("API key", "api_key")
+                taken = Query(where={"legacy_client_id": state.merchant.legacy_client_id})
+                if any(
+                    other.merchant_id not in replaced for other in store.query(MERCHANTS, GLOBAL, taken).items
+                ):
+                    raise DuplicateResource("legacy client", "legacy_client_id")
             # Checked: from here on nothing is refused.
             for merchant_id in removed:
                 self._forget_global(merchant_id)
@@ -322,6 +327,10 @@ class Snapshots:
                 self._value(raw, f"{where}.records.{kind}.{index}", record_type, merchant_id)
                 for index, raw in enumerate(list_of(raw_list, f"{where}.records.{kind}"))
             ]
+        if all(profile.profile_id != merchant.profile_id for profile in records.get(PROFILES, ())):
+            raise SnapshotInvalid(
+                f"{where}.merchant.profile_id", f"no profile {merchant.profile_id} is stored"
+            )
         stored = _Stored(records)
         events = [
             stored.resolved(
@@ -332,7 +341,7 @@ class Snapshots:
         space = SpaceState(
             records=records,
             timers=[
-                timer_of(self._codec, raw, f"{where}.timers.{index}")
+                timer_of(self._codec, raw, f"{where}.timers.{index}", self._sandbox.scheduler.kinds)
                 for index, raw in enumerate(list_of(data.get("timers"), f"{where}.timers"))
             ],
             events=events,
@@ -419,11 +428,17 @@ class _Stored:
 
 def _check_keys_unique(decoded: Mapping[str, MerchantState]) -> None:
     seen: set[str] = set()
+    clients: set[str | None] = set()
     for merchant_id, state in decoded.items():
         for key in state.api_keys:
             if key.key_hash in seen:
                 raise SnapshotInvalid(f"merchants.{merchant_id}.api_keys", "an API key is held twice")
             seen.add(key.key_hash)
+        client = state.merchant.legacy_client_id
+        if client is not None and client in clients:
+            where = f"merchants.{merchant_id}.merchant.legacy_client_id"
+            raise SnapshotInvalid(where, "a legacy client id is held twice")
+        clients.add(client)
 
 
 def _counts(state: MerchantState) -> dict[str, int]:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from mocksrv.domain.clock import LONGEST_SPAN_SECONDS
 from mocksrv.domain.errors import InvalidField
 from mocksrv.domain.payments.cards import card_key
 
@@ -284,8 +285,9 @@ def _outcome(item: Any, path: str) -> Outcome:
     if result in _DEFAULT_WAIT:
         if after is None:
             after = _DEFAULT_WAIT[result]
-        if not isinstance(after, int) or isinstance(after, bool) or after < 0:
-            raise InvalidField(f"{path}.after_seconds", "a whole number of seconds, 0 or more")
+        if not isinstance(after, int) or isinstance(after, bool) or not 0 <= after <= LONGEST_SPAN_SECONDS:
+            reason = f"a whole number of seconds from 0 to {LONGEST_SPAN_SECONDS} (100 years)"
+            raise InvalidField(f"{path}.after_seconds", reason)
     elif after is not None:
         raise InvalidField(f"{path}.after_seconds", "only a processing or transfer outcome waits")
     error_code = _optional_str(item, "error_code", path)
