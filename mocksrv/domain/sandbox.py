@@ -114,7 +114,7 @@ SEED_PAYMENT: dict[str, Any] = {
         "card": {
             "card_number": "4242424242424242",
             "card_exp_month": "12",
-            "card_exp_year": "2099",
+            "card_exp_year": "9999",  # later than the mock clock can go: the card never expires
             "card_cvc": "123",
         }
     },

@@ -955,6 +955,14 @@ def test_seed_creates_succeeded_payments(api: Api, frozen: str) -> None:
     }
 
 
+def test_seed_and_trigger_work_on_a_clock_near_its_end(api: Api) -> None:
+    assert api.post("/__mock/clock/set", {"now": "8999-06-01T00:00:00Z"}).status_code == 200
+
+    assert ok(api.post("/__mock/seed", {"payments": 2}))["payments_created"] == 2
+    assert ok(api.post("/__mock/trigger", {"event_type": "dispute_lost"}))["event_type"] == "dispute_lost"
+    assert ok(api.post("/payments/list", {}))["total_count"] == 3
+
+
 def test_seed_by_the_admin_names_the_merchant(admin: Api, other_merchant: OtherMerchant) -> None:
     response = admin.post("/__mock/seed", {"payments": 2, "merchant_id": "merchant_other"})
 
