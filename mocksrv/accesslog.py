@@ -15,7 +15,7 @@ import orjson
 from flask import Flask, Request, Response, g, request
 from werkzeug.exceptions import HTTPException
 
-from mocksrv.masking import mask_card_like, mask_json, mask_keyed
+from mocksrv.masking import mask_json, mask_text
 from mocksrv.rest import STARTED, current_request
 
 if TYPE_CHECKING:
@@ -67,7 +67,7 @@ def _target(request_: Request) -> str:
     """The path and query string, on one line, card-like numbers in the query masked."""
     target = request_.path
     if request_.query_string:
-        target = f"{target}?{mask_card_like(request_.query_string.decode('latin-1'))}"
+        target = f"{target}?{mask_text(request_.query_string.decode('latin-1'))}"
     return target if target.isprintable() else target.encode("unicode_escape").decode("ascii")
 
 
@@ -96,7 +96,7 @@ def masked(body: bytes) -> str:
     try:
         text = orjson.dumps(mask_json(orjson.loads(body))).decode()
     except orjson.JSONDecodeError:
-        text = mask_card_like(mask_keyed(body.decode("utf-8", errors="replace")))
+        text = mask_text(body.decode("utf-8", errors="replace"))
     except RecursionError:
         return "(JSON nested too deeply to show)"
     if not text.isprintable():

@@ -17,7 +17,7 @@ from werkzeug.exceptions import HTTPException
 from mocksrv.domain.controls.faults import AppliedFault, FaultRule
 from mocksrv.domain.models import KeyKind
 from mocksrv.faults import DROP_CONNECTION
-from mocksrv.masking import HIDDEN_KEYS, LAST_FOUR_KEYS, mask_card_like, mask_json, mask_keyed
+from mocksrv.masking import HIDDEN_KEYS, LAST_FOUR_KEYS, mask_json, mask_text
 from mocksrv.rest import STARTED, current_request, is_admin, request_body, sandbox
 
 BODY_LIMIT = 64 * 1024  # characters of each body an entry keeps
@@ -81,7 +81,7 @@ def _record(response: Response) -> Response:
 
 
 def _query(query: bytes) -> str:
-    return mask_card_like(query.decode("latin-1")) if query else ""
+    return mask_text(query.decode("latin-1")) if query else ""
 
 
 def _key_kind() -> str | None:
@@ -122,7 +122,7 @@ def journal_body(body: bytes) -> Any:
         # levels, or holds a number past 64 bits (TypeError).
         text = body if _nothing_to_mask(body) else orjson.dumps(mask_json(data))
     except (orjson.JSONDecodeError, RecursionError, TypeError):
-        return _cut(mask_card_like(mask_keyed(body.decode("utf-8", errors="replace"))), body)
+        return _cut(mask_text(body.decode("utf-8", errors="replace")), body)
     if len(text) > BODY_LIMIT:
         return _cut(text.decode("utf-8", errors="replace"), body)
     return orjson.Fragment(text)

@@ -20,10 +20,13 @@ CARD_LIKE = re.compile(r"(?<![0-9])[0-9](?:[ -]?[0-9]){11,18}(?![0-9])")
 # `card_cvc=987`, `"card_cvc": "987"`, `cvc 987` or a form's `card%5Bcvc%5D=987` (`card[cvc]`).
 _KEYED = re.compile(
     rf"""(?P<key>(?:\b|(?<=%5B))(?P<name>{"|".join(sorted(LAST_FOUR_KEYS | HIDDEN_KEYS))})(?:%5D)?\b"?"""
-    r"""(?:\s*[:=]\s*|\s+)"?)"""
+    r"""(?:\s*[:=]\s*|\s+)(?:\[\s*)*"?)"""
     r"""(?P<value>[^\s&",;}]+)""",
     re.IGNORECASE,
 )
+# A letter, digit or _ written as a JSON escape (`\u005f`) or a URL's (`%5F`): read as itself before
+# the keys are looked for, so that `card\u005fcvc` is a CVC's key too.
+_ESCAPED = re.compile(r"\\u00([0-9a-fA-F]{2})|%([0-9a-fA-F]{2})")
 _SMALLEST_CARD_LIKE = 10**11
 _SHORTEST_CARD_LIKE = 12
 
@@ -38,7 +41,7 @@ def mask_json(data: Any) -> Any:
     if isinstance(data, str):
         # Shorter than any card-like number: most texts, left as they are without a search.
         return data if len(data) < _SHORTEST_CARD_LIKE else mask_card_like(data)
-    if isinstance(data, int) and not isinstance(data, bool) and data >= _SMALLEST_CARD_LIKE:
+    if isinstance(data, int) and not isinstance(data, bool) and abs(data) >= _SMALLEST_CARD_LIKE:
         text = str(data)
         masked = mask_card_like(text)
         return data if masked == text else masked
@@ -48,6 +51,16 @@ def mask_json(data: Any) -> Any:
 def mask_card_like(text: str) -> str:
     """`text` with every card-like run of digits cut to its last four."""
     return CARD_LIKE.sub(lambda match: last_four(re.sub(r"[ -]", "", match.group())), text)
+
+
+def mask_text(text: str) -> str:
+    """Text that is not JSON (a query, a form, broken JSON), masked by key and by the look of numbers."""
+    return mask_card_like(mask_keyed(_ESCAPED.sub(_name_character, text)))
+
+
+def _name_character(match: re.Match[str]) -> str:
+    character = chr(int(match[1] or match[2], 16))
+    return character if character.isalnum() or character == "_" else match[0]
 
 
 def mask_keyed(text: str) -> str:

@@ -161,6 +161,48 @@ def test_json_nested_too_deeply_to_write_is_kept_as_masked_text(api: Api) -> Non
     assert entry["request_body"] == nested.replace('"987"', '"***"')
 
 
+@pytest.mark.parametrize(
+    ("body", "kept"),
+    [
+        # Broken JSON whose key is written with an escape: read as the key it spells.
+        ('{"card": {"card\\u005fcvc": "987", ', '{"card": {"card_cvc": "***", '),
+        # Nested too deeply to parse: the value in a list is masked as a value alone is.
+        (
+            '{"card_cvc": ["987"], "card_number": [ "4242424242424242" ], "m": '
+            + "[" * 300
+            + "]" * 300
+            + "}",
+            '{"card_cvc": ["***"], "card_number": [ "************4242" ], "m": '
+            + "[" * 300
+            + "]" * 300
+            + "}",
+        ),
+    ],
+)
+def test_text_that_is_not_json_is_masked_however_a_key_is_written(api: Api, body: str, kept: str) -> None:
+    headers = {"api-key": SECRET_KEY, "Content-Type": "application/json"}
+    assert api.client.post("/payments", data=body, headers=headers).status_code == 400
+
+    [entry] = recorded(api)
+
+    assert entry["request_body"] == kept
+
+
+def test_a_negative_card_like_number_and_a_cvc_in_the_query_are_masked(api: Api) -> None:
+    body = {"name": "Ada", "metadata": {"note": -4000000000000002}}
+    headers = {"api-key": SECRET_KEY}
+    answer = api.client.post("/customers?card_cvc=987&card%5Fcvc=555", json=body, headers=headers)
+    assert answer.status_code == 200
+
+    [entry] = recorded(api)
+
+    assert (entry["query"], entry["request_body"], entry["response_body"]["metadata"]) == (
+        "card_cvc=***&card_cvc=***",
+        {"name": "Ada", "metadata": {"note": "-************0002"}},
+        {"note": "-************0002"},
+    )
+
+
 def test_a_long_body_is_cut_and_marked(api: Api) -> None:
     raw = orjson.dumps(payloads.payment(description="x" * (BODY_LIMIT + 100)))
     api.client.post(
