@@ -10,7 +10,7 @@ from mocksrv.domain.errors import DomainError
 from mocksrv.domain.merchants import MAX_SESSION_EXPIRY, MerchantSeed
 from mocksrv.domain.payments.outcomes import OutcomeTable
 from mocksrv.settings import SettingsError, read_yaml
-from mocksrv.values import LARGEST_WHOLE, http_url, text, whole_number
+from mocksrv.values import LARGEST_WHOLE, connector_name, http_url, text, whole_number
 
 
 def load_outcomes(directory: Path) -> OutcomeTable:
@@ -33,7 +33,7 @@ _SEED_FIELDS: dict[str, Callable[[object], Any]] = {
     "return_url": http_url,
     "webhook_url": http_url,
     "rate_limit": whole_number(0, LARGEST_WHOLE),
-    "connector": text,
+    "connector": connector_name,
     "legacy_client_id": text,
     "legacy_client_secret": text,
 }

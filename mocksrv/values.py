@@ -86,6 +86,18 @@ def text(value: object) -> str:
     return value
 
 
+# A connector's name is a part of the legacy API's paths (/api/v1/<connector>/card/initiate).
+CONNECTOR_NAME = r"[A-Za-z0-9_.-]{1,64}"
+CONNECTOR_REASON = "1-64 letters, digits, _, . or -"
+
+
+def connector_name(value: object) -> str:
+    """Parse a connector's name, which a path of the legacy API holds."""
+    if not isinstance(value, str) or not re.fullmatch(CONNECTOR_NAME, value):
+        raise ValueError(f"not {CONNECTOR_REASON}")
+    return value
+
+
 def host_address(value: object) -> str:
     """Parse an IPv4 or IPv6 address, or a host name whose labels are not all digits."""
     reason = "not an IP address or host name"

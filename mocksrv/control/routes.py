@@ -24,7 +24,7 @@ from mocksrv.control.answers import (
     ControlWaitAnswerSchema,
 )
 from mocksrv.domain.controls.triggers import RECIPES, trigger
-from mocksrv.domain.errors import ResourceNotFound, Unauthorized
+from mocksrv.domain.errors import MalformedBody, ResourceNotFound, Unauthorized
 from mocksrv.domain.merchants import MAX_SESSION_EXPIRY, MerchantSeed
 from mocksrv.domain.models import KeyKind
 from mocksrv.domain.payments.outcomes import OutcomeTable
@@ -44,6 +44,7 @@ from mocksrv.representations import (
 )
 from mocksrv.rest import is_admin, json_body, load, sandbox, show_payment, wait_slots
 from mocksrv.schema import RequestSchema
+from mocksrv.values import CONNECTOR_NAME, CONNECTOR_REASON
 
 control = Blueprint("control", __name__, url_prefix="/__mock")
 
@@ -74,7 +75,7 @@ class NewMerchantSchema(RequestSchema):
     webhook_url = HttpUrl()
     session_expiry = fields.Integer(strict=True, validate=validate.Range(1, MAX_SESSION_EXPIRY))
     rate_limit = fields.Integer(strict=True, validate=validate.Range(min=0))
-    connector = fields.String(validate=validate.Length(min=1, max=64))
+    connector = fields.String(validate=validate.Regexp(rf"^{CONNECTOR_NAME}\Z", error=CONNECTOR_REASON))
 
 
 class SettleSchema(RequestSchema):
@@ -218,6 +219,9 @@ def get_outcomes() -> Json:
 def replace_outcomes() -> Json:
     body = json_body()
     merchant_id = _merchant(body)
+    for key in body:
+        if key not in ("merchant_id", "rules"):
+            raise MalformedBody(f"unknown field `{key}`")
     table = OutcomeTable.from_data({key: value for key, value in body.items() if key != "merchant_id"})
     return sandbox().merchants.replace_outcomes(merchant_id, table).to_data()
 

@@ -582,6 +582,8 @@ def test_a_merchant_id_in_use_is_he_01(admin: Api) -> None:
             invalid("return_url", "not an http or https URL with a host and a port of 1 to 65535"),
         ),
         ({"secret_key": "snd_mine"}, malformed("unknown field `secret_key`")),
+        # A part of the legacy API's paths: /api/v1/<connector>/card/initiate.
+        ({"connector": "a/b"}, invalid("connector", "1-64 letters, digits, _, . or -")),
     ],
     ids=case_id,
 )
@@ -765,6 +767,7 @@ def test_the_outcome_is_fixed_when_the_method_is_attached(api: Api) -> None:
             },
             invalid("rules.1.outcome.opens_dispute"),
         ),
+        ({"rules": [], "extra": 1}, malformed("unknown field `extra`")),
     ],
     ids=case_id,
 )

@@ -110,6 +110,7 @@ BAD_MERCHANTS_FIELDS = {
         "merchant 0: session_expiry='abc': not a whole number from 1 to 31536000"
     ),
     "merchants: [{merchant_id: 5}]": "merchant 0: merchant_id=5: not a non-empty string",
+    "merchants: [{connector: a/b}]": "merchant 0: connector='a/b': not 1-64 letters, digits, _, . or -",
     "merchants: [{webhook_url: notaurl}]": (
         "merchant 0: webhook_url='notaurl': not an http or https URL with a host and a port of 1 to 65535"
     ),
