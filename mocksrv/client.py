@@ -150,6 +150,10 @@ class Sandbox(_Closing):
         """The merchant that the built-in fixtures seed, with its documented keys."""
         return Merchant(url=self.url, timeout=self.timeout, **DEFAULT_MERCHANT)
 
+    def reset(self, merchant_id: str) -> None:
+        """Delete one merchant's payments, customers, events and timers, whatever its own keys."""
+        self._admin("POST", "/__mock/reset", json={"merchant_id": merchant_id})
+
     def reset_all(self) -> list[str]:
         """Delete every merchant's payments, customers, events and timers; keys and profiles stay."""
         reset: list[str] = self._admin("POST", "/__mock/reset")["reset"]
@@ -320,11 +324,13 @@ class Merchant(_Closing):
 
     def events(self) -> list[Json]:
         """Every event of the merchant, newest first, each with its delivery state."""
-        return self._pages("/events", {})
+        return self._pages("/events", {}, "event_id")
 
     def deliveries(self, event_id: str | None = None) -> list[Json]:
         """Every delivery attempt, newest first; of one event when `event_id` is given."""
-        return self._pages("/webhooks/deliveries", {} if event_id is None else {"event_id": event_id})
+        return self._pages(
+            "/webhooks/deliveries", {} if event_id is None else {"event_id": event_id}, "attempt_id"
+        )
 
     def wait_webhooks(self, timeout: float = 10) -> bool:
         """Wait until every queued delivery has been attempted; False if `timeout` s pass first."""
@@ -339,13 +345,18 @@ class Merchant(_Closing):
         event: Json = self._control("POST", f"/events/{event_id}/redeliver")
         return event
 
-    def _pages(self, path: str, params: dict[str, str]) -> list[Json]:
-        items: list[Json] = []
+    def _pages(self, path: str, params: dict[str, str], id_field: str) -> list[Json]:
+        """Every item of a list, newest first, page by page. Items made meanwhile push the older ones
+        down a page: one read twice is kept once."""
+        items: dict[str, Json] = {}
+        offset = 0
         while True:
-            page = self._control("GET", path, params={**params, "limit": PAGE_SIZE, "offset": len(items)})
-            items += page["data"]
+            page = self._control("GET", path, params={**params, "limit": PAGE_SIZE, "offset": offset})
+            offset += len(page["data"])
+            for item in page["data"]:
+                items.setdefault(item[id_field], item)
             if not page["has_more"] or not page["data"]:
-                return items
+                return list(items.values())
 
     # -- outcomes decided by hand ----------------------------------------------------------------
 
@@ -384,7 +395,7 @@ class Merchant(_Closing):
 
     def requests(self, **filters: Any) -> list[Json]:
         """The merchant's recorded API requests, newest first; filters: method, path, status, since."""
-        return self._pages("/requests", _journal_filters(filters))
+        return self._pages("/requests", _journal_filters(filters), "request_id")
 
     def request_count(self, **filters: Any) -> int:
         """How many recorded requests match the filters (method, path, status, since)."""

@@ -216,19 +216,29 @@ def mocksrv(
         yield server
 
 
+@pytest.fixture(autouse=True)
+def _mocksrv_logged_no_error(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Fail a test that uses the server, in any way, if the embedded server logged an error meanwhile."""
+    if "mocksrv" not in request.fixturenames:
+        yield
+        return
+    collected: ServerErrors = request.getfixturevalue("_mocksrv_errors")
+    collected.take()
+    yield
+    errors = collected.take()
+    if errors:
+        pytest.fail("mocksrv logged an error during this test:\n" + "\n".join(errors), pytrace=False)
+
+
 @pytest.fixture
-def mocksrv_merchant(mocksrv: MocksrvServer, _mocksrv_errors: ServerErrors) -> Iterator[Merchant]:
+def mocksrv_merchant(mocksrv: MocksrvServer) -> Iterator[Merchant]:
     """A merchant of this test alone, with its own keys, data and clock; reset after the test."""
-    _mocksrv_errors.take()
     merchant = mocksrv.create_merchant()
     yield merchant
     try:
-        merchant.reset()
+        mocksrv.reset(merchant.merchant_id)  # with the admin key: the test may have revoked its own
     finally:
         merchant.close()
-    errors = _mocksrv_errors.take()
-    if errors:
-        pytest.fail("mocksrv logged an error during this test:\n" + "\n".join(errors), pytrace=False)
 
 
 @pytest.fixture(scope="session")

@@ -15,7 +15,7 @@ from mocksrv.domain.clock import exempt_real_intervals
 from mocksrv.domain.sandbox import Sandbox
 from mocksrv.httpserver import HttpServer, address
 from mocksrv.memory import Collector
-from mocksrv.settings import Settings
+from mocksrv.settings import Settings, check_settings
 from mocksrv.statefile import StateWriter, load_state
 from mocksrv.webhooks.dispatcher import Dispatcher
 
@@ -97,7 +97,8 @@ class MockServer:
     """The sandbox served in a background thread, on a free port unless one is given."""
 
     def __init__(self, settings: Settings | None = None, *, port: int = 0) -> None:
-        self.settings = settings or Settings()
+        """A bad setting raises SettingsError, as `mocksrv serve` refuses it."""
+        self.settings = check_settings(settings or Settings())
         self.sandbox = create_sandbox(self.settings)
         load_state(self.settings, self.sandbox)
         self.app = create_app(self.settings, self.sandbox)
@@ -116,6 +117,8 @@ class MockServer:
         return f"http://{address(self.settings.host, self.port)}"
 
     def start(self) -> MockServer:
+        if self._running is not None:
+            raise RuntimeError(f"the server is already running at {self.url}")
         self._running = _Running(self.settings, self.sandbox, self.app, self._port)
         self._thread = threading.Thread(target=self._running.http.run, name="mocksrv-server", daemon=True)
         self._thread.start()

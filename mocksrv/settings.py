@@ -422,3 +422,12 @@ def load_settings(
     return replace(
         Settings(), **{setting.name: _parsed(setting, value, source) for setting, value, source in given}
     )
+
+
+def check_settings(settings: Settings) -> Settings:
+    """Settings made in code, each value checked as the command line checks it: the first bad one
+    raises SettingsError, `Settings(threads=0): not a whole number from 1 to ...`."""
+    for setting in SETTINGS:
+        value = getattr(settings, setting.name)
+        _parsed(setting, value, f"Settings({setting.name}={value!r})")
+    return settings

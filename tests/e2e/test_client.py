@@ -81,6 +81,29 @@ def test_events_and_deliveries_read_every_page(mocksrv_merchant: Merchant) -> No
     assert mocksrv_merchant.deliveries() == []
 
 
+def test_a_list_read_while_it_grows_holds_each_item_once(
+    mocksrv_merchant: Merchant, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert mocksrv_merchant.seed(150) == 150
+    control = mocksrv_merchant._control
+    pages: list[int] = []
+
+    def growing(method: str, path: str, **kwargs: Any) -> Any:
+        answer = control(method, path, **kwargs)
+        if path == "/events":
+            pages.append(kwargs["params"]["offset"])
+            if len(pages) == 1:  # newer events push the first page's last ones onto the next
+                control("POST", "/seed", json={"payments": 5})
+        return answer
+
+    monkeypatch.setattr(mocksrv_merchant, "_control", growing)
+
+    events = mocksrv_merchant.events()
+
+    assert pages == [0, 100]
+    assert len(events) == len({event["event_id"] for event in events}) == 150
+
+
 def test_a_seed_past_the_control_planes_bound_goes_in_several_requests(
     mocksrv_merchant: Merchant, monkeypatch: pytest.MonkeyPatch
 ) -> None:

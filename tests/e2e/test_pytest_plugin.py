@@ -195,6 +195,50 @@ def test_breaks_the_server(mocksrv, mocksrv_merchant, monkeypatch):
     )
 
 
+def test_an_error_in_a_test_that_uses_the_server_alone_fails_that_test(pytester: pytest.Pytester) -> None:
+    consumer_tests(
+        pytester,
+        """
+def test_breaks_the_server(mocksrv, monkeypatch):
+    merchant = mocksrv.create_merchant()
+    def broken(*args, **kwargs):
+        raise RuntimeError("store on fire")
+    monkeypatch.setattr(mocksrv.sandbox.payments, "list", broken)
+    assert merchant.session.post(merchant.url + "/payments/list", json={}).status_code == 500
+
+def test_the_next_one_is_clean(mocksrv_merchant):
+    assert mocksrv_merchant.session.post(mocksrv_merchant.url + "/payments/list", json={}).status_code == 200
+""",
+    )
+    result = pytester.runpytest_subprocess()
+    result.assert_outcomes(passed=2, errors=1)
+    result.stdout.fnmatch_lines(
+        ["*ERROR at teardown of test_breaks_the_server*", "*RuntimeError: store on fire*"]
+    )
+
+
+def test_a_test_that_revokes_its_merchants_key_is_reset_all_the_same(pytester: pytest.Pytester) -> None:
+    consumer_tests(
+        pytester,
+        """
+def test_a_revoked_key_is_refused(mocksrv_merchant):
+    m = mocksrv_merchant
+    m.session.post(m.url + "/customers", json={"name": "Ada"})
+    keys = m.session.get(f"{m.url}/api_keys/{m.merchant_id}/list").json()
+    key_id = next(key["key_id"] for key in keys if key["name"] == "default")
+    assert m.session.delete(f"{m.url}/api_keys/{m.merchant_id}/{key_id}").status_code == 200
+    assert m.session.get(m.url + "/customers/list").status_code == 401
+
+def test_the_merchant_was_reset(mocksrv):
+    [merchant_id] = [m for m in mocksrv.merchant_ids() if m != "merchant_default"]
+    sandbox = mocksrv.sandbox
+    assert sandbox.store.count("customer", merchant_id) == 0
+""",
+    )
+    result = pytester.runpytest_subprocess()
+    result.assert_outcomes(passed=2)
+
+
 @pytest.mark.parametrize("how", ["flag", "environment"])
 def test_an_external_server_is_used_when_named(
     pytester: pytest.Pytester, external_server: MockServer, monkeypatch: pytest.MonkeyPatch, how: str
@@ -288,5 +332,5 @@ def test_the_next_test_starts_with_no_fault_and_an_empty_journal(mocksrv_merchan
     assert mocksrv_merchant.request_count() == 0
 """,
     )
-    result = pytester.runpytest_subprocess("-p", "no:randomly")
+    result = pytester.runpytest_subprocess()
     result.assert_outcomes(passed=2)

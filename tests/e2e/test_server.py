@@ -18,6 +18,7 @@ from pytest_httpserver import HTTPServer
 
 from mocksrv import MockServer
 from mocksrv.launch import C_ALLOCATOR
+from mocksrv.settings import Settings, SettingsError
 from mocksrv.webhooks import SIGNATURE_HEADER, verify_signature
 from tests.e2e.harness import (
     DEFAULT_FIXTURES,
@@ -131,6 +132,39 @@ def test_mock_server_serves_inside_a_with_block_and_stops_after_it() -> None:
         assert health(url).status_code == 200
 
     assert refused(url)
+
+
+def test_a_running_mock_server_refuses_to_start_again_and_still_stops() -> None:
+    with MockServer() as server:
+        url = server.url
+        with pytest.raises(RuntimeError, match=f"the server is already running at {url}"):
+            server.start()
+        assert health(url).status_code == 200
+
+    assert refused(url)
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"threads": 0}, "Settings(threads=0): not a whole number from 1 to 256"),
+        (
+            {"webhook_timeout": 0},
+            "Settings(webhook_timeout=0): not a number of seconds greater than 0, at most 1000000",
+        ),
+        (
+            {"tick_interval": 0.0},
+            "Settings(tick_interval=0.0): not a number of seconds greater than 0, at most 1000000",
+        ),
+    ],
+)
+def test_settings_made_in_code_are_checked_as_the_command_line_checks_them(
+    settings: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(SettingsError) as refused_settings:
+        MockServer(Settings(**settings))
+
+    assert str(refused_settings.value) == message
 
 
 def test_two_mock_servers_do_not_share_state() -> None:
