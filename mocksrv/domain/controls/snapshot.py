@@ -264,10 +264,10 @@ class Snapshots:
                     holder: ApiKey | None = store.get(API_KEYS, GLOBAL, key.key_hash)
                     if holder is not None and holder.merchant_id not in replaced:
                         raise DuplicateResource("API key", "api_key")
-                taken = Query(where={"legacy_client_id": state.merchant.legacy_client_id})
-                if any(
-                    other.merchant_id not in replaced for other in store.query(MERCHANTS, GLOBAL, taken).items
-                ):
+                client = state.merchant.legacy_client_id
+                taken = Query(where={"legacy_client_id": client})
+                holders = [] if client is None else store.query(MERCHANTS, GLOBAL, taken).items
+                if any(other.merchant_id not in replaced for other in holders):
                     raise DuplicateResource("legacy client", "legacy_client_id")
             # Checked: from here on nothing is refused.
             for merchant_id in removed:
