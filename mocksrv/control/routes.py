@@ -24,7 +24,7 @@ from mocksrv.control.answers import (
     ControlWaitAnswerSchema,
 )
 from mocksrv.domain.controls.triggers import RECIPES, trigger
-from mocksrv.domain.errors import MalformedBody, ResourceNotFound, Unauthorized
+from mocksrv.domain.errors import ResourceNotFound, Unauthorized
 from mocksrv.domain.merchants import MAX_SESSION_EXPIRY, MerchantSeed
 from mocksrv.domain.models import KeyKind
 from mocksrv.domain.payments.outcomes import OutcomeTable
@@ -219,9 +219,6 @@ def get_outcomes() -> Json:
 def replace_outcomes() -> Json:
     body = json_body()
     merchant_id = _merchant(body)
-    for key in body:
-        if key not in ("merchant_id", "rules"):
-            raise MalformedBody(f"unknown field `{key}`")
     table = OutcomeTable.from_data({key: value for key, value in body.items() if key != "merchant_id"})
     return sandbox().merchants.replace_outcomes(merchant_id, table).to_data()
 

@@ -767,7 +767,7 @@ def test_the_outcome_is_fixed_when_the_method_is_attached(api: Api) -> None:
             },
             invalid("rules.1.outcome.opens_dispute"),
         ),
-        ({"rules": [], "extra": 1}, malformed("unknown field `extra`")),
+        ({"rules": [], "extra": 1}, invalid("extra", "unknown field")),
     ],
     ids=case_id,
 )

@@ -502,6 +502,12 @@ BAD_TABLES: list[tuple[str, Any, str, str]] = [
         f"Invalid value provided: rules.0.outcome.after_seconds: {WAIT_RANGE}",
     ),
     (
+        "unknown field beside the rules",
+        {"rules": [], "extra": 1},
+        "extra",
+        "Invalid value provided: extra: unknown field",
+    ),
+    (
         "wait on success",
         {"rules": [{"outcome": {"result": "success", "after_seconds": 5}}]},
         "rules.0.outcome.after_seconds",

@@ -176,6 +176,9 @@ class OutcomeTable:
         """Build a table from its plain-data form (the fixture file, or a control-plane body)."""
         if not isinstance(data, Mapping):
             raise InvalidField("rules", "the table is an object with a list of rules")
+        for key in data:
+            if key != "rules":
+                raise InvalidField(str(key), "unknown field")
         rules = data.get("rules")
         if not isinstance(rules, list):
             raise InvalidField("rules", missing="rules" not in data)
