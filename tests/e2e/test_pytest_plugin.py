@@ -176,44 +176,37 @@ def test_expects_a_failure(mocksrv_merchant, mocksrv_webhooks):
     result.stdout.no_fnmatch_line("*receiver.py*")
 
 
-def test_an_error_inside_the_embedded_server_fails_the_test_that_caused_it(pytester: pytest.Pytester) -> None:
+@pytest.mark.parametrize(
+    ("fixtures", "merchant"),
+    [("mocksrv, mocksrv_merchant", "mocksrv_merchant"), ("mocksrv", "mocksrv.create_merchant()")],
+    ids=["with its merchant", "with the server alone"],
+)
+def test_an_error_inside_the_embedded_server_fails_the_test_that_caused_it(
+    pytester: pytest.Pytester, fixtures: str, merchant: str
+) -> None:
     consumer_tests(
         pytester,
-        """
-def test_breaks_the_server(mocksrv, mocksrv_merchant, monkeypatch):
+        f"""
+def test_breaks_the_server({fixtures}, monkeypatch):
+    merchant = {merchant}
     def broken(*args, **kwargs):
         raise RuntimeError("store on fire")
     monkeypatch.setattr(mocksrv.sandbox.payments, "list", broken)
-    response = mocksrv_merchant.session.post(mocksrv_merchant.url + "/payments/list", json={})
-    assert response.status_code == 500
-""",
-    )
-    result = pytester.runpytest_subprocess()
-    result.assert_outcomes(passed=1, errors=1)
-    result.stdout.fnmatch_lines(
-        ["*mocksrv logged an error during this test:*", "*RuntimeError: store on fire*"]
-    )
-
-
-def test_an_error_in_a_test_that_uses_the_server_alone_fails_that_test(pytester: pytest.Pytester) -> None:
-    consumer_tests(
-        pytester,
-        """
-def test_breaks_the_server(mocksrv, monkeypatch):
-    merchant = mocksrv.create_merchant()
-    def broken(*args, **kwargs):
-        raise RuntimeError("store on fire")
-    monkeypatch.setattr(mocksrv.sandbox.payments, "list", broken)
-    assert merchant.session.post(merchant.url + "/payments/list", json={}).status_code == 500
+    assert merchant.session.post(merchant.url + "/payments/list", json={{}}).status_code == 500
 
 def test_the_next_one_is_clean(mocksrv_merchant):
-    assert mocksrv_merchant.session.post(mocksrv_merchant.url + "/payments/list", json={}).status_code == 200
+    answer = mocksrv_merchant.session.post(mocksrv_merchant.url + "/payments/list", json={{}})
+    assert answer.status_code == 200
 """,
     )
     result = pytester.runpytest_subprocess()
     result.assert_outcomes(passed=2, errors=1)
     result.stdout.fnmatch_lines(
-        ["*ERROR at teardown of test_breaks_the_server*", "*RuntimeError: store on fire*"]
+        [
+            "*ERROR at teardown of test_breaks_the_server*",
+            "*mocksrv logged an error during this test:*",
+            "*RuntimeError: store on fire*",
+        ]
     )
 
 
