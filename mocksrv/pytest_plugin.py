@@ -15,12 +15,14 @@ against the session's server in a merchant of its own, failing with the runner's
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 import pytest
 import requests
@@ -152,6 +154,10 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         except ControlPlaneError as error:
             reason = "refused the admin key" if error.status == 401 else "answered"
             raise pytest.UsageError(f"mocksrv at {url} {reason}: {error}") from None
+        except (requests.JSONDecodeError, KeyError, TypeError):
+            raise pytest.UsageError(
+                f"mocksrv at {url} is not a mocksrv: GET /__mock/merchants gave no list of merchants"
+            ) from None
         except requests.RequestException as error:
             raise pytest.UsageError(f"mocksrv at {url} cannot be reached: {error}") from None
 
@@ -233,12 +239,30 @@ def _mocksrv_logged_no_error(request: pytest.FixtureRequest) -> Iterator[None]:
 @pytest.fixture
 def mocksrv_merchant(mocksrv: MocksrvServer) -> Iterator[Merchant]:
     """A merchant of this test alone, with its own keys, data and clock; reset after the test."""
-    merchant = mocksrv.create_merchant()
+    with _reached(mocksrv):
+        merchant = mocksrv.create_merchant()
     yield merchant
     try:
-        mocksrv.reset(merchant.merchant_id)  # with the admin key: the test may have revoked its own
+        with _reached(mocksrv):
+            mocksrv.reset(merchant.merchant_id)  # with the admin key: the test may have revoked its own
     finally:
         merchant.close()
+
+
+@contextlib.contextmanager
+def _reached(server: MocksrvServer) -> Iterator[None]:
+    """A server gone since the session started (stopped, crashed) fails the test in one line, not
+    with the chain of connection errors behind it."""
+    try:
+        yield
+    except requests.ConnectionError as error:
+        cause: BaseException = error
+        while (cause.__cause__ or cause.__context__) is not None:
+            cause = cause.__cause__ or cause.__context__  # type: ignore[assignment]
+        request = error.request
+        sent = "" if request is None else f" ({request.method!s} {urlsplit(str(request.url)).path})"
+        message = f"mocksrv at {server.url} cannot be reached{sent}: {cause}"
+        raise pytest.fail.Exception(message, pytrace=False) from None
 
 
 @pytest.fixture(scope="session")

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 
 from mocksrv import MockServer
-from tests.e2e.harness import free_port
+from tests.e2e.harness import ServerProcess, free_port
 
 pytestmark = pytest.mark.usefixtures("clean_mocksrv_environment")
 
@@ -276,6 +279,82 @@ def test_an_unreachable_server_stops_the_session_at_once(pytester: pytest.Pytest
     result = pytester.runpytest_subprocess("--mocksrv-url", url)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"ERROR: mocksrv at {url} cannot be reached: *"])
+
+
+@pytest.mark.parametrize(
+    ("answer", "content_type"), [(b'{"merchants": []}', "application/json"), (b"<html></html>", "text/html")]
+)
+def test_a_server_that_is_not_a_mocksrv_stops_the_session_at_once(
+    pytester: pytest.Pytester, answer: bytes, content_type: str
+) -> None:
+    consumer_tests(pytester, "def test_never_runs(mocksrv_merchant):\n    pass\n")
+
+    class Answer(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(answer)))
+            self.end_headers()
+            self.wfile.write(answer)
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    with ThreadingHTTPServer(("127.0.0.1", 0), Answer) as other:
+        threading.Thread(target=other.serve_forever, daemon=True).start()
+        url = f"http://127.0.0.1:{other.server_address[1]}"
+        try:
+            result = pytester.runpytest_subprocess("--mocksrv-url", url)
+        finally:
+            other.shutdown()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [f"ERROR: mocksrv at {url} is not a mocksrv: GET /__mock/merchants gave no list of merchants"]
+    )
+    result.stdout.no_fnmatch_line("*test_never_runs*")
+
+
+def test_a_server_gone_mid_session_fails_each_later_test_in_one_line(
+    pytester: pytest.Pytester, tmp_path: Path
+) -> None:
+    server = ServerProcess(["--port", str(free_port())], tmp_path / "stderr.txt").start()
+    try:
+        consumer_tests(
+            pytester,
+            f"""
+import signal, socket, time
+
+def test_stops_the_server(mocksrv_merchant):
+    os.kill({server.pid}, signal.SIGTERM)
+    port = int(mocksrv_merchant.url.rsplit(":", 1)[1])
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        except OSError:
+            break
+        time.sleep(0.05)  # polls a condition, within the deadline above
+    else:
+        raise AssertionError("the server still listens")
+
+def test_after_it(mocksrv_merchant):
+    pass
+""",
+        )
+        result = pytester.runpytest_subprocess("--mocksrv-url", server.base_url, "-p", "no:randomly")
+    finally:
+        assert server.stop() == 0, server.diagnostics()
+    result.assert_outcomes(passed=1, errors=2)  # the teardown of the first test, the setup of the next
+    gone = f"mocksrv at {server.base_url} cannot be reached"
+    result.stdout.fnmatch_lines(
+        [
+            "*ERROR at teardown of test_stops_the_server*",
+            f"{gone} (POST /__mock/reset): [[]Errno 111[]] Connection refused",
+            "*ERROR at setup of test_after_it*",
+            f"{gone} (POST /__mock/merchants): [[]Errno 111[]] Connection refused",
+        ]
+    )
+    result.stdout.no_fnmatch_line("*exception*")
 
 
 def test_the_options_are_in_pytest_help(pytester: pytest.Pytester) -> None:
