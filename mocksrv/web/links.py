@@ -53,7 +53,7 @@ def payment_link_page(merchant_id: str, payment_link_id: str) -> str | Response:
     """The link's checkout while it takes its payment; afterwards the payment's status."""
     link, payment = sandbox().payment_links.for_page(merchant_id, payment_link_id)
     profile = sandbox().merchants.profile_or_default(merchant_id, link.profile_id)
-    shop = link.return_url or payment.return_url
+    shop = link.return_url  # never the payment's: the payer may name it, with the public key and secret
     # What the payment charges, as it stands: the merchant may have updated it since the link was made.
     context = {
         "link": link,

@@ -128,8 +128,7 @@ def finish(merchant_id: str, payment_id: str) -> Response:
     if action not in allowed:
         raise InvalidField("action", " or ".join(allowed), missing=action is None)
     if action == "cancel":
-        PAYMENT_TRANSITIONS.check_action(payment.status, "authenticate")
-        payment = payments.cancel(merchant_id, payment_id, _CANCELLED_REASON)
+        payment = payments.cancel(merchant_id, payment_id, _CANCELLED_REASON, awaiting="authenticate")
     else:
         payment = payments.authenticate(merchant_id, payment_id, completed=action == "complete")
     # Signed with the key of the payment's profile, which the shop's return page checks it with.

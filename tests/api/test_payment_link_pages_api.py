@@ -116,6 +116,20 @@ def test_a_link_paid_through_its_own_page_leads_back_to_the_shop(
     assert page.text("back") == "Back to default"
 
 
+def test_a_link_made_without_a_return_url_leads_nowhere_the_payer_named(
+    api: Api, browser: Api, client: FlaskClient
+) -> None:
+    link = make_link(api)
+    payment = retrieve(api, link["payment_id"])
+    body = payloads.confirmation(client_secret=payment["client_secret"], return_url="https://evil.example/")
+    ok(browser.post(f"/payments/{payment['payment_id']}/confirm", body))  # the key and secret are public
+
+    page = parse_page(client.get(page_path(link)))
+
+    assert page.text("heading") == "Payment complete"
+    assert page.tags("a") == []  # no "Back to" link
+
+
 def test_the_page_shows_what_the_payment_charges_once_the_merchant_changed_it(
     api: Api, client: FlaskClient
 ) -> None:

@@ -11,11 +11,12 @@ import pytest
 from flask.testing import FlaskClient
 
 from mocksrv import verify_redirect
+from mocksrv.domain.sandbox import Sandbox
 from tests.api.expected import challenge_url, invalid, later
 from tests.api.pages import parse_page
 from tests.api.scenarios import advance, ok, payment_count, retrieve
 from tests.conftest import Api
-from tests.payloads import BILLING, PROFILE_ID, SIGNING_KEY
+from tests.payloads import BILLING, MERCHANT_ID, PROFILE_ID, SIGNING_KEY
 
 pytestmark = pytest.mark.usefixtures("frozen")
 
@@ -136,6 +137,24 @@ def test_the_page_reports_each_outcome_as_a_webhook_event(api: Api, client: Flas
     press(client, secret, "complete")
 
     assert event_types(api) == ["action_required", "payment_succeeded"]
+
+
+def test_cancel_pressed_as_another_tab_authorizes_leaves_the_authorization(
+    api: Api, client: FlaskClient, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page reads the payment before it acts: a Complete that lands in between must win."""
+    secret = klarna(api, capture_method="manual")["client_secret"]
+    seen_by_the_page = sandbox.payments.retrieve(MERCHANT_ID, "pay_1")
+    assert press(client, secret, "complete").status_code == 302
+    monkeypatch.setattr(sandbox.payments, "retrieve", lambda *args, **kwargs: seen_by_the_page)
+
+    response = press(client, secret, "cancel")
+
+    assert (response.status_code, response.content_type) == (400, "text/html; charset=utf-8")
+    assert "<title>This payment is already finished</title>" in response.get_data(as_text=True)
+    monkeypatch.undo()
+    assert retrieve(api, "pay_1")["status"] == "requires_capture"
+    assert event_types(api) == ["action_required", "payment_authorized"]
 
 
 def test_a_card_challenge_offers_no_cancel(api: Api, client: FlaskClient) -> None:

@@ -258,9 +258,15 @@ class PaymentService:
                 **changes,
             )
 
-    def cancel(self, merchant_id: str, payment_id: str, reason: str | None = None) -> Payment:
+    def cancel(
+        self, merchant_id: str, payment_id: str, reason: str | None = None, *, awaiting: str | None = None
+    ) -> Payment:
+        """Cancel; with `awaiting`, only while the payment still waits for that action (the
+        authorization page's Cancel, which a Complete pressed a moment before must win over)."""
         with self._store.transaction(merchant_id):
             payment = self._get(merchant_id, payment_id)
+            if awaiting is not None:
+                PAYMENT_TRANSITIONS.check_action(payment.status, awaiting)
             now = self._clock.now(merchant_id)
             return self._lifecycle.move(
                 payment,
