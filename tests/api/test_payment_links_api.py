@@ -260,6 +260,27 @@ def test_the_link_s_payment_cannot_be_confirmed_after_expiry(api: Api, browser: 
     assert retrieve(api, payment["payment_id"])["status"] == "requires_payment_method"
 
 
+def test_the_secret_of_a_link_s_payment_expires_with_the_link_to_the_millisecond(
+    api: Api, browser: Api, frozen: str
+) -> None:
+    link = make_link(api, expiry=later(frozen, 60.1))
+    payment = retrieve(api, link["payment_id"])
+    advance(api, 60.1)
+
+    response = browser.post(
+        f"/payments/{payment['payment_id']}/confirm",
+        payloads.confirmation(client_secret=payment["client_secret"]),
+    )
+
+    assert payment["expires_on"] == link["expiry"] == later(frozen, 60.1)
+    assert (response.status_code, response.json) == (
+        400,
+        error("IR_08", "The provided client_secret has expired", "client_secret"),
+    )
+    assert ok(api.get(f"/payment_link/{link['payment_link_id']}"))["status"] == "expired"
+    assert retrieve(api, payment["payment_id"])["status"] == "requires_payment_method"
+
+
 @pytest.mark.parametrize(
     ("body", "expected"),
     [

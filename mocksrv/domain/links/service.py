@@ -188,7 +188,9 @@ class PaymentLinkService:
             return_url=payment.return_url,
         )
         self._store.put(PAYMENT_LINKS, payment.merchant_id, link)
-        self._store.put(PAYMENTS, payment.merchant_id, evolve(payment, payment_link_id=link.payment_link_id))
+        # The secret ends with the link to the millisecond, where the create's whole seconds ran past it.
+        linked = evolve(payment, payment_link_id=link.payment_link_id, client_secret_expires_at=expiry)
+        self._store.put(PAYMENTS, payment.merchant_id, linked)
         self._scheduler.schedule(payment.merchant_id, expiry, EXPIRE_TIMER, link.payment_link_id)
         return link
 
