@@ -24,16 +24,23 @@ def canonical_query(params: Mapping[str, str] | Iterable[tuple[str, str]]) -> st
 
 def signed_redirect(return_url: str, params: Mapping[str, str], key: str) -> str:
     """Return `return_url` with `params` added to its query, and a signature of the whole query.
-    The return_url's own parameters stay, each as often as it came, but for the names `params` set."""
+    The return_url's own parameters stay as they were written, each as often as it came, but for
+    the names `params` set; the signature covers them as a parser reads them (`parse_qsl`)."""
     parts = urlsplit(return_url)
     kept = set(params) | set(UNSIGNED_PARAMETERS)
-    own = [
-        (name, value) for name, value in parse_qsl(parts.query, keep_blank_values=True) if name not in kept
-    ]
+    own: list[tuple[str, str]] = []
+    written: list[str] = []
+    for piece in parts.query.split("&"):
+        read = parse_qsl(piece, keep_blank_values=True)
+        if read and read[0][0] not in kept:
+            own += read
+            written.append(piece)
     signed = [*own, *params.items()]
     signature = sign(key, canonical_query(signed).encode())
-    query = urlencode([*signed, ("signature", signature), ("signature_algorithm", SIGNATURE_ALGORITHM)])
-    return urlunsplit(parts._replace(query=query))
+    added = urlencode(
+        [*params.items(), ("signature", signature), ("signature_algorithm", SIGNATURE_ALGORITHM)]
+    )
+    return urlunsplit(parts._replace(query="&".join([*written, added])))
 
 
 def verify_redirect(params: Mapping[str, str] | Iterable[tuple[str, str]], key: str) -> bool:
