@@ -131,6 +131,11 @@ def http_url(value: object) -> str:
         raise ValueError(reason) from None
     if parts.scheme not in ("http", "https") or not parts.hostname or port == 0:
         raise ValueError(reason)
+    if ":" not in parts.hostname:  # not IPv6: a name the resolver takes (no empty label, none past 63)
+        try:
+            parts.hostname.encode("idna")
+        except UnicodeError:
+            raise ValueError(reason) from None
     return value
 
 

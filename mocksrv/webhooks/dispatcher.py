@@ -31,7 +31,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-CONNECT_TIMEOUT = 2.0
 IDLE_SECONDS = 5.0  # how long a delivery thread with nothing to do waits before it ends
 STOP_WAIT = 0.5  # the longest stop() waits for attempts being recorded and idle threads ending
 CLOSED_POLL = 0.1  # how often a thread looks whether delivery, closed from elsewhere, has opened again
@@ -136,8 +135,11 @@ class Dispatcher:
                     attempt: Attempt | None = None
                     try:
                         attempt = self._attempt(session, follow_up)
-                    except Exception:
+                    except Exception as error:  # a fault of mocksrv's, not the receiver's
                         log.exception("delivering %s failed", follow_up.event.event_id)
+                        if follow_up.url is not None:  # recorded as failed, so that it is retried
+                            failure = f"mocksrv error: {type(error).__name__}"
+                            attempt = (None, AttemptResult(follow_up.url, None, 0.0, failure))
                     follow_up = self._settle(crew, me, follow_up, attempt)
         finally:
             session.close()
@@ -194,7 +196,7 @@ class Dispatcher:
         return follow_up
 
     def _attempt(self, session: requests.Session, task: DeliveryTask) -> Attempt:
-        import requests
+        from mocksrv.webhooks import transport
 
         if task.url is None:
             return None, None
@@ -204,40 +206,14 @@ class Dispatcher:
             SIGNATURE_HEADER: sign(task.signing_key, body),
             "User-Agent": "mocksrv-webhooks",
         }
-        started = time.perf_counter()
-        try:
-            response = session.post(
-                task.url,
-                data=body,
-                headers=headers,
-                timeout=(CONNECT_TIMEOUT, self._timeout),
-                allow_redirects=False,
-            )
-            result = AttemptResult(task.url, response.status_code, _ms_since(started))
-        except requests.RequestException as error:
-            result = AttemptResult(task.url, None, _ms_since(started), _describe(error))
-        return body, result
+        return body, transport.post(session, task.url, body, headers, self._timeout)
 
 
 def _new_session() -> requests.Session:
     # Imported here, by the first delivery thread as it starts: off the path to the first answer,
-    # which the import (about 40 ms) would delay, and before any load. Imported at the first
-    # delivery, mid-load, its objects landed among the records that a reset frees, and kept about
-    # 6 MiB of their memory pages from going back to the system (mocksrv/launch.py).
-    import requests
+    # which the import of requests (about 40 ms) would delay, and before any load. Imported at the
+    # first delivery, mid-load, its objects landed among the records that a reset frees, and kept
+    # about 6 MiB of their memory pages from going back to the system (mocksrv/launch.py).
+    from mocksrv.webhooks import transport
 
-    return requests.Session()
-
-
-def _ms_since(started: float) -> float:
-    return (time.perf_counter() - started) * 1000
-
-
-def _describe(error: requests.RequestException) -> str:
-    import requests
-
-    if isinstance(error, requests.Timeout):
-        return "timeout: the receiver did not answer in time"
-    if isinstance(error, requests.ConnectionError):
-        return "connection error: the receiver could not be reached"
-    return f"request error: {type(error).__name__}"
+    return transport.new_session()

@@ -163,7 +163,16 @@ def test_update_sets_the_webhook_url(api: Api) -> None:
     assert response.json == default_profile(webhook_details={"webhook_url": HOOK_URL})
 
 
-@pytest.mark.parametrize("url", ["http://shop_hooks:8000/hooks", "http://localhost:65535/hooks"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://shop_hooks:8000/hooks",
+        "http://localhost:65535/hooks",
+        f"http://{'a' * 63}.example/hooks",
+        "http://bücher.example/hooks",
+        "http://[::1]:8000/hooks",
+    ],
+)
 def test_update_takes_a_webhook_url_of_a_compose_service_or_the_highest_port(api: Api, url: str) -> None:
     response = api.post(PROFILE, {"webhook_details": {"webhook_url": url}})
 
@@ -372,7 +381,16 @@ def test_update_with_the_real_settings_it_does_not_model_accepts_and_ignores_the
     assert ok(api.get(PROFILES)) == [response.json]
 
 
-@pytest.mark.parametrize("url", ["ftp://shop.example/hooks", "ftps://shop.example/hooks"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "ftp://shop.example/hooks",
+        "ftps://shop.example/hooks",
+        # Host names no resolver takes: a label past 63 characters, an empty label.
+        f"http://{'a' * 64}.example/hooks",
+        "http://a..b:8000/hooks",
+    ],
+)
 def test_update_with_a_webhook_url_that_is_not_http_is_refused(api: Api, url: str) -> None:
     # A webhook is an HTTP POST: a URL of another scheme could never receive one.
     response = api.post(PROFILE, {"webhook_details": {"webhook_url": url}})

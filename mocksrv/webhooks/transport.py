@@ -1,0 +1,179 @@
+"""How an attempt reaches its receiver: one POST, whose answer must come whole within the timeout.
+
+requests' read timeout bounds each read of the socket, not the answer: a receiver that sends its
+status line a byte at a time, or a body that never ends, would hold its merchant's deliveries for as
+long as it likes. So the connections of a delivery session arm a watchdog as they wait for the
+answer, and the watchdog shuts the socket of an attempt whose time is up. Only the status line
+decides an attempt (any 2xx delivers it); the body is read, undecoded and up to BODY_LIMIT, only so
+that the connection can carry the next attempt, and else the connection is closed. A receiver can
+neither fill the server's memory with its answer nor fail a delivery it answered 2xx.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+import time
+from typing import Any
+
+import requests
+from requests.adapters import HTTPAdapter
+from urllib3 import HTTPConnectionPool, HTTPSConnectionPool
+from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.response import BaseHTTPResponse
+
+from mocksrv.domain.webhooks import AttemptResult
+
+CONNECT_TIMEOUT = 2.0
+BODY_LIMIT = 64 * 1024  # bytes of an answer's body read so that its connection is kept
+READ_SIZE = 8192
+WATCHDOG_IDLE = 5.0  # seconds the watchdog thread waits with nothing armed before it ends
+TIMED_OUT = "timeout: the receiver did not answer in time"
+
+
+class Watchdog:
+    """Shuts the socket a thread waits on once its deadline passes; one thread, while any is armed."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._armed: dict[int, tuple[float, socket.socket]] = {}  # by the waiting thread
+        self._fired: set[int] = set()
+        self._running = False
+
+    def arm(self, sock: socket.socket, seconds: float) -> None:
+        """Shut `sock` in `seconds` unless this thread disarms first."""
+        me = threading.get_ident()
+        with self._changed:
+            self._armed[me] = (time.monotonic() + seconds, sock)
+            self._fired.discard(me)
+            if not self._running:
+                self._running = True
+                threading.Thread(target=self._run, name="mocksrv-webhooks-watchdog", daemon=True).start()
+            self._changed.notify()
+
+    def disarm(self) -> bool:
+        """Stop watching this thread's socket; whether its deadline had passed (the socket is shut)."""
+        me = threading.get_ident()
+        with self._changed:
+            self._armed.pop(me, None)
+            fired = me in self._fired
+            self._fired.discard(me)
+            return fired
+
+    def _run(self) -> None:
+        with self._changed:
+            idle_since = time.monotonic()
+            while True:
+                now = time.monotonic()
+                for thread, (deadline, sock) in list(self._armed.items()):
+                    if deadline <= now:
+                        del self._armed[thread]
+                        self._fired.add(thread)
+                        with contextlib.suppress(OSError):  # closed meanwhile
+                            sock.shutdown(socket.SHUT_RDWR)
+                if self._armed:
+                    idle_since = now
+                elif now - idle_since >= WATCHDOG_IDLE:
+                    self._running = False
+                    return
+                next_due = min((deadline for deadline, _ in self._armed.values()), default=None)
+                self._changed.wait((idle_since + WATCHDOG_IDLE if next_due is None else next_due) - now)
+
+
+WATCHDOG = Watchdog()
+
+
+def _arm(connection: HTTPConnection) -> None:
+    """Watch the answer to the request just sent: the read timeout urllib3 gave the connection for
+    it is the time the whole answer has."""
+    if connection.sock is not None and isinstance(connection.timeout, int | float):
+        WATCHDOG.arm(connection.sock, connection.timeout)
+
+
+class _TimedConnection(HTTPConnection):
+    def getresponse(self) -> Any:
+        _arm(self)
+        return super().getresponse()
+
+
+class _TimedHTTPSConnection(HTTPSConnection):
+    def getresponse(self) -> Any:
+        _arm(self)
+        return super().getresponse()
+
+
+class _TimedPool(HTTPConnectionPool):
+    ConnectionCls = _TimedConnection
+
+
+class _TimedHTTPSPool(HTTPSConnectionPool):
+    ConnectionCls = _TimedHTTPSConnection
+
+
+class _TimedAdapter(HTTPAdapter):
+    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+        super().init_poolmanager(*args, **kwargs)
+        self.poolmanager.pool_classes_by_scheme = {"http": _TimedPool, "https": _TimedHTTPSPool}
+
+
+def new_session() -> requests.Session:
+    """A delivery thread's session, whose connections arm the watchdog."""
+    session = requests.Session()
+    adapter = _TimedAdapter()
+    session.mount("http://", adapter)
+    session.mount("https://", adapter)
+    return session
+
+
+def post(
+    session: requests.Session, url: str, body: bytes, headers: dict[str, str], timeout: float
+) -> AttemptResult:
+    """Send one attempt; its status, or what went wrong instead. Never raises."""
+    started = time.perf_counter()
+    try:
+        response = session.post(
+            url,
+            data=body,
+            headers=headers,
+            timeout=(CONNECT_TIMEOUT, timeout),
+            allow_redirects=False,
+            stream=True,
+        )
+    except Exception as error:  # an address urllib3 cannot parse raises its own ValueError
+        fired = WATCHDOG.disarm()
+        return AttemptResult(url, None, _ms_since(started), TIMED_OUT if fired else _describe(error))
+    result = AttemptResult(url, response.status_code, _ms_since(started))
+    _let_go(response.raw)
+    return result
+
+
+def _let_go(answer: BaseHTTPResponse) -> None:
+    """Read the rest of the answer, within its deadline, so that its connection carries the next
+    attempt; close the connection instead if the body is long, broken or late."""
+    read = 0
+    finished = False
+    try:
+        while read <= BODY_LIMIT:
+            chunk = answer.read(READ_SIZE, decode_content=False)
+            if not chunk:
+                finished = True
+                break
+            read += len(chunk)
+    except Exception:  # cut short, or shut by the watchdog: the status was all that counted
+        finished = False
+    if WATCHDOG.disarm() or not finished:
+        answer.close()
+    answer.release_conn()
+
+
+def _ms_since(started: float) -> float:
+    return (time.perf_counter() - started) * 1000
+
+
+def _describe(error: Exception) -> str:
+    if isinstance(error, requests.Timeout):
+        return TIMED_OUT
+    if isinstance(error, requests.ConnectionError):
+        return "connection error: the receiver could not be reached"
+    return f"request error: {type(error).__name__}"
