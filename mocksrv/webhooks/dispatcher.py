@@ -86,7 +86,9 @@ class Dispatcher:
         """Start delivering (again, after stop), from where the queues stand."""
         if self._crew is not None:
             return
-        self._sandbox.webhooks.open()
+        sandbox, base_url = self._sandbox, self._base_url
+        sandbox.webhooks.serialize = lambda event: orjson.dumps(event_json(event, base_url, sandbox))
+        sandbox.webhooks.open()
         crew = self._crew = _Crew()
         with crew.changed:
             self._spawn(crew)

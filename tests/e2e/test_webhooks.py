@@ -171,6 +171,11 @@ def only_event(merchant: Merchant) -> dict[str, Any]:
     return event
 
 
+def only_event_of(merchant: Merchant, event_type: str) -> dict[str, Any]:
+    (event,) = [event for event in merchant.events() if event["event_type"] == event_type]
+    return event
+
+
 def attempt(
     url: str, event_id: str, number: int, at: str, status_code: int | None, **changes: Any
 ) -> dict[str, Any]:
@@ -649,6 +654,25 @@ def test_a_redelivered_event_arrives_again_with_the_same_bytes(
     first, again = receiver.received()
     assert again.get_data() == first.get_data()
     assert again.headers[SIGNATURE_HEADER] == first.headers[SIGNATURE_HEADER]
+
+
+def test_an_event_holds_its_payment_as_it_was_when_it_happened_whenever_it_is_sent(
+    merchant: Merchant, receiver: Receiver
+) -> None:
+    merchant.set_webhook_chaos(delay_seconds=30)  # its first attempt waits 30 s on the mock clock
+    payment_id = create(merchant)["payment_id"]
+    shown = retrieve(merchant, payment_id)
+    ok(merchant.post("/refunds", {"payment_id": payment_id, "amount": 300}))
+    merchant.clear_webhook_chaos()
+    merchant.advance(31)
+    wait(merchant)
+    merchant.redeliver(only_event_of(merchant, "payment_succeeded")["event_id"])
+    wait(merchant)
+
+    sent = [json.loads(request.get_data()) for request in receiver.received()]
+    paid = [body["content"]["object"] for body in sent if body["event_type"] == "payment_succeeded"]
+    assert paid == [shown, shown]  # the held attempt, and the redelivery after the refund
+    assert retrieve(merchant, payment_id)["amount_refunded"] == 300
 
 
 def test_a_failed_redelivery_leaves_the_retry_schedule_alone(merchant: Merchant, receiver: Receiver) -> None:

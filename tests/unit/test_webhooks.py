@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 from mocksrv.domain.errors import InvalidState, ResourceNotFound
-from mocksrv.domain.events import ContentType, EventType
+from mocksrv.domain.events import ContentType, Event, EventType
+from mocksrv.domain.ids import IdState
 from mocksrv.domain.merchants import MerchantSeed
 from mocksrv.domain.models import Payment
 from mocksrv.domain.sandbox import Sandbox
@@ -70,9 +71,8 @@ ALLOWED: dict[tuple[DeliveryState, DeliveryEvent], DeliveryState] = {
     (D.DELIVERED, E.MANUAL_FAIL): D.DELIVERED,
     (D.FAILED, E.MANUAL_FAIL): D.FAILED,
     (D.NO_ENDPOINT, E.MANUAL_FAIL): D.FAILED,
-    # no URL when a scheduled attempt was due
+    # no URL when the first attempt was due (a retry that finds none keeps to its schedule)
     (D.PENDING, E.SKIP): D.NO_ENDPOINT,
-    (D.RETRYING, E.SKIP): D.NO_ENDPOINT,
 }
 
 ALL_PAIRS = list(itertools.product(DeliveryState, DeliveryEvent))
@@ -102,7 +102,8 @@ def test_refused_pair_raises_IR_14(pair: tuple[DeliveryState, DeliveryEvent]) ->
 
 def test_refused_pairs_are_the_scheduled_ones_after_delivery_or_giving_up() -> None:
     finished = [D.DELIVERED, D.FAILED, D.NO_ENDPOINT]
-    assert sorted(REFUSED) == sorted(itertools.product(finished, [E.RETRY, E.GIVE_UP, E.SKIP]))
+    expected = [*itertools.product(finished, [E.RETRY, E.GIVE_UP, E.SKIP]), (D.RETRYING, E.SKIP)]
+    assert sorted(REFUSED) == sorted(expected)
 
 
 # -- the retry schedule -------------------------------------------------------------------------
@@ -349,7 +350,7 @@ def test_a_successful_first_attempt_delivers(hooked: Sandbox) -> None:
 
     event_id = task.event.event_id
     assert delivery(hooked, event_id) == EventDelivery(
-        event_id, MERCHANT_ID, T0, state=D.DELIVERED, attempts=1, scheduled_attempts=1, body=None
+        event_id, MERCHANT_ID, T0, state=D.DELIVERED, attempts=1, scheduled_attempts=1, body=BODY
     )
     assert recorded is not None
     assert (recorded.succeeded, recorded.status_code, recorded.number) == (True, 200, 1)
@@ -562,12 +563,59 @@ def test_a_redelivery_after_a_failure_carries_the_body_of_the_first_attempt(hook
     assert again.delivery.body == BODY
 
 
-def test_the_body_is_dropped_once_delivered(hooked: Sandbox) -> None:
+def test_the_body_is_kept_once_delivered_for_a_redelivery_by_hand(hooked: Sandbox) -> None:
     create(hooked)
-
     first, _ = attempt(hooked, SUCCEEDED)
 
-    assert delivery(hooked, first.event.event_id).body is None
+    hooked.webhooks.redeliver(MERCHANT_ID, first.event.event_id)
+
+    assert delivery(hooked, first.event.event_id).body == take(hooked).delivery.body == BODY
+
+
+def test_with_a_serializer_the_body_is_written_when_the_event_happens(hooked: Sandbox) -> None:
+    written: list[str] = []
+
+    def serialize(event: Event) -> bytes:
+        written.append(event.event_id)
+        return f"body of {event.event_id} at {len(hooked.store.events(MERCHANT_ID))}".encode()
+
+    hooked.webhooks.serialize = serialize
+    create(hooked)
+    (event,) = hooked.store.events(MERCHANT_ID)
+    create(hooked, payment_id="pay_later")
+
+    assert written[0] == event.event_id
+    assert take(hooked).delivery.body == f"body of {event.event_id} at 1".encode()
+
+
+def test_no_body_is_written_for_an_event_with_no_endpoint(sandbox: Sandbox) -> None:
+    sandbox.webhooks.serialize = lambda event: pytest.fail("an event nobody receives was serialized")
+    create(sandbox)
+
+    (event,) = sandbox.store.events(MERCHANT_ID)
+    assert delivery(sandbox, event.event_id).state is D.NO_ENDPOINT
+
+
+def test_an_attempt_taken_before_a_reset_is_not_recorded_on_the_event_that_took_its_id(
+    hooked: Sandbox,
+) -> None:
+    hooked.store.seed_ids(MERCHANT_ID, IdState(42, MERCHANT_ID))
+    create(hooked)
+    before = take(hooked)
+    hooked.reset(MERCHANT_ID)
+    hooked.merchants.update_profile(MERCHANT_ID, PROFILE_ID, {"webhook_url": URL})
+    hooked.store.seed_ids(MERCHANT_ID, IdState(42, MERCHANT_ID))
+    create(hooked, amount=2000)
+    (event,) = hooked.store.events(MERCHANT_ID)
+    assert event.event_id == before.event.event_id  # the same seeded id
+
+    recorded = hooked.webhooks.record(before, BODY, SUCCEEDED)
+    hooked.webhooks.finish(before)
+
+    assert recorded is None
+    assert attempts(hooked) == []
+    assert delivery(hooked, event.event_id) == EventDelivery(event.event_id, MERCHANT_ID, T0)
+    assert take(hooked).event is event
 
 
 def test_one_delivery_per_object_and_event_type(hooked: Sandbox) -> None:
@@ -706,16 +754,40 @@ def test_the_retry_uses_the_url_in_force_when_it_falls_due(hooked: Sandbox) -> N
     assert take(hooked).url == moved
 
 
-def test_a_retry_due_after_the_url_was_removed_has_no_endpoint(hooked: Sandbox) -> None:
+def test_a_retry_due_while_the_url_is_removed_keeps_to_the_schedule(hooked: Sandbox) -> None:
     create(hooked)
     first, _ = attempt(hooked, FAILED)
     hooked.merchants.update_profile(MERCHANT_ID, PROFILE_ID, {"webhook_url": None})
     hooked.scheduler.advance(MERCHANT_ID, 60)
 
-    attempt(hooked, None)
+    attempt(hooked, None)  # nothing sent, nothing recorded
 
     after = delivery(hooked, first.event.event_id)
-    assert (after.state, after.attempts) == (D.NO_ENDPOINT, 1)
+    assert (after.state, after.attempts, after.scheduled_attempts) == (D.RETRYING, 1, 2)
+    assert after.next_attempt_at == at(60 + 300)
+    assert len(attempts(hooked)) == 1
+    hooked.merchants.update_profile(MERCHANT_ID, PROFILE_ID, {"webhook_url": URL})
+    hooked.scheduler.advance(MERCHANT_ID, 300)
+    _, recorded = attempt(hooked, SUCCEEDED)
+    assert recorded is not None
+    assert (recorded.number, delivery(hooked, first.event.event_id).state) == (2, D.DELIVERED)
+
+
+def test_the_last_retry_due_with_no_url_gives_up(hooked: Sandbox) -> None:
+    create(hooked)
+    first, _ = attempt(hooked, FAILED)
+    hooked.merchants.update_profile(MERCHANT_ID, PROFILE_ID, {"webhook_url": None})
+    for delay in RETRY_DELAYS:
+        hooked.scheduler.advance(MERCHANT_ID, delay)
+        attempt(hooked, None)
+
+    after = delivery(hooked, first.event.event_id)
+    assert (after.state, after.attempts, after.scheduled_attempts, after.next_attempt_at) == (
+        D.FAILED,
+        1,
+        17,
+        None,
+    )
 
 
 # -- closing and opening, as the dispatcher stops and starts -------------------------------------

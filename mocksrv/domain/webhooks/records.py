@@ -23,7 +23,7 @@ class DeliveryState(StrEnum):
     RETRYING = "retrying"  # failed; the next attempt waits on the mock clock
     DELIVERED = "delivered"  # a receiver answered 2xx
     FAILED = "failed"  # every scheduled attempt failed
-    NO_ENDPOINT = "no_endpoint"  # the profile had no webhook URL when it was due
+    NO_ENDPOINT = "no_endpoint"  # the profile had no webhook URL when its first attempt was due
 
 
 class DeliveryEvent(StrEnum):
@@ -53,7 +53,8 @@ DELIVERY_TRANSITIONS: TransitionTable[DeliveryState, DeliveryEvent] = Transition
                 D.FAILED if state in (D.FAILED, D.NO_ENDPOINT) else state,
             )
         ],
-        *rows([D.PENDING, D.RETRYING], DeliveryEvent.SKIP, D.NO_ENDPOINT),
+        # No URL at the first attempt; a retry that finds none keeps to its schedule.
+        *rows([D.PENDING], DeliveryEvent.SKIP, D.NO_ENDPOINT),
     ],
 )
 
@@ -73,7 +74,7 @@ class EventDelivery:
     attempts: int = 0
     scheduled_attempts: int = 0  # the attempts that were not redeliveries by hand
     next_attempt_at: datetime | None = None  # of a held first attempt too: when it is released
-    body: bytes | None = None  # serialized once, at the first attempt; every attempt sends it
+    body: bytes | None = None  # serialized once; every attempt sends it
     held_by: ChaosMode | None = None  # the chaos that held its first attempt on the mock clock
 
     @property

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from mocksrv.domain.clock import Clock
@@ -51,6 +51,9 @@ class WebhookService:
         self._clock = clock
         self._scheduler = scheduler
         self._merchants = merchants
+        # Writes an event's body as it will be sent: set by the dispatcher, which knows the server's
+        # address. Without one, the first attempt writes it.
+        self.serialize: Callable[[Event], bytes] | None = None
         scheduler.register(RETRY_TIMER, self._retry_due)
         scheduler.register(RELEASE_TIMER, self._release_due)
 
@@ -62,7 +65,10 @@ class WebhookService:
         profile = self._merchants.event_profile(event.merchant_id, event.resource)
         if profile is None or profile.webhook_url is None:
             state = DELIVERY_TRANSITIONS.require(state, DeliveryEvent.SKIP).target
-        delivery = EventDelivery(event.event_id, event.merchant_id, event.created, state)
+        # Written now, in the transaction of the change: the resource as it is when the event happens,
+        # whenever the attempts go (held by chaos, behind a busy receiver, redelivered by hand).
+        body = self.serialize(event) if state is DeliveryState.PENDING and self.serialize else None
+        delivery = EventDelivery(event.event_id, event.merchant_id, event.created, state, body=body)
         chaos: WebhookChaos | None = self._store.get(CHAOS, event.merchant_id, event.merchant_id)
         if state is DeliveryState.PENDING and chaos is not None and chaos.holds:
             delivery = self._hold(chaos, event, delivery)
@@ -154,19 +160,24 @@ class WebhookService:
     ) -> DeliveryAttempt | None:
         """Record an attempt (None: there was no URL to send to) and schedule what follows.
 
-        The body is kept while another attempt may follow, so that every attempt sends the same
-        bytes; once delivered it is dropped (serializing the same snapshot gives the same bytes).
+        The body is kept, so that every attempt, a redelivery by hand included, sends the same bytes.
+        An attempt of an event that is gone since it was taken (a reset, a restored snapshot) is
+        not recorded, even where a new event took its id.
         """
         merchant_id = task.merchant_id
         with self._store.transaction(merchant_id):
             delivery: EventDelivery | None = self._store.get(DELIVERIES, merchant_id, task.event.event_id)
-            if delivery is None:
+            if delivery is None or self._store.event(merchant_id, task.event.event_id) is not task.event:
                 return None
             now = self._clock.now(merchant_id)
             off_schedule = task.manual or task.duplicate  # attempts that change no schedule
             if result is None:
-                if not off_schedule:
+                if off_schedule:
+                    pass
+                elif delivery.state is DeliveryState.PENDING:
                     self._move(delivery, DeliveryEvent.SKIP)
+                else:  # a retry due while there is no URL: nothing sent, the schedule goes on
+                    self._scheduled_failure(delivery, now)
                 return None
             scheduled = delivery.scheduled_attempts  # before this one
             held_by = delivery.held_by if not off_schedule and scheduled == 0 else None
@@ -187,29 +198,32 @@ class WebhookService:
                 chaos=ChaosMode.DUPLICATE if task.duplicate else held_by,
             )
             self._store.put(ATTEMPTS, merchant_id, attempt)
+            changes: dict[str, Any] = {"attempts": number, "body": body}
             if result.succeeded:
-                event = DeliveryEvent.SUCCEED
+                scheduled += 0 if off_schedule else 1
+                self._move(
+                    delivery,
+                    DeliveryEvent.SUCCEED,
+                    scheduled_attempts=scheduled,
+                    next_attempt_at=None,
+                    **changes,
+                )
             elif off_schedule:
-                event = DeliveryEvent.MANUAL_FAIL
-            elif scheduled < len(RETRY_DELAYS):
-                event = DeliveryEvent.RETRY
+                self._move(delivery, DeliveryEvent.MANUAL_FAIL, **changes)
             else:
-                event = DeliveryEvent.GIVE_UP
-            next_at = None
-            if event is DeliveryEvent.RETRY:
-                next_at = now + timedelta(seconds=RETRY_DELAYS[scheduled])
-                self._scheduler.schedule(merchant_id, next_at, RETRY_TIMER, delivery.event_id)
-            elif event is DeliveryEvent.MANUAL_FAIL:
-                next_at = delivery.next_attempt_at
-            self._move(
-                delivery,
-                event,
-                attempts=number,
-                scheduled_attempts=scheduled + (0 if off_schedule else 1),
-                next_attempt_at=next_at,
-                body=None if event is DeliveryEvent.SUCCEED else body,
-            )
+                self._scheduled_failure(delivery, now, **changes)
             return attempt
+
+    def _scheduled_failure(self, delivery: EventDelivery, now: datetime, **changes: Any) -> None:
+        """A scheduled attempt failed, or found no URL: the next one on the schedule, or give up."""
+        scheduled = delivery.scheduled_attempts
+        if scheduled < len(RETRY_DELAYS):
+            next_at = now + timedelta(seconds=RETRY_DELAYS[scheduled])
+            self._scheduler.schedule(delivery.merchant_id, next_at, RETRY_TIMER, delivery.event_id)
+            event = DeliveryEvent.RETRY
+        else:
+            next_at, event = None, DeliveryEvent.GIVE_UP
+        self._move(delivery, event, scheduled_attempts=scheduled + 1, next_attempt_at=next_at, **changes)
 
     def follow_up(
         self, task: DeliveryTask, body: bytes | None, attempt: DeliveryAttempt | None
