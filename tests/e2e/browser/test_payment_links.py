@@ -109,6 +109,33 @@ def test_a_declined_card_shows_the_payment_failed(page: Page, merchant: Merchant
     assert stored(merchant, f"/payment_link/{link['payment_link_id']}")["status"] == "active"
 
 
+def test_a_tab_that_pays_a_link_already_paid_in_another_shows_it_paid(page: Page, merchant: Merchant) -> None:
+    link = make_link(merchant)
+    page.goto(link["link"])
+    expect(page.get_by_role("heading", level=1)).to_have_text("Pay Acme Shoes")
+    other_tab = page.context.new_page()
+    other_tab.goto(link["link"])
+    pay_with_card(other_tab, "4242424242424242")
+    expect(other_tab.get_by_role("heading", level=1)).to_have_text("Payment complete")
+
+    pay_with_card(page, "4242424242424242")
+
+    expect(page.get_by_role("heading", level=1)).to_have_text("Payment complete")
+    expect(page.locator("#payment-id")).to_have_text(link["payment_id"])
+    expect(page.get_by_text("could not be confirmed")).to_have_count(0)
+
+
+def test_a_tab_left_open_past_the_link_s_expiry_shows_it_expired(page: Page, merchant: Merchant) -> None:
+    link = make_link(merchant)
+    page.goto(link["link"])
+    expect(page.get_by_role("heading", level=1)).to_have_text("Pay Acme Shoes")
+    merchant.advance(minutes=15)
+
+    pay_with_card(page, "4242424242424242")
+
+    expect(page.get_by_role("heading", level=1)).to_have_text("This link has expired")
+
+
 def test_an_expired_link_says_so(page: Page, merchant: Merchant) -> None:
     link = make_link(merchant)
     merchant.advance(minutes=15)
