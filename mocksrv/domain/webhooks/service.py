@@ -173,8 +173,8 @@ class WebhookService:
             off_schedule = task.manual or task.duplicate  # attempts that change no schedule
             if result is None:
                 if off_schedule:
-                    pass
-                elif delivery.state is DeliveryState.PENDING:
+                    return None
+                if delivery.state is DeliveryState.PENDING:
                     self._move(delivery, DeliveryEvent.SKIP)
                 else:  # a retry due while there is no URL: nothing sent, the schedule goes on
                     self._scheduled_failure(delivery, now)
