@@ -49,7 +49,7 @@ class Watchdog:
             self._fired.discard(me)
             if not self._running:
                 self._running = True
-                threading.Thread(target=self._run, name="mocksrv-webhooks-watchdog", daemon=True).start()
+                threading.Thread(target=self._run, name="mocksrv-webhook-deadlines", daemon=True).start()
             self._changed.notify()
 
     def disarm(self) -> bool:
