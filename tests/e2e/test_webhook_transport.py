@@ -20,7 +20,8 @@ BODY = b'{"event_id": "evt_1"}'
 HEADERS = {"Content-Type": "application/json"}
 OK_HEAD = b"HTTP/1.1 200 OK\r\n"
 
-Answer = Callable[[socket.socket], None]
+# Writes the answer to one request; the event is set once the test is done with the receiver.
+Answer = Callable[[socket.socket, threading.Event], None]
 
 
 def read_request(conn: socket.socket) -> bool:
@@ -50,6 +51,7 @@ class ScriptedReceiver:
 
     def __init__(self, answer: Answer) -> None:
         self.answer = answer
+        self.closed = threading.Event()
         self.connections = 0
         self.requests = 0
         self.listener = socket.create_server(("127.0.0.1", 0))
@@ -76,11 +78,12 @@ class ScriptedReceiver:
                     if not read_request(conn):
                         return
                     self.requests += 1
-                    self.answer(conn)
+                    self.answer(conn, self.closed)
                 except OSError:  # the client shut the connection: what these tests look for
                     return
 
     def close(self) -> None:
+        self.closed.set()
         self.listener.close()
 
 
@@ -106,27 +109,31 @@ def send(session: requests.Session, url: str) -> tuple[transport.AttemptResult, 
 
 
 def answer_with(head: bytes, body: bytes = b"") -> Answer:
-    return lambda conn: conn.sendall(head + b"\r\n" + body)
+    return lambda conn, closed: conn.sendall(head + b"\r\n" + body)
 
 
-def endless_chunks(conn: socket.socket) -> None:
+def endless_chunks(conn: socket.socket, closed: threading.Event) -> None:
+    """A chunk every 50 ms, never the last one, until the test is done."""
     conn.sendall(OK_HEAD + b"Transfer-Encoding: chunked\r\n\r\n")
     for _ in range(int(DEADLINE / 0.05)):
         conn.sendall(b"4\r\nbody\r\n")
-        time.sleep(0.05)  # the receiver's pace, not the test's: it never ends its body
+        if closed.wait(0.05):
+            return
 
 
-def huge_body(conn: socket.socket) -> None:
+def huge_body(conn: socket.socket, closed: threading.Event) -> None:
     conn.sendall(OK_HEAD + b"Content-Length: 2000000000\r\n\r\n")
     block = b"x" * 65536
     for _ in range(2_000_000_000 // len(block)):
         conn.sendall(block)
 
 
-def trickled_head(conn: socket.socket) -> None:
+def trickled_head(conn: socket.socket, closed: threading.Event) -> None:
+    """The head a byte every 200 ms, each well within the read timeout, until the test is done."""
     for byte in OK_HEAD + b"Content-Length: 0\r\n\r\n":
         conn.sendall(bytes([byte]))
-        time.sleep(0.2)  # one byte at a time, each well within the read timeout
+        if closed.wait(0.2):
+            return
 
 
 def test_a_body_that_never_ends_still_delivers_and_frees_the_thread_by_the_timeout(
@@ -161,7 +168,10 @@ def test_a_status_line_trickled_past_the_timeout_is_a_timeout(session: requests.
         # A gzip body that is not gzip, a body shorter than its Content-Length, and a body that
         # never comes: the receiver answered 200, so the event was delivered.
         answer_with(OK_HEAD + b"Content-Encoding: gzip\r\nContent-Length: 9\r\n", b"not gzip!"),
-        lambda conn: (answer_with(OK_HEAD + b"Content-Length: 100\r\n", b"short")(conn), conn.close()),
+        lambda conn, closed: (
+            answer_with(OK_HEAD + b"Content-Length: 100\r\n", b"short")(conn, closed),
+            conn.close(),
+        ),
         answer_with(OK_HEAD + b"Content-Length: 100\r\n"),
         # A gzip bomb: 1 GB of zeros, never decoded.
         answer_with(
