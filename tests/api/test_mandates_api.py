@@ -20,7 +20,16 @@ from tests.api.expected import (
     later,
     missing,
 )
-from tests.api.scenarios import CHALLENGE_CARD, DECLINE_CARD, advance, create, ok, payment_count, retrieve
+from tests.api.scenarios import (
+    CHALLENGE_CARD,
+    DECLINE_CARD,
+    PROCESSING_CARD,
+    advance,
+    create,
+    ok,
+    payment_count,
+    retrieve,
+)
 from tests.conftest import Api
 from tests.payloads import MERCHANT_ID, PROFILE_ID
 
@@ -993,3 +1002,132 @@ def test_a_customer_whose_only_mandate_is_inactive_is_deleted(api: Api) -> None:
     response = api.delete(f"/customers/{CUSTOMER_ID}")
 
     assert response.status_code == 200
+
+
+# -- charges in flight, and what changed between a charge's create and its confirmation ---------
+
+SETTLES = 11  # seconds after which a processing payment of PROCESSING_CARD has its result
+
+
+def set_up_slow(api: Api, data: dict[str, Any]) -> dict[str, Any]:
+    """An active mandate on a card whose payments are processing for 10 s before they succeed."""
+    setup = set_up(api, PROCESSING_CARD, data=data)
+    advance(api, SETTLES)
+    assert status_of(api, setup) == "active"
+    return setup
+
+
+def test_a_single_use_mandate_refuses_a_second_charge_while_the_first_is_processing(api: Api) -> None:
+    setup = set_up_slow(api, mandate_data("single_use", amount=5000))
+    assert charge(api, setup["mandate_id"], payment_id="pay_mit_1")["status"] == "processing"
+
+    response = api.post("/payments", charge_body(setup["mandate_id"], payment_id="pay_mit_2"))
+
+    assert response.status_code == 400
+    assert response.json == refused("the single-use mandate is taken by a charge still in progress")
+    assert payment_count(api) == 2
+    advance(api, SETTLES)
+    assert retrieve(api, "pay_mit_1")["status"] == "succeeded"
+    assert status_of(api, setup) == "inactive"
+
+
+def test_charges_processing_together_never_take_more_than_a_multi_use_total(api: Api) -> None:
+    setup = set_up_slow(api, mandate_data("multi_use", amount=1500))
+    assert charge(api, setup["mandate_id"], payment_id="pay_mit_1")["status"] == "processing"
+
+    response = api.post("/payments", charge_body(setup["mandate_id"], payment_id="pay_mit_2"))
+
+    assert (response.status_code, response.json) == (400, OVER_THE_TOTAL)
+    assert charge(api, setup["mandate_id"], amount=500, payment_id="pay_mit_3")["status"] == "processing"
+    over = api.post("/payments", charge_body(setup["mandate_id"], amount=1, payment_id="pay_mit_4"))
+    assert (over.status_code, over.json) == (400, OVER_THE_TOTAL)
+    advance(api, SETTLES)
+    assert [retrieve(api, p)["status"] for p in ("pay_mit_1", "pay_mit_3")] == ["succeeded", "succeeded"]
+    after = api.post("/payments", charge_body(setup["mandate_id"], amount=1, payment_id="pay_mit_5"))
+    assert (after.status_code, after.json) == (400, OVER_THE_TOTAL)
+    assert status_of(api, setup) == "active"
+
+
+def test_a_refused_confirmation_holds_nothing_of_a_single_use_mandate(api: Api) -> None:
+    setup = set_up(api, data=mandate_data("single_use", amount=1000))
+    ok(api.post("/payments", charge_body(setup["mandate_id"], payment_id="pay_mit_1", confirm=False)))
+    ok(api.post("/payments/pay_mit_1", {"amount": 1001}))
+    refusal = api.post("/payments/pay_mit_1/confirm", {})
+    assert (refusal.status_code, refusal.json) == (
+        400,
+        refused("request amount is greater than mandate amount"),
+    )
+
+    assert charge(api, setup["mandate_id"], payment_id="pay_mit_2")["status"] == "succeeded"
+    assert status_of(api, setup) == "inactive"
+
+
+def test_a_mandate_charge_moved_to_another_customer_is_refused_at_confirmation(api: Api) -> None:
+    ok(api.post("/customers", {"customer_id": "cus_2"}))
+    setup = set_up(api)
+    ok(api.post("/payments", charge_body(setup["mandate_id"], confirm=False)))
+    moved = ok(api.post("/payments/pay_mit", {"customer_id": "cus_2"}))
+
+    response = api.post("/payments/pay_mit/confirm", {})
+
+    assert response.status_code == 400
+    assert response.json == invalid(
+        "customer_id", "the mandate the payment charges belongs to another customer"
+    )
+    assert retrieve(api, "pay_mit") == moved
+    assert status_of(api, setup) == "active"
+
+
+def test_a_mandate_whose_method_was_deleted_after_the_charge_was_created_refuses_its_confirmation(
+    api: Api,
+) -> None:
+    setup = set_up(api)
+    created = ok(api.post("/payments", charge_body(setup["mandate_id"], confirm=False)))
+    ok(api.delete(f"/payment_methods/{setup['payment_method_id']}"))
+
+    response = api.post("/payments/pay_mit/confirm", {})
+
+    assert response.status_code == 400
+    assert response.json == refused("the mandate's payment method has been deleted")
+    assert retrieve(api, "pay_mit") == created
+    gone = api.get(f"/payment_methods/{setup['payment_method_id']}")
+    assert (gone.status_code, gone.json) == (404, METHOD_NOT_FOUND)
+
+
+@pytest.mark.parametrize("release", [_cancel, _expire], ids=["cancel", "expiry"])
+def test_an_authorized_setup_released_before_any_capture_leaves_its_mandate_inactive(
+    api: Api, release: Any
+) -> None:
+    setup = set_up(api, capture_method="manual")
+    assert (setup["status"], status_of(api, setup)) == ("requires_capture", "active")
+
+    release(api, "pay_setup")
+
+    assert status_of(api, setup) == "inactive"
+    response = api.post("/payments", charge_body(setup["mandate_id"]))
+    assert (response.status_code, response.json) == (400, refused("the mandate is inactive, not active"))
+
+
+def test_a_setup_partly_captured_then_cancelled_keeps_its_mandate_active(api: Api) -> None:
+    setup = set_up(api, capture_method="manual_multiple")
+    ok(api.post("/payments/pay_setup/capture", {"amount_to_capture": 100}))
+
+    ok(api.post("/payments/pay_setup/cancel", {}))
+
+    assert status_of(api, setup) == "active"
+    assert charge(api, setup["mandate_id"])["status"] == "succeeded"
+
+
+def test_a_customer_whose_mandate_is_pending_is_not_deleted(api: Api) -> None:
+    setup = set_up(api, PROCESSING_CARD)
+    assert status_of(api, setup) == "pending"
+
+    response = api.delete(f"/customers/{CUSTOMER_ID}")
+
+    assert (response.status_code, response.json) == (400, ACTIVE_MANDATE)
+    advance(api, SETTLES)
+    assert status_of(api, setup) == "active"
+    assert [
+        method["payment_method_id"]
+        for method in ok(api.get(f"/customers/{CUSTOMER_ID}/payment_methods"))["customer_payment_methods"]
+    ] == [setup["payment_method_id"]]

@@ -9,7 +9,7 @@ import pytest
 
 from tests import payloads
 from tests.api.expected import error, invalid
-from tests.api.scenarios import create, ok, payment_count, retrieve
+from tests.api.scenarios import PROCESSING_CARD, advance, create, ok, payment_count, retrieve
 from tests.conftest import Api
 
 pytestmark = pytest.mark.usefixtures("frozen")
@@ -205,3 +205,98 @@ def test_saving_a_card_needs_a_customer(api: Api) -> None:
     reason = "a payment that saves its method or sets up a mandate needs a customer"
     assert response.json == error("IR_04", f"Missing required param: customer_id: {reason}", "customer_id")
     assert payment_count(api) == count
+
+
+# -- what changed between a payment's create and its confirmation -------------------------------
+
+
+def by_id(method: dict[str, Any]) -> dict[str, Any]:
+    return {"recurring_details": {"type": "payment_method_id", "data": method["payment_method_id"]}}
+
+
+@pytest.mark.parametrize("way", ["payment_token", "recurring_details"])
+def test_a_saved_card_payment_moved_to_another_customer_is_refused_at_confirmation(
+    api: Api, way: str
+) -> None:
+    method = saved_card(api)
+    ok(api.post("/customers", {"customer_id": "cus_2"}))
+    named = {"payment_token": method["payment_token"]} if way == "payment_token" else by_id(method)
+    create(api, None, payment_id="pay_2", customer_id="cus_1", **named)
+    moved = ok(api.post("/payments/pay_2", {"customer_id": "cus_2"}))
+
+    response = api.post("/payments/pay_2/confirm", {})
+
+    assert response.status_code == 400
+    assert response.json == invalid(
+        "customer_id", "the saved payment method the payment pays with is another customer's"
+    )
+    assert retrieve(api, "pay_2") == moved
+
+
+def test_a_saved_card_deleted_after_its_payment_was_created_is_refused_at_confirmation(api: Api) -> None:
+    method = saved_card(api)
+    created = create(api, None, payment_id="pay_2", customer_id="cus_1", **by_id(method))
+    ok(api.delete(f"/payment_methods/{method['payment_method_id']}"))
+
+    response = api.post("/payments/pay_2/confirm", {})
+
+    assert (response.status_code, response.json) == (
+        400,
+        invalid("payment_method_id", "the saved payment method has been deleted"),
+    )
+    assert retrieve(api, "pay_2") == created
+
+
+def test_a_saved_card_deleted_while_its_payment_is_processing_stays_deleted(api: Api) -> None:
+    ok(api.post("/customers", {"customer_id": "cus_1"}))
+    create(api, PROCESSING_CARD, payment_id="pay_1", customer_id="cus_1", setup_future_usage="off_session")
+    advance(api, 11)
+    pm = retrieve(api, "pay_1")["payment_method_id"]
+    assert (
+        create(api, None, payment_id="pay_2", confirm=True, **by_id({"payment_method_id": pm}))["status"]
+        == "processing"
+    )
+    ok(api.delete(f"/payment_methods/{pm}"))
+
+    advance(api, 11)
+
+    assert retrieve(api, "pay_2")["status"] == "succeeded"
+    gone = api.get(f"/payment_methods/{pm}")
+    assert (gone.status_code, gone.json["error"]["code"]) == (404, "HE_02")
+    assert ok(api.get("/customers/cus_1/payment_methods"))["customer_payment_methods"] == []
+
+
+def test_a_card_whose_customer_was_deleted_while_its_payment_processed_is_not_saved(api: Api) -> None:
+    ok(api.post("/customers", {"customer_id": "cus_1"}))
+    created = create(
+        api, PROCESSING_CARD, payment_id="pay_1", customer_id="cus_1", setup_future_usage="off_session"
+    )
+    ok(api.delete("/customers/cus_1"))
+
+    advance(api, 11)
+
+    assert retrieve(api, "pay_1")["status"] == "succeeded"
+    gone = api.get(f"/payment_methods/{created['payment_method_id']}")
+    assert (gone.status_code, gone.json["error"]["code"]) == (404, "HE_02")
+    ok(api.post("/customers", {"customer_id": "cus_1"}))
+    assert ok(api.get("/customers/cus_1/payment_methods"))["customer_payment_methods"] == []
+
+
+def test_a_card_saved_on_session_is_kept_for_off_session_once_a_payment_asks_for_it(api: Api) -> None:
+    method = saved_card(api)
+    off_session = {"off_session": True, "confirm": True, **by_id(method)}
+    refused = api.post("/payments", payloads.payment(None, payment_id="pay_2", **off_session))
+    assert (refused.status_code, refused.json["error"]["code"]) == (400, "HE_03")
+
+    again = create(
+        api,
+        None,
+        payment_id="pay_3",
+        confirm=True,
+        payment_token=method["payment_token"],
+        setup_future_usage="off_session",
+    )
+    assert again["status"] == "succeeded"
+
+    paid = create(api, None, payment_id="pay_4", **off_session)
+    assert (paid["status"], paid["payment_method_id"]) == ("succeeded", method["payment_method_id"])

@@ -74,6 +74,7 @@ CARD_ASYNC = "4000000000000077"
 ALLOWED: dict[tuple[MandateStatus, MandateEvent], tuple[MandateStatus, str | None]] = {
     (M.PENDING, E.ACTIVATE): (M.ACTIVE, "mandate_active"),
     (M.PENDING, E.LAPSE): (M.INACTIVE, None),
+    (M.ACTIVE, E.LAPSE): (M.INACTIVE, None),
     (M.ACTIVE, E.USE_UP): (M.INACTIVE, None),
     (M.PENDING, E.REVOKE): (M.REVOKED, "mandate_revoked"),
     (M.ACTIVE, E.REVOKE): (M.REVOKED, "mandate_revoked"),
@@ -84,7 +85,7 @@ REFUSED = [pair for pair in itertools.product(MandateStatus, MandateEvent) if pa
 # The states each operation is allowed from, in the order the IR_14 message names them.
 EXPECTED_STATES = {
     "activate": ["pending"],
-    "lapse": ["pending"],
+    "lapse": ["pending", "active"],
     "use": ["active"],
     "revoke": ["pending", "active", "inactive"],
 }
@@ -110,6 +111,7 @@ def test_as_data_renders_every_row() -> None:
     assert MANDATE_TRANSITIONS.as_data() == [
         {"from": "pending", "event": "activate.setup_paid", "to": "active", "emits": "mandate_active"},
         {"from": "pending", "event": "lapse.setup_failed", "to": "inactive", "emits": None},
+        {"from": "active", "event": "lapse.setup_failed", "to": "inactive", "emits": None},
         {"from": "active", "event": "use.single_use_charged", "to": "inactive", "emits": None},
         {"from": "pending", "event": "revoke.merchant", "to": "revoked", "emits": "mandate_revoked"},
         {"from": "active", "event": "revoke.merchant", "to": "revoked", "emits": "mandate_revoked"},
@@ -134,7 +136,7 @@ def test_refused_pair_raises_IR_14_naming_the_expected_states(
 
 
 def test_refused_pairs_cover_the_rest_of_the_product() -> None:
-    assert len(REFUSED) == len(MandateStatus) * len(MandateEvent) - len(ALLOWED) == 10
+    assert len(REFUSED) == len(MandateStatus) * len(MandateEvent) - len(ALLOWED) == 9
 
 
 @pytest.mark.parametrize("action", list(EXPECTED_STATES))
@@ -1013,7 +1015,7 @@ def test_mandate_charge_of_the_insufficient_funds_card_is_declined(sandbox: Sand
         paid.payment_method_id,
     )
     mandate = sandbox.mandates.retrieve(MERCHANT_ID, paid.mandate_id)
-    assert (mandate.status, mandate.amount_captured, mandate.charged) == (M.ACTIVE, 0, ())
+    assert (mandate.status, mandate.amount_captured, mandate.charged) == (M.ACTIVE, 0, (charged.payment_id,))
 
 
 def test_mandate_charge_of_the_authentication_card_is_declined(sandbox: Sandbox) -> None:

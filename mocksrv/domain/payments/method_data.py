@@ -14,14 +14,15 @@ from typing import TYPE_CHECKING, Any
 
 from mocksrv.domain.errors import InvalidField
 from mocksrv.domain.merchants import MerchantService
+from mocksrv.domain.models import Payment
 from mocksrv.domain.payments.bank import kept_details
 from mocksrv.domain.payments.cards import card_key, card_summary, check_cvc, normalized_number
 from mocksrv.domain.payments.outcomes import CARD_CHECKS, Context, Outcome, OutcomeResult
 from mocksrv.domain.recurring.records import (
+    Mandate,
     MandateInvalid,
     MandateStatus,
     SavedPaymentMethod,
-    mandate_refusal,
     status_refusal,
 )
 
@@ -86,14 +87,22 @@ class MethodResolver:
             return self._token(paying, fields["payment_token"])
         return self._sent(paying, now)
 
-    def check_mandate(
-        self, mandate_id: str, merchant_id: str, amount: int, currency: str, now: datetime
-    ) -> None:
-        """HE_03 unless the mandate allows this charge now (at each confirmation)."""
-        mandate = self._mandates.retrieve(merchant_id, mandate_id)
-        reason = mandate_refusal(mandate, amount, currency, now)
-        if reason is not None:
-            raise MandateInvalid(reason, param="mandate_id")
+    def recheck(self, payment: Payment, now: datetime) -> Mandate | None:
+        """At a confirmation, what the payment pays with, checked again as it now stands: an update
+        may have changed its customer, and the saved method may have been deleted since. The mandate
+        it charges must allow the charge (returned with the charge held against it, to store); the
+        saved method must still be there, and still its customer's."""
+        if payment.mandate_id is not None:
+            return self._mandates.reserve(payment, now)
+        if payment.payment_method_id is not None:
+            saved = self._payment_methods.find(payment.merchant_id, payment.payment_method_id)
+            if saved is None:
+                raise InvalidField("payment_method_id", "the saved payment method has been deleted")
+            if saved.customer_id is not None and saved.customer_id != payment.customer_id:
+                raise InvalidField(
+                    "customer_id", "the saved payment method the payment pays with is another customer's"
+                )
+        return None
 
     # -- the three ways to pay ----------------------------------------------------------------
 

@@ -431,15 +431,13 @@ class PaymentService:
         return self._methods.resolve(paying, now)
 
     def _recurring(self, payment: Payment, changes: dict[str, Any], now: datetime) -> Mandate | None:
-        """At a confirmation: check the mandate it charges, or set up the mandate it asks for, or
-        name the method it saves; returns a mandate to store, and adds to `changes`."""
-        merchant_id = payment.merchant_id
+        """At a confirmation: check what it pays with again, holding the charge against the mandate it
+        charges, or set up the mandate it asks for, or name the method it saves; returns a mandate
+        to store, and adds to `changes`."""
+        held = self._methods.recheck(payment, now)
         if payment.mandate_id is not None:
-            self._methods.check_mandate(
-                payment.mandate_id, merchant_id, payment.amount, payment.currency, now
-            )
-            return None
-        return set_up(payment, changes, now, self._store.ids(merchant_id))
+            return held
+        return set_up(payment, changes, now, self._store.ids(payment.merchant_id))
 
 
 def check_customer(store: MemoryStore, merchant_id: str, fields: Mapping[str, Any]) -> None:

@@ -3,22 +3,27 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
+from datetime import datetime
 
 from mocksrv.domain.clock import Clock
-from mocksrv.domain.errors import DomainError, ResourceNotFound
+from mocksrv.domain.errors import DomainError, InvalidField, ResourceNotFound
 from mocksrv.domain.events import PAID_EVENTS, ContentType, Event, EventType
 from mocksrv.domain.lifecycle import Lifecycle
 from mocksrv.domain.models import Payment, evolve
 from mocksrv.domain.outbox import Outbox
 from mocksrv.domain.payments.service import PAYMENTS
+from mocksrv.domain.payments.states import PaymentStatus
 from mocksrv.domain.recurring.records import (
     MANDATE_TRANSITIONS,
     MANDATES,
+    PAYMENT_METHODS,
     Mandate,
     MandateEvent,
     MandateInvalid,
     MandateStatus,
     MandateType,
+    mandate_refusal,
 )
 from mocksrv.domain.store import MemoryStore, Query
 from mocksrv.domain.transitions import action_of
@@ -26,6 +31,16 @@ from mocksrv.domain.transitions import action_of
 # The events of a payment that decide the mandate it set up, or count against the one it charged.
 _UNPAID = frozenset(
     {EventType.PAYMENT_FAILED.value, EventType.PAYMENT_CANCELLED.value, EventType.PAYMENT_EXPIRED.value}
+)
+# A charge in these has no result yet: it holds all of its amount of the mandate until it has one.
+_IN_FLIGHT = frozenset(
+    {
+        PaymentStatus.REQUIRES_PAYMENT_METHOD,
+        PaymentStatus.REQUIRES_CONFIRMATION,
+        PaymentStatus.REQUIRES_CUSTOMER_ACTION,
+        PaymentStatus.REQUIRES_MERCHANT_ACTION,
+        PaymentStatus.PROCESSING,
+    }
 )
 
 
@@ -66,13 +81,32 @@ class MandateService:
             mandate = self.retrieve(merchant_id, mandate_id)
             return self._lifecycle.move(mandate, MandateEvent.REVOKE, self._clock.now(merchant_id))
 
-    def check_none_active(self, merchant_id: str, customer_id: str) -> None:
-        """IR_10 if the customer has a mandate that may still be charged (before deleting it)."""
-        if any(m.status is MandateStatus.ACTIVE for m in self.of_customer(merchant_id, customer_id)):
+    def check_none_in_force(self, merchant_id: str, customer_id: str) -> None:
+        """IR_10 if the customer has a mandate that is, or may become, chargeable (before deleting it)."""
+        mandates = self.of_customer(merchant_id, customer_id)
+        if any(m.status in (MandateStatus.ACTIVE, MandateStatus.PENDING) for m in mandates):
             raise ActiveMandate()
 
+    def reserve(self, payment: Payment, now: datetime) -> Mandate:
+        """At the confirmation of a payment charging its mandate: HE_03 unless the mandate allows the
+        charge now; returns the mandate with the charge held against it from this moment, so that
+        charges still in flight together never take more than it allows (in the caller's transaction)."""
+        assert payment.mandate_id is not None
+        mandate = self.retrieve(payment.merchant_id, payment.mandate_id)
+        others = tuple(charge for charge in mandate.charged if charge != payment.payment_id)
+        held = self._held(payment.merchant_id, others)
+        reason = mandate_refusal(evolve(mandate, amount_captured=held), payment.amount, payment.currency, now)
+        if reason is not None:
+            raise MandateInvalid(reason, param="mandate_id")
+        if mandate.customer_id is not None and mandate.customer_id != payment.customer_id:
+            raise InvalidField("customer_id", "the mandate the payment charges belongs to another customer")
+        if self._store.get(PAYMENT_METHODS, payment.merchant_id, mandate.payment_method_id) is None:
+            raise MandateInvalid("the mandate's payment method has been deleted", param="mandate_id")
+        charged = (*others, payment.payment_id)
+        return evolve(mandate, updated_at=now, charged=charged, amount_captured=held + payment.amount)
+
     def on_event(self, event: Event) -> None:
-        """Activate or lapse the mandate a payment set up; count a paid charge against its mandate."""
+        """Activate or lapse the mandate a payment set up; count a charge's result against its mandate."""
         payment = event.resource
         if not isinstance(payment, Payment) or payment.mandate_id is None:
             return
@@ -80,39 +114,50 @@ class MandateService:
         if mandate is None:
             return
         now = event.created
+        paid = event.event_type in PAID_EVENTS
         if mandate.payment_id == payment.payment_id:
-            if mandate.status is MandateStatus.PENDING and event.event_type in PAID_EVENTS:
-                self._lifecycle.move(mandate, MandateEvent.ACTIVATE, now)
-            elif mandate.status is MandateStatus.PENDING and event.event_type in _UNPAID:
-                self._lifecycle.move(mandate, MandateEvent.LAPSE, now)
+            self._on_setup(mandate, payment, event.event_type, now)
             return
         if payment.payment_id in mandate.charged:
             charged = mandate.charged
-        elif event.event_type in PAID_EVENTS:
+        elif paid:  # charged before its confirmation held it (a state saved by an earlier version)
             charged = (*mandate.charged, payment.payment_id)
         else:
             return
-        captured = self._held(payment, charged)
-        if payment.payment_id not in mandate.charged and (
-            mandate.mandate_type is MandateType.SINGLE_USE and mandate.status is MandateStatus.ACTIVE
-        ):
-            self._lifecycle.move(mandate, MandateEvent.USE_UP, now, charged=charged, amount_captured=captured)
-        elif charged != mandate.charged or captured != mandate.amount_captured:
-            updated = evolve(mandate, updated_at=now, charged=charged, amount_captured=captured)
+        held = self._held(payment.merchant_id, charged, payment)
+        if paid and mandate.mandate_type is MandateType.SINGLE_USE and mandate.status is MandateStatus.ACTIVE:
+            self._lifecycle.move(mandate, MandateEvent.USE_UP, now, charged=charged, amount_captured=held)
+        elif charged != mandate.charged or held != mandate.amount_captured:
+            updated = evolve(mandate, updated_at=now, charged=charged, amount_captured=held)
             self._store.put(MANDATES, payment.merchant_id, updated)
 
-    def _held(self, payment: Payment, charged: tuple[str, ...]) -> int:
-        """What the charges of a mandate hold of its amount: what each captured, and what each still
-        may capture; an authorization cancelled or expired gives back what it did not capture."""
+    def _on_setup(self, mandate: Mandate, payment: Payment, event_type: str, now: datetime) -> None:
+        """The setup payment decides its mandate: paid, it is active; failed, cancelled or expired
+        before anything was captured (an authorization voided or left to lapse), it is inactive."""
+        if mandate.status is MandateStatus.PENDING and event_type in PAID_EVENTS:
+            self._lifecycle.move(mandate, MandateEvent.ACTIVATE, now)
+        elif event_type in _UNPAID and (
+            mandate.status is MandateStatus.PENDING
+            or (mandate.status is MandateStatus.ACTIVE and payment.amount_received == 0)
+        ):
+            self._lifecycle.move(mandate, MandateEvent.LAPSE, now)
+
+    def _held(self, merchant_id: str, charged: Iterable[str], current: Payment | None = None) -> int:
+        """What the charges of a mandate hold of its amount: all of a charge still in flight, and of
+        one with a result what it captured and may still capture; a declined charge, or an
+        authorization cancelled or expired, gives back what it did not capture. `current` is the
+        newest copy of one of them (the payment whose event is being handled)."""
         held = 0
         for payment_id in charged:
             charge: Payment | None = (
-                payment
-                if payment_id == payment.payment_id
-                else self._store.get(PAYMENTS, payment.merchant_id, payment_id)
+                current
+                if current is not None and payment_id == current.payment_id
+                else self._store.get(PAYMENTS, merchant_id, payment_id)
             )
-            if charge is not None:
-                held += charge.amount_received + charge.amount_capturable
+            if charge is None:
+                continue
+            in_flight = charge.status in _IN_FLIGHT
+            held += charge.amount if in_flight else charge.amount_received + charge.amount_capturable
         return held
 
 

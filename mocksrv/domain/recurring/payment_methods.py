@@ -15,11 +15,11 @@ from mocksrv.domain.payments.bank import kept_details
 from mocksrv.domain.payments.cards import card_expiry, card_key, card_summary, normalized_number
 from mocksrv.domain.payments.service import CUSTOMERS
 from mocksrv.domain.recurring.records import PAYMENT_METHODS, SavedPaymentMethod
+from mocksrv.domain.recurring.setup import sets_up
 from mocksrv.domain.store import MemoryStore, Query
 
 NOT_FOUND = "Payment method"
 
-# The events of a payment that has been paid: a card it was asked to save is saved then.
 # What a saved card shows of the payment's card summary (`cards.card_summary`).
 _SAVED_CARD_FIELDS = (
     "last4",
@@ -166,16 +166,26 @@ class PaymentMethodService:
         if payment.payment_method_id is None:
             return
         merchant_id = payment.merchant_id
+        echoed = payment.echoed or {}
+        off_session = echoed.get("setup_future_usage") == "off_session" or payment.mandate_id is not None
         saved = self.find(merchant_id, payment.payment_method_id)
         if saved is not None:
-            self._store.put(PAYMENT_METHODS, merchant_id, evolve(saved, last_used_at=event.created))
+            # Paid with again: a payment that asked to keep it for payments without the customer
+            # (or set up a mandate on it) makes it so.
+            used = evolve(saved, last_used_at=event.created, off_session=saved.off_session or off_session)
+            self._store.put(PAYMENT_METHODS, merchant_id, used)
             return
-        # Saved when first paid: authorized, or charged at once. The capture of an authorization
-        # saves nothing, so a card deleted in between stays deleted.
+        # Saved when first paid (authorized, or charged at once) by a payment that asked to save it,
+        # for a customer that still exists. The capture of an authorization saves nothing, nor does a
+        # payment that paid with a saved method deleted since: a method deleted stays deleted.
         first_paid = event.event_type == EventType.PAYMENT_AUTHORIZED or payment.authorized_at is None
-        if not first_paid:
+        if not first_paid or not sets_up(echoed):
             return
-        echoed = payment.echoed or {}
+        if (
+            payment.customer_id is None
+            or self._store.get(CUSTOMERS, merchant_id, payment.customer_id) is None
+        ):
+            return
         mandate_data = echoed.get("mandate_data") or {}
         card = (payment.payment_method_data or {}).get("card")
         method = build(
@@ -192,7 +202,7 @@ class PaymentMethodService:
             details=None if card is not None else dict(payment.payment_method_data or {}),
             billing=payment.billing,
             customer_acceptance=mandate_data.get("customer_acceptance") or echoed.get("customer_acceptance"),
-            off_session=echoed.get("setup_future_usage") == "off_session" or payment.mandate_id is not None,
+            off_session=off_session,
             last_used_at=event.created,
         )
         self._store.put(PAYMENT_METHODS, merchant_id, method)

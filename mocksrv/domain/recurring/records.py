@@ -46,7 +46,7 @@ class MandateEvent(StrEnum):
     """What happens to a mandate; the part before the dot is the operation it belongs to."""
 
     ACTIVATE = "activate.setup_paid"  # the payment that set it up was paid
-    LAPSE = "lapse.setup_failed"  # the payment that set it up failed or was cancelled
+    LAPSE = "lapse.setup_failed"  # the payment that set it up failed, or was cancelled or expired unpaid
     USE_UP = "use.single_use_charged"  # a single-use mandate was charged
     REVOKE = "revoke.merchant"
 
@@ -61,7 +61,7 @@ MANDATE_TRANSITIONS: TransitionTable[MandateStatus, MandateEvent] = TransitionTa
     "Mandate",
     [
         Transition(M.PENDING, MandateEvent.ACTIVATE, M.ACTIVE, EventType.MANDATE_ACTIVE),
-        Transition(M.PENDING, MandateEvent.LAPSE, M.INACTIVE),
+        *rows([M.PENDING, M.ACTIVE], MandateEvent.LAPSE, M.INACTIVE),
         Transition(M.ACTIVE, MandateEvent.USE_UP, M.INACTIVE),
         *rows([M.PENDING, M.ACTIVE, M.INACTIVE], MandateEvent.REVOKE, M.REVOKED, EventType.MANDATE_REVOKED),
     ],
@@ -88,8 +88,8 @@ class Mandate:
     start_date: datetime | None = None
     end_date: datetime | None = None
     metadata: JsonObject | None = None
-    amount_captured: int = 0  # what its charges have taken, in all
-    charged: tuple[str, ...] = ()  # the payments that charged it
+    amount_captured: int = 0  # what its charges hold, in all: taken, or held while still in flight
+    charged: tuple[str, ...] = ()  # the payments confirmed against it, whatever their result
 
 
 class MandateInvalid(DomainError):
@@ -118,6 +118,8 @@ def mandate_refusal(mandate: Mandate, amount: int, currency: str, now: datetime)
         return "the mandate has expired"
     if mandate.currency is not None and currency != mandate.currency:
         return f"the mandate is in {mandate.currency}, not {currency}"
+    if mandate.mandate_type is MandateType.SINGLE_USE and mandate.amount_captured > 0:
+        return "the single-use mandate is taken by a charge still in progress"
     if mandate.amount is not None:
         if mandate.mandate_type is MandateType.SINGLE_USE and amount > mandate.amount:
             return "request amount is greater than mandate amount"
