@@ -12,6 +12,8 @@ from flask import Flask
 from mocksrv.app import create_app, create_sandbox
 from mocksrv.control import wait_slots
 from mocksrv.domain.clock import exempt_real_intervals
+from mocksrv.domain.errors import DomainError
+from mocksrv.domain.merchants import MerchantCredentials
 from mocksrv.domain.sandbox import Sandbox
 from mocksrv.httpserver import HttpServer, address
 from mocksrv.memory import Collector
@@ -179,16 +181,35 @@ def serve(settings: Settings) -> None:
 def banner(sandbox: Sandbox, base: str, settings: Settings) -> str:
     lines = [f"mocksrv {settings.environment} listening on {base}", ""]
     for credentials in sandbox.seeded:
-        lines += [
-            f"  merchant_id       {credentials.merchant.merchant_id}",
-            f"  profile_id        {credentials.profile.profile_id}",
-            f"  secret key        {credentials.secret_key}",
-            f"  publishable key   {credentials.publishable_key}",
-            f"  signing key       {credentials.profile.payment_response_hash_key}",
-            "",
-        ]
+        lines += _merchant_lines(sandbox, credentials)
     lines += [
         f"  control plane     {base}/__mock  (admin key: {settings.admin_key})",
         f"  health            {base}/health",
     ]
     return "\n".join(lines)
+
+
+def _merchant_lines(sandbox: Sandbox, credentials: MerchantCredentials) -> list[str]:
+    """A fixture merchant's ids and keys as they stand once the state file is loaded, which may have
+    removed the merchant, revoked its keys or changed its default profile."""
+    merchant_id = credentials.merchant.merchant_id
+    merchants = sandbox.merchants
+    if not merchants.exists(merchant_id):
+        return [f"  merchant_id       {merchant_id} (not in the state file: removed)", ""]
+    profile = merchants.default_profile(merchant_id)
+
+    def working(key: str) -> str:
+        try:
+            merchants.authenticate(key)
+        except DomainError:
+            return f"{key} (revoked in the state file: does not work)"
+        return key
+
+    return [
+        f"  merchant_id       {merchant_id}",
+        f"  profile_id        {profile.profile_id}",
+        f"  secret key        {working(credentials.secret_key)}",
+        f"  publishable key   {working(credentials.publishable_key)}",
+        f"  signing key       {profile.payment_response_hash_key}",
+        "",
+    ]

@@ -8,6 +8,7 @@ directory, is flushed to the disk, and then takes the file's name in one step.
 from __future__ import annotations
 
 import gc
+import glob
 import logging
 import os
 import threading
@@ -34,6 +35,7 @@ def load_state(settings: Settings, sandbox: Sandbox) -> bool:
     if path is None:
         return False
     _check_writable(path)
+    _remove_leftovers(path)
     if not path.exists():
         return False
     try:
@@ -66,6 +68,32 @@ def _check_writable(path: Path) -> None:
         probe.unlink()
     except OSError as error:
         raise SettingsError(f"state file {path}: cannot write beside it: {error.strerror or error}") from None
+
+
+def _remove_leftovers(path: Path) -> None:
+    """Delete the temporary files of writes that a process killed in the middle of them left beside
+    `path` (each is named after its process: one still running is writing it)."""
+    prefix = f".{path.name}."
+    for leftover in path.parent.glob(f"{glob.escape(prefix)}*.tmp"):
+        pid = leftover.name.removeprefix(prefix).partition(".")[0]
+        if not pid.isdigit() or _running(int(pid)):
+            continue
+        try:
+            leftover.unlink()
+        except OSError as error:
+            log.warning("state file %s: cannot delete %s: %s", path, leftover.name, error.strerror or error)
+        else:
+            log.info("state file %s: deleted %s, left by a write that did not finish", path, leftover.name)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # another user's: running
+    return True
 
 
 class StateNotWritten(Exception):

@@ -14,6 +14,7 @@ import hashlib
 import os
 import string
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 
 _ALPHABET = (string.digits + string.ascii_letters).encode()
@@ -116,6 +117,16 @@ SYSTEM = _SystemEntropy()  # the default: the operating system's randomness
 def new_id(prefix: str, length: int = 20, entropy: Entropy = SYSTEM) -> str:
     """Return `prefix_` followed by `length` random letters and digits."""
     return prefix + "_" + entropy.take(length).translate(_LETTERS_AND_DIGITS).decode()
+
+
+def unused(make: Callable[[], str], taken: Callable[[str], bool]) -> str:
+    """The first of `make`'s ids that is not `taken`. A seeded stream started again from its
+    beginning (`PUT /__mock/ids`, after a reset) gives the ids it gave before, and the records that
+    outlive a reset (profiles, API keys) may hold them."""
+    while True:
+        made = make()
+        if not taken(made):
+            return made
 
 
 def new_client_secret(owner_id: str, entropy: Entropy = SYSTEM) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -11,7 +12,7 @@ from typing import Any
 
 from mocksrv.domain.clock import Clock
 from mocksrv.domain.errors import DuplicateResource, InvalidField, ResourceNotFound, Unauthorized
-from mocksrv.domain.ids import SYSTEM, Entropy, new_id, new_secret
+from mocksrv.domain.ids import SYSTEM, Entropy, new_id, new_secret, unused
 from mocksrv.domain.models import (
     CONNECTOR,
     ApiKey,
@@ -154,15 +155,21 @@ class MerchantService:
                 self._store.get(API_KEYS, GLOBAL, key_hash(key)) is not None for _, key in keys
             ):
                 raise DuplicateResource("API key", "api_key")
-            self._store.put(MERCHANTS, GLOBAL, merchant)
+            # The merchant's record last: a snapshot lists the merchants by it, with no lock, and
+            # must find each with its profile and keys.
             self._store.put(PROFILES, merchant_id, profile)
             for kind, key in keys:
                 self.add_key(merchant_id, kind, key, now, name=_STARTING_KEY_NAMES[kind])
+            self._store.put(MERCHANTS, GLOBAL, merchant)
             return MerchantCredentials(merchant, profile, secret, publishable, legacy_client_secret)
 
     def new_secret_key(self, merchant_id: str) -> str:
         """A fresh secret key's plaintext, with this server's environment's prefix."""
-        return f"{self._environment.secret_prefix}{new_secret(32, self._store.ids(merchant_id))}"
+        ids, prefix = self._store.ids(merchant_id), self._environment.secret_prefix
+        return unused(lambda: f"{prefix}{new_secret(32, ids)}", self._key_taken)
+
+    def _key_taken(self, key: str) -> bool:
+        return self._store.get(API_KEYS, GLOBAL, key_hash(key)) is not None
 
     def add_key(
         self,
@@ -180,8 +187,11 @@ class MerchantService:
         with self._store.transaction(GLOBAL):
             if self._store.get(API_KEYS, GLOBAL, hashed) is not None:
                 raise DuplicateResource("API key", "api_key")
+            ids = self._store.ids(merchant_id)
+            held = Query(where={"merchant_id": merchant_id}, limit=sys.maxsize)
+            key_ids = {key.key_id for key in self._store.query(API_KEYS, GLOBAL, held).items}
             record = ApiKey(
-                key_id=new_id("key", 20, self._store.ids(merchant_id)),
+                key_id=unused(lambda: new_id("key", 20, ids), key_ids.__contains__),
                 merchant_id=merchant_id,
                 kind=kind,
                 key_hash=hashed,
@@ -258,7 +268,10 @@ class MerchantService:
         with self._store.transaction(merchant_id):
             ids = self._store.ids(merchant_id)
             profile = Profile(
-                profile_id=new_id("pro", 20, ids),
+                profile_id=unused(
+                    lambda: new_id("pro", 20, ids),
+                    lambda profile_id: self._store.get(PROFILES, merchant_id, profile_id) is not None,
+                ),
                 merchant_id=merchant_id,
                 profile_name=fields.get("profile_name") or DEFAULT_PROFILE_NAME,
                 payment_response_hash_key=fields.get("payment_response_hash_key") or new_signing_key(ids),

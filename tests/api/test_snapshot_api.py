@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import orjson
@@ -10,6 +11,8 @@ import pytest
 from flask.testing import FlaskClient
 
 from mocksrv.app import create_app, create_sandbox
+from mocksrv.domain.controls.snapshot import Snapshots
+from mocksrv.domain.sandbox import Sandbox
 from mocksrv.settings import Settings
 from mocksrv.version import __version__
 from tests import payloads
@@ -269,6 +272,79 @@ def test_a_merchant_seeded_on_its_own_answers_alike_on_any_server() -> None:
     assert first[1] == {"merchant_id": "merchant_golden", "seed": 1234}
 
 
+def test_a_seeded_merchant_restored_to_an_earlier_snapshot_never_repeats_an_id() -> None:
+    client = seeded_client(Settings(seed=7))
+    api = Api(client)
+    document = api.get("/__mock/snapshot").json
+    before = [create_payment(api) for _ in range(2)]
+    events_before = {event["event_id"] for event in api.get("/__mock/events").json["data"]}
+
+    assert api.post("/__mock/restore", document).status_code == 200
+    after = [create_payment(api) for _ in range(2)]
+
+    made = [(p["payment_id"], p["client_secret"]) for p in before + after]
+    assert len({payment_id for payment_id, _ in made}) == len({secret for _, secret in made}) == 4
+    events_after = {event["event_id"] for event in api.get("/__mock/events").json["data"]}
+    assert len(events_after) == 2
+    assert not events_after & events_before
+
+
+def test_a_restore_of_one_merchants_document_as_everything_never_repeats_a_merchant_id() -> None:
+    client = seeded_client(Settings(seed=7))
+    admin = Api(client, ADMIN_KEY)
+    first = admin.post("/__mock/merchants", {}).json["merchant_id"]
+    second = admin.post("/__mock/merchants", {}).json["merchant_id"]
+    document = admin.get(f"/__mock/snapshot?merchant_id={first}").json
+
+    assert admin.post("/__mock/restore", document).json["removed"] == sorted([MERCHANT_ID, second])
+    third = admin.post("/__mock/merchants", {})
+
+    assert third.status_code == 200
+    assert third.json["merchant_id"] not in (first, second)
+
+
+def test_a_stream_seeded_again_from_its_start_skips_the_profiles_and_keys_that_outlived_the_reset(
+    admin: Api, api: Api
+) -> None:
+    assert api.put("/__mock/ids", {"seed": 5}).status_code == 200
+    first = admin.post(f"/account/{MERCHANT_ID}/business_profile", {"profile_name": "first"}).json
+    key = admin.post(f"/api_keys/{MERCHANT_ID}", {"name": "ci", "expiration": "never"}).json
+    assert admin.post("/__mock/reset", {"merchant_id": MERCHANT_ID}).status_code == 200
+    assert api.put("/__mock/ids", {"seed": 5}).status_code == 200
+
+    second = admin.post(f"/account/{MERCHANT_ID}/business_profile", {"profile_name": "second"})
+    again = admin.post(f"/api_keys/{MERCHANT_ID}", {"name": "ci", "expiration": "never"})
+
+    assert second.status_code == again.status_code == 200
+    assert second.json["profile_id"] != first["profile_id"]
+    kept = admin.get(f"/account/{MERCHANT_ID}/business_profile/{first['profile_id']}").json
+    assert kept["profile_name"] == "first"
+    assert (again.json["api_key"], again.json["key_id"]) != (key["api_key"], key["key_id"])
+    assert api.as_key(key["api_key"]).get("/health").status_code == 200
+    assert api.as_key(again.json["api_key"]).get("/health").status_code == 200
+
+
+def test_a_merchant_in_the_making_is_never_in_a_snapshot_without_its_profile_and_keys(
+    admin: Api, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    taken: list[dict[str, Any]] = []
+    store = sandbox.store
+    put = store.put
+
+    def put_and_snapshot(kind: str, space: str, record: Any) -> None:
+        put(kind, space, record)
+        taken.append(Snapshots(sandbox).take(None, producer="test"))
+
+    monkeypatch.setattr(store, "put", put_and_snapshot)
+    created = admin.post("/__mock/merchants", {"merchant_id": "merchant_new"})
+    monkeypatch.undo()
+
+    assert created.status_code == 200
+    assert "merchant_new" in taken[-1]["merchants"]
+    for document in taken:
+        assert Snapshots(create_sandbox(Settings())).restore(document, None).removed == []
+
+
 def test_a_merchant_that_made_something_cannot_be_seeded(api: Api) -> None:
     create_payment(api)
     answer = api.put("/__mock/ids", {"seed": 3})
@@ -406,6 +482,9 @@ REPORTED = f"expected the Payment {{payment_id}} of {MERCHANT_ID}, which a payme
             "clock",
             "datetime: 9999-12-31T23:59:59+00:00 is not from 1000-01-01 to 9000-01-01",
         ),
+        (("clock",), {"frozen": True, "now": nested(600)}, "clock", "nested too deeply"),
+        (("timers",), [[nested(600), "payment.settle", "pay_x"]], "timers.0", "nested too deeply"),
+        (("ids",), {"seed": 1, "drawn": 2**64 - 1}, "ids", "expected null or {{seed, drawn}}"),
         (
             ("clock",),
             {
@@ -430,7 +509,8 @@ def test_a_document_holding_what_could_not_be_served_is_refused_and_nothing_chan
     message = message.format_map(ids)
     before = without_time_taken(api.get("/__mock/snapshot").json)
 
-    answer = api.post("/__mock/restore", broken)
+    # Written by the standard library's encoder, which goes deeper than the test client's.
+    answer = api.post("/__mock/restore", data=json.dumps(broken), content_type="application/json")
 
     param = f"merchants.{MERCHANT_ID}.{where}"
     assert answer.status_code == 400

@@ -34,6 +34,7 @@ from tests.e2e.harness import (
 )
 from tests.payloads import (
     ADMIN_KEY,
+    MERCHANT_ID,
     PROFILE_ID,
     PUBLISHABLE_KEY,
     SECRET_KEY,
@@ -376,6 +377,29 @@ def test_banner_prints_the_keys_of_each_seeded_merchant() -> None:
         "",
         "  control plane     http://127.0.0.1:8080/__mock  (admin key: mocksrv_admin_key)",
         "  health            http://127.0.0.1:8080/health",
+    ]
+
+
+def test_banner_says_which_fixture_keys_the_state_file_revoked() -> None:
+    from mocksrv.app import create_sandbox
+    from mocksrv.domain.models import KeyKind
+    from mocksrv.server import banner
+    from mocksrv.settings import Settings
+
+    settings = Settings()
+    sandbox = create_sandbox(settings)
+    for key in sandbox.api_keys.list_keys(MERCHANT_ID, None, 0):
+        if key.kind is KeyKind.SECRET:
+            sandbox.api_keys.revoke(MERCHANT_ID, key.key_id)
+
+    lines = banner(sandbox, "http://127.0.0.1:8080", settings).splitlines()
+
+    assert lines[2:7] == [
+        "  merchant_id       merchant_default",
+        "  profile_id        pro_default",
+        "  secret key        snd_default_secret_key (revoked in the state file: does not work)",
+        "  publishable key   pk_snd_default_publishable_key",
+        "  signing key       whsec_default_signing_key",
     ]
 
 

@@ -48,12 +48,19 @@ def list_of(raw: Any, where: str) -> list[Any]:
     return raw
 
 
+def decoded(codec: Codec, raw: Any, where: str) -> Any:
+    """One value of the document, decoded; SnapshotInvalid naming `where` if it cannot be."""
+    try:
+        return codec.decode(raw)
+    except Unreadable as error:
+        raise SnapshotInvalid(where, str(error)) from None
+    except RecursionError:
+        raise SnapshotInvalid(where, "nested too deeply") from None
+
+
 def timer_of(codec: Codec, raw: Any, where: str, kinds: Collection[str]) -> tuple[datetime, str, str]:
     if type(raw) is list and len(raw) == 3 and type(raw[1]) is str and type(raw[2]) is str:
-        try:
-            due_at = codec.decode(raw[0])
-        except Unreadable as error:
-            raise SnapshotInvalid(where, str(error)) from None
+        due_at = decoded(codec, raw[0], where)
         if type(due_at) is datetime:
             if raw[1] not in kinds:
                 raise SnapshotInvalid(f"{where}.1", f"no timer is of the kind {raw[1]!r}")
@@ -83,17 +90,14 @@ def clock_json(clock: ClockState, encode: Encode) -> dict[str, Any]:
 def clock_state(codec: Codec, raw: Any, where: str) -> ClockState:
     if type(raw) is not dict or type(raw.get("frozen")) is not bool:
         raise SnapshotInvalid(where, "expected an object with frozen")
-    try:
-        if raw["frozen"]:
-            now = codec.decode(raw.get("now"))
-            if _zoned(now):
-                return _within_range(ClockState(now, system_now(), frozen=True), where)
-        else:
-            base, anchor = codec.decode(raw.get("base")), codec.decode(raw.get("anchor"))
-            if _zoned(base) and _zoned(anchor):
-                return _within_range(ClockState(base, anchor), where)
-    except Unreadable as error:
-        raise SnapshotInvalid(where, str(error)) from None
+    if raw["frozen"]:
+        now = decoded(codec, raw.get("now"), where)
+        if _zoned(now):
+            return _within_range(ClockState(now, system_now(), frozen=True), where)
+    else:
+        base, anchor = decoded(codec, raw.get("base"), where), decoded(codec, raw.get("anchor"), where)
+        if _zoned(base) and _zoned(anchor):
+            return _within_range(ClockState(base, anchor), where)
     raise SnapshotInvalid(where, "expected the times of the clock, each with its zone")
 
 
@@ -121,6 +125,7 @@ def ids_state(raw: Any, where: str, scope: str) -> IdState | None:
         return None
     if type(raw) is dict and raw.keys() == {"seed", "drawn"}:
         seed, drawn = raw["seed"], raw["drawn"]
-        if type(seed) is int and type(drawn) is int and 0 <= seed <= MAX_SEED and drawn >= 0:
+        # Both are written as JSON numbers of 64 bits: a larger one could not be written out again.
+        if type(seed) is int and type(drawn) is int and 0 <= seed <= MAX_SEED and 0 <= drawn <= MAX_SEED:
             return IdState(seed, scope, drawn)
     raise SnapshotInvalid(where, "expected null or {seed, drawn}")

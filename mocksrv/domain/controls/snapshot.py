@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mocksrv.domain.clock import ClockState, system_now
-from mocksrv.domain.controls.codec import Codec, Unreadable
+from mocksrv.domain.controls.codec import Codec
 from mocksrv.domain.controls.document import (
     FORMAT,
     VERSION,
@@ -28,6 +28,7 @@ from mocksrv.domain.controls.document import (
     checked_document,
     clock_json,
     clock_state,
+    decoded,
     delivery_of,
     ids_json,
     ids_state,
@@ -287,7 +288,7 @@ class Snapshots:
                         store.delete(API_KEYS, GLOBAL, key.key_hash)
                 store.swap_space(merchant_id, prepared[merchant_id])
             if everything:
-                store.seed_ids(GLOBAL, global_ids)
+                store.resume_ids(GLOBAL, global_ids)
         return Restored(
             {merchant_id: _counts(state) for merchant_id, state in decoded.items()},
             removed,
@@ -360,12 +361,7 @@ class Snapshots:
 
     def _value(self, raw: Any, where: str, expected: type, merchant_id: str) -> Any:
         """Decode one record, of the type expected, that belongs to the merchant."""
-        try:
-            value = self._codec.decode(raw)
-        except Unreadable as error:
-            raise SnapshotInvalid(where, str(error)) from None
-        except RecursionError:
-            raise SnapshotInvalid(where, "nested too deeply") from None
+        value = decoded(self._codec, raw, where)
         if type(value) is not expected:
             raise SnapshotInvalid(where, f"expected a {expected.__name__}")
         if getattr(value, "merchant_id", merchant_id) != merchant_id:

@@ -390,6 +390,24 @@ class MemoryStore(ClockStates):
         with space.lock:
             space.ids = self._default_ids(merchant_id) if state is None else SeededEntropy(state)
 
+    def resume_ids(self, merchant_id: str, state: IdState | None) -> None:
+        """Draw the merchant's ids as a restored document says (None: the store's default), never
+        going back in a stream: where the stream of the same seed already stands farther on, it
+        goes on from there, so that no id drawn since the document was written comes twice."""
+        space = self._space(merchant_id)
+        with space.lock:
+            space.ids = self._resumed(merchant_id, space.ids, state)
+
+    def _resumed(self, merchant_id: str, live: Entropy, state: IdState | None) -> Entropy:
+        wanted = state
+        if wanted is None and self._id_seed is not None:
+            wanted = IdState(self._id_seed, merchant_id)
+        if wanted is None:
+            return SYSTEM
+        now = live.state()
+        same = now is not None and (now.seed, now.scope) == (wanted.seed, wanted.scope)
+        return SeededEntropy(now if same and now is not None and now.drawn > wanted.drawn else wanted)
+
     def _default_ids(self, merchant_id: str) -> Entropy:
         """A merchant's ids unless it is given a seed of its own: the seed of all, or the system's."""
         seed = self._id_seed
@@ -451,9 +469,7 @@ class MemoryStore(ClockStates):
             with space.counter_lock:
                 space.counters = {}
             space.clock = built.clock
-            space.ids = (
-                self._default_ids(merchant_id) if prepared.ids is None else SeededEntropy(prepared.ids)
-            )
+            space.ids = self._resumed(merchant_id, space.ids, prepared.ids)
             self._deliveries.drop(merchant_id)
             for event_id, manual in prepared.deliveries:
                 self._deliveries.put(merchant_id, event_id, manual)

@@ -1,0 +1,41 @@
+"""The state file's start: what writes killed in the middle of them left beside it is cleaned up."""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mocksrv.app import create_sandbox
+from mocksrv.settings import Settings
+from mocksrv.statefile import load_state, write_state
+
+
+def a_finished_pid() -> int:
+    """The pid of a process that has ended."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait(timeout=30)
+    return child.pid
+
+
+def test_the_temporary_files_of_killed_writes_are_deleted_at_start(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="mocksrv.statefile")
+    state = tmp_path / "state.json"
+    settings = Settings(state=state)
+    write_state(state, create_sandbox(settings))
+    dead = tmp_path / f".state.json.{a_finished_pid()}.140000.tmp"
+    live = tmp_path / f".state.json.{os.getpid()}.140001.tmp"  # a write of a process still running
+    other = tmp_path / f".other.json.{a_finished_pid()}.140002.tmp"  # another file's
+    for leftover in (dead, live, other):
+        leftover.write_bytes(b'{"half": ')
+
+    assert load_state(settings, create_sandbox(settings)) is True
+
+    assert sorted(path.name for path in tmp_path.iterdir()) == sorted([state.name, live.name, other.name])
+    assert f"deleted {dead.name}, left by a write that did not finish" in caplog.text
