@@ -146,3 +146,8 @@ class FreeFormLimits(validate.Validator):
 def FreeForm(**kwargs: Any) -> fields.Dict:  # noqa: N802 - reads as a field type
     """A JSON object of the client's own (metadata and the like), within FreeFormLimits."""
     return fields.Dict(keys=fields.String(), validate=FreeFormLimits(), **kwargs)
+
+
+def Text(**kwargs: Any) -> fields.String:  # noqa: N802 - reads as a field type
+    """A description's text: up to 1,000 characters, as the real service takes one."""
+    return fields.String(validate=validate.Length(max=1000), **kwargs)

@@ -7,7 +7,6 @@ credential of the wrong scheme or shape, and a wrong one, are refused with IR_01
 from __future__ import annotations
 
 import base64
-import binascii
 
 from mocksrv.domain.errors import Unauthorized
 from mocksrv.domain.legacy.tokens import IssuedToken
@@ -25,8 +24,9 @@ def issue_token() -> IssuedToken:
     if scheme != "basic":
         raise Unauthorized(BAD_BASIC)
     try:
+        # A header's non-ASCII character is a ValueError here (b64decode takes ASCII text only).
         decoded = base64.b64decode(credentials, validate=True).decode()
-    except (binascii.Error, UnicodeDecodeError):
+    except ValueError:  # binascii.Error and UnicodeDecodeError among them
         raise Unauthorized(BAD_BASIC) from None
     client_id, colon, client_secret = decoded.partition(":")
     if not colon or not client_id:

@@ -6,7 +6,7 @@ from typing import Any
 
 from marshmallow import ValidationError, fields, validate, validates_schema
 
-from mocksrv.fieldtypes import RESOURCE_ID, FreeForm, HttpUrl, StrictBoolean, currency_code
+from mocksrv.fieldtypes import RESOURCE_ID, FreeForm, HttpUrl, StrictBoolean, Text, currency_code
 from mocksrv.schema import RequestSchema
 
 # Said for an amount that is not a string, as the domain says it for one that is not a decimal.
@@ -28,7 +28,7 @@ class TransactionSchema(RequestSchema):
     currency = fields.String(required=True, validate=currency_code)
     transaction_id = fields.String(validate=RESOURCE_ID)
     order_id = fields.String(validate=validate.Length(min=1, max=64))
-    description = fields.String()
+    description = Text()  # the payment's description
     email = fields.Email()
     return_url = HttpUrl()
     capture_method = fields.String(validate=validate.OneOf(["automatic", "manual"]))

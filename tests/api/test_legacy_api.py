@@ -122,6 +122,7 @@ def test_only_the_hash_of_a_token_is_stored(client: FlaskClient, sandbox: Sandbo
         pytest.param(
             {"Authorization": "Basic " + base64.b64encode(b"\xff:x").decode()}, BAD_BASIC, id="not utf-8"
         ),
+        pytest.param({"Authorization": "Basic \xe9\xe9"}, BAD_BASIC, id="not ascii"),
         pytest.param({"Authorization": "Bearer lat_x"}, BAD_BASIC, id="a bearer token"),
     ],
 )
@@ -349,6 +350,28 @@ def test_without_three_ds_the_same_card_goes_through_at_once(legacy: Legacy) -> 
     response = legacy.post(UNIFIED, transaction(three_ds=False, card=card(THREE_DS_CARD)))
 
     assert (response.json["status"], response.json["redirect_url"]) == ("succeeded", None)
+
+
+@pytest.mark.parametrize(("three_ds", "status"), [(True, "requires_customer_action"), (False, "succeeded")])
+def test_three_ds_asked_at_initiate_holds_for_the_card_unified_sends_later(
+    api: Api, legacy: Legacy, three_ds: bool, status: str
+) -> None:
+    started = ok(legacy.post(INITIATE, transaction(return_url=RETURN_URL, three_ds=three_ds)))
+    payment_id = started["transaction_id"]
+    assert retrieve(api, payment_id)["authentication_type"] == ("three_ds" if three_ds else "no_three_ds")
+
+    processed = ok(legacy.post(UNIFIED, {"transaction_id": payment_id, "card": card(THREE_DS_CARD)}))
+
+    assert processed["status"] == status
+
+
+def test_a_description_takes_as_many_characters_as_a_payments(api: Api, legacy: Legacy) -> None:
+    longest = ok(legacy.post(INITIATE, transaction(description="d" * 1000)))
+    too_long = legacy.post(INITIATE, transaction(description="d" * 1001))
+
+    assert retrieve(api, longest["transaction_id"])["description"] == "d" * 1000
+    assert too_long.status_code == 400
+    assert too_long.json["error"]["param"] == "description"
 
 
 def test_a_legacy_transaction_emits_the_payment_events(api: Api, legacy: Legacy) -> None:

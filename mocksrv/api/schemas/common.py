@@ -31,10 +31,6 @@ def Currency(**kwargs: Any) -> fields.String:  # noqa: N802
     return fields.String(validate=currency_code, **kwargs)
 
 
-def Text(**kwargs: Any) -> fields.String:  # noqa: N802
-    return fields.String(validate=validate.Length(max=1000), **kwargs)
-
-
 class AddressSchema(RequestSchema):
     line1 = fields.String(required=True)
     line2 = fields.String()

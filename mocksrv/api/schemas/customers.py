@@ -4,15 +4,13 @@ from __future__ import annotations
 
 from marshmallow import EXCLUDE, fields, validate
 
-from mocksrv.api.schemas.common import (
-    AddressSchema,
-    Text,
-)
+from mocksrv.api.schemas.common import AddressSchema
 from mocksrv.fieldtypes import (
     PHONE_COUNTRY_CODE,
     PHONE_NUMBER,
     RESOURCE_ID,
     FreeForm,
+    Text,
 )
 from mocksrv.schema import RequestSchema
 

@@ -7,10 +7,10 @@ from typing import Any
 from marshmallow import fields, post_load, validate
 
 from mocksrv.api import real_values
-from mocksrv.api.schemas.common import Amount, Currency, OneOf, Text
+from mocksrv.api.schemas.common import Amount, Currency, OneOf
 from mocksrv.domain.links.records import LinkType, PaymentLinkStatus
 from mocksrv.domain.store import Query
-from mocksrv.fieldtypes import RESOURCE_ID, FreeForm, HttpUrl, StrictBoolean, StrictInteger, Timestamp
+from mocksrv.fieldtypes import RESOURCE_ID, FreeForm, HttpUrl, StrictBoolean, StrictInteger, Text, Timestamp
 from mocksrv.schema import RequestSchema
 
 

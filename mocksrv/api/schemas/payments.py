@@ -20,7 +20,6 @@ from mocksrv.api.schemas.common import (
     CustomerDetailsSchema,
     Minor,
     OneOf,
-    Text,
 )
 from mocksrv.api.schemas.links import PaymentLinkConfigSchema
 from mocksrv.domain.clock import parse_timestamp
@@ -37,6 +36,7 @@ from mocksrv.fieldtypes import (
     Number,
     StrictBoolean,
     StrictInteger,
+    Text,
     Timestamp,
     TimestampText,
 )

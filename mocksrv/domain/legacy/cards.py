@@ -66,6 +66,8 @@ class LegacyCardService:
             payment["metadata"] = metadata
         if "card" in fields:
             payment.update(_card_payment(fields), confirm=True)
+        elif "three_ds" in fields:  # kept for the card `unified` sends later
+            payment["authentication_type"] = _authentication_type(fields["three_ds"])
         with _legacy_names():
             return self._payments.create(merchant_id, payment)
 
@@ -89,8 +91,12 @@ def _card_payment(fields: Mapping[str, Any]) -> dict[str, Any]:
         "payment_method_data": {"card": card},
     }
     if "three_ds" in fields:
-        sent["authentication_type"] = "three_ds" if fields["three_ds"] else "no_three_ds"
+        sent["authentication_type"] = _authentication_type(fields["three_ds"])
     return sent
+
+
+def _authentication_type(three_ds: bool) -> str:
+    return "three_ds" if three_ds else "no_three_ds"
 
 
 @contextmanager
