@@ -106,6 +106,22 @@ def test_payment_metrics_answer_a_row_per_bucket_and_group(api: Api, day: str, f
     }
 
 
+def test_amounts_of_two_currencies_are_never_added_together(api: Api, frozen: str) -> None:
+    for amount, currency in ((1000, "USD"), (500, "JPY")):
+        assert api.post("/payments", payment(amount=amount, currency=currency)).status_code == 200
+    body = {"timeRange": {"startTime": START}, "metrics": ["payment_processed_amount", "avg_ticket_size"]}
+
+    answer = api.post(PAYMENTS, body).json
+
+    rows = [
+        (row["currency"], row["payment_processed_amount"], row["avg_ticket_size"])
+        for row in answer["queryData"]
+    ]
+    assert rows == [("JPY", 500, 500.0), ("USD", 1000, 1000.0)]
+    assert answer["metaData"][0]["total_payment_processed_amount"] is None
+    assert answer["metaData"][0]["total_payment_processed_count"] == 2
+
+
 def test_a_one_element_array_is_taken_as_the_object(api: Api, day: str) -> None:
     assert api.post(PAYMENTS, [BODY]).json == api.post(PAYMENTS, BODY).json
 

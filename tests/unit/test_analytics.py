@@ -74,14 +74,17 @@ def table(result: MetricsReport, *names: str) -> list[tuple[Any, ...]]:
 
 def test_daily_series_grouped_by_status_counts_each_day_apart(two_days: Sandbox) -> None:
     result = report(two_days, group_by=("status",), granularity="G_ONEDAY")
+    # An amount asked for groups by currency too: no row adds two currencies.
     assert table(result, *BASICS) == [
-        (DAY1, "authorization_failed", 1, 0, 0.0, 0),
-        (DAY1, "charged", 2, 2, 100.0, 4000),
-        (DAY2, "charged", 2, 2, 100.0, 1200),
+        (DAY1, "USD", "authorization_failed", 1, 0, 0.0, 0),
+        (DAY1, "USD", "charged", 2, 2, 100.0, 4000),
+        (DAY2, "EUR", "charged", 1, 1, 100.0, 700),
+        (DAY2, "USD", "charged", 1, 1, 100.0, 500),
     ]
     assert [(row.start, row.end) for row in result.rows] == [
         (DAY1, DAY2 - LAST_MS),
         (DAY1, DAY2 - LAST_MS),
+        (DAY2, DAY3 - LAST_MS),
         (DAY2, DAY3 - LAST_MS),
     ]
 
@@ -89,9 +92,15 @@ def test_daily_series_grouped_by_status_counts_each_day_apart(two_days: Sandbox)
 def test_daily_series_without_groups_gives_the_success_rate_in_percent(two_days: Sandbox) -> None:
     result = report(two_days, granularity="G_ONEDAY", metrics=(*BASICS, "avg_ticket_size"))
     assert table(result, *BASICS, "avg_ticket_size") == [
-        (DAY1, 3, 2, 200 / 3, 4000, 2000.0),
-        (DAY2, 2, 2, 100.0, 1200, 600.0),
+        (DAY1, "USD", 3, 2, 200 / 3, 4000, 2000.0),
+        (DAY2, "EUR", 1, 1, 100.0, 700, 700.0),
+        (DAY2, "USD", 1, 1, 100.0, 500, 500.0),
     ]
+
+
+def test_counts_alone_are_not_grouped_by_currency(two_days: Sandbox) -> None:
+    result = report(two_days, granularity="G_ONEDAY", metrics=("payment_count", "payment_success_rate"))
+    assert table(result, "payment_count", "payment_success_rate") == [(DAY1, 3, 200 / 3), (DAY2, 2, 100.0)]
 
 
 def test_grouped_by_currency_and_status_gives_one_row_per_bucket_and_group(two_days: Sandbox) -> None:
@@ -135,10 +144,10 @@ def test_the_range_leaves_out_payments_before_its_start_and_after_its_end(two_da
 
 def test_filters_keep_only_the_named_values(two_days: Sandbox) -> None:
     result = report(two_days, filters={"currency": ("EUR",)}, granularity="G_ONEDAY")
-    assert table(result, "payment_count", "payment_processed_amount") == [(DAY2, 1, 700)]
+    assert table(result, "payment_count", "payment_processed_amount") == [(DAY2, "EUR", 1, 700)]
     result = report(two_days, filters={"status": ("authorization_failed", "voided")})
-    assert table(result, "payment_count", "payment_success_count") == [(DAY1, 1, 0)]
-    result = report(two_days, filters={"currency": ()})  # an empty list filters nothing
+    assert table(result, "payment_count", "payment_success_count") == [(DAY1, "USD", 1, 0)]
+    result = report(two_days, filters={"currency": ()}, metrics=("payment_count",))  # all: empty
     assert table(result, "payment_count") == [(DAY1, 5)]
 
 
@@ -151,8 +160,14 @@ def test_figures_not_asked_for_are_none(two_days: Sandbox) -> None:
 
 
 def test_totals_cover_every_group_of_the_range(two_days: Sandbox) -> None:
-    result = report(two_days, group_by=("currency",), granularity="G_ONEDAY")
-    assert result.totals == {"total_payment_processed_amount": 5200, "total_payment_processed_count": 4}
+    result = report(two_days, group_by=("status",), filters={"currency": ("USD",)}, granularity="G_ONEDAY")
+    assert result.totals == {"total_payment_processed_amount": 4500, "total_payment_processed_count": 3}
+
+
+@pytest.mark.parametrize("metrics", [BASICS, ("payment_count",)], ids=["amounts", "counts"])
+def test_totals_of_two_currencies_add_no_amounts(two_days: Sandbox, metrics: tuple[str, ...]) -> None:
+    result = report(two_days, metrics=metrics)
+    assert result.totals == {"total_payment_processed_amount": None, "total_payment_processed_count": 4}
 
 
 def test_delta_compares_with_the_window_just_before_of_the_same_length(two_days: Sandbox) -> None:
@@ -163,9 +178,14 @@ def test_delta_compares_with_the_window_just_before_of_the_same_length(two_days:
         "payment_success_rate": 100.0 - 200 / 3,
         "payment_count": 2 - 3,
         "payment_success_count": 0,
-        "payment_processed_amount": 1200 - 4000,
+        "payment_processed_amount": None,  # day 2 holds EUR beside USD: no amount adds them
         "payment_processed_count": 0,
     }
+    in_usd = report(
+        two_days, start=DAY2, end=DAY3 - LAST_MS, delta=True, filters={"currency": ("USD",)}, metrics=BASICS
+    )
+    assert in_usd.delta is not None
+    assert in_usd.delta["payment_processed_amount"] == 500 - 4000
 
 
 def test_delta_of_a_rate_with_nothing_before_is_none(two_days: Sandbox) -> None:
@@ -178,7 +198,7 @@ def test_connector_success_rate_counts_only_attempted_payments(sandbox: Sandbox)
     pay(sandbox, None)  # never confirmed: no attempt
     result = report(sandbox, metrics=("connector_success_rate", "payment_success_rate", "retries_count"))
     assert table(result, "connector_success_rate", "payment_success_rate", "retries_count") == [
-        (DAY1, 100.0, 50.0, 0)
+        (DAY1, "USD", 100.0, 50.0, 0)
     ]
 
 
@@ -193,8 +213,8 @@ def test_refund_metrics_count_successes_and_amounts(sandbox: Sandbox) -> None:
     metrics = ("refund_count", "refund_success_count", "refund_success_rate", "refund_processed_amount")
     result = report(sandbox, REFUND_SUBJECT, metrics=metrics, group_by=("refund_status",))
     assert table(result, *metrics) == [
-        (DAY1, "pending", 1, 0, 0.0, 0),
-        (DAY1, "success", 1, 1, 100.0, 400),
+        (DAY1, "USD", "pending", 1, 0, 0.0, 0),
+        (DAY1, "USD", "success", 1, 1, 100.0, 400),
     ]
     assert result.totals == {
         "total_refund_success_rate": 50.0,

@@ -19,6 +19,7 @@ from mocksrv.domain.store.records import SortKey
 _negated_millis = itemgetter(0)
 _amount = attrgetter("amount")
 GroupKey = tuple[int, tuple[Shown, ...]]  # (bucket, the values of the grouped dimensions)
+CURRENCY = "currency"  # the dimension every subject has, by which amounts are kept apart
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,23 +66,27 @@ class AnalyticsService:
         end = query.end if query.end is not None else self._clock.now(merchant_id)
         window = TimeWindow.of(query.start, end)
         group_by = tuple(dict.fromkeys(query.group_by))
-        groups = self._groups(merchant_id, subject, window, step, group_by, filters)
+        if subject.adds_amounts(query.metrics) and CURRENCY not in group_by:
+            group_by = (*group_by, CURRENCY)  # as the real service does: no row adds two currencies
+        groups, currencies = self._groups(merchant_id, subject, window, step, group_by, filters)
         asked = {name for metric in query.metrics for name in subject.metrics[metric]}
         rows = [
             self._row(subject, key, counters, window, step, group_by, asked)
             for key, counters in sorted(groups.items(), key=_order)
         ]
         current = _sum(subject, groups.values())
-        report = MetricsReport(rows, window, subject.totals(current))
+        totals = _one_currency(subject, subject.totals(current), currencies)
         if not query.delta:
-            return report
+            return MetricsReport(rows, window, totals)
         previous = window.previous()
-        before = _sum(subject, self._groups(merchant_id, subject, previous, None, (), filters).values())
+        before_groups, before_currencies = self._groups(merchant_id, subject, previous, None, (), filters)
+        before = _sum(subject, before_groups.values())
         now_values, then_values = subject.values(current), subject.values(before)
         delta = {
             name: _less(now_values[name], then_values[name]) for name in subject.value_fields if name in asked
         }
-        return MetricsReport(rows, window, report.totals, previous, delta)
+        delta = _one_currency(subject, delta, currencies | before_currencies)
+        return MetricsReport(rows, window, totals, previous, delta)
 
     @staticmethod
     def _filters(subject: Subject, query: MetricsQuery) -> dict[str, frozenset[str]]:
@@ -105,8 +110,9 @@ class AnalyticsService:
         step: int | None,
         group_by: tuple[str, ...],
         filters: dict[str, frozenset[str]],
-    ) -> dict[GroupKey, Counters]:
-        """The counters of each (bucket, group) with a record in the window that passes the filters.
+    ) -> tuple[dict[GroupKey, Counters], set[Shown]]:
+        """The counters of each (bucket, group) with a record in the window that passes the filters,
+        and the currencies of those records.
 
         Records are first grouped by what is read of them, as read, with no work per record beyond
         one read and one dict lookup; the values shown, the filters, and the merging of groups that
@@ -114,6 +120,9 @@ class AnalyticsService:
         """
         keys, records = self._store.created_between(subject.kind, merchant_id, window.start, window.end)
         names = [*group_by, *(name for name in filters if name not in group_by)]
+        if CURRENCY not in names:
+            names.append(CURRENCY)
+        currency_at = names.index(CURRENCY)
         reader = _reader([*(subject.dimensions[name] for name in names), Dimension(subject.facts, _as_read)])
         read = reader.read
         raw_groups: dict[tuple[int, Hashable], list[int]] = {}
@@ -129,15 +138,17 @@ class AnalyticsService:
             raw_groups.update(((bucket, raw), amounts) for raw, amounts in in_bucket.items())
         tests = [(names.index(name), allowed) for name, allowed in filters.items()]
         groups: dict[GroupKey, Counters] = {}
+        currencies: set[Shown] = set()
         for (bucket, raw), amounts in raw_groups.items():
             shown = reader.show(raw)
             if any(shown[index] not in allowed for index, allowed in tests):
                 continue
+            currencies.add(shown[currency_at])
             key = (bucket, shown[: len(group_by)])
             counters = subject.count(shown[-1], amounts)
             found_counters = groups.get(key)
             groups[key] = counters if found_counters is None else _add(found_counters, counters)
-        return groups
+        return groups, currencies
 
     @staticmethod
     def _row(
@@ -220,6 +231,13 @@ def _buckets(keys: list[SortKey], step: int | None) -> Iterator[tuple[int, int, 
         last = bisect_right(keys, -bucket * step, first, key=_negated_millis)
         yield bucket, first, last
         first = last
+
+
+def _one_currency(subject: Subject, figures: dict[str, Value], currencies: set[Shown]) -> dict[str, Value]:
+    """The figures, those that add amounts up left out (None) when they would add two currencies."""
+    if len(currencies) <= 1:
+        return figures
+    return {name: None if name in subject.amounts else value for name, value in figures.items()}
 
 
 def _add(left: Counters, right: Counters) -> Counters:

@@ -13,7 +13,7 @@ record is all a report needs of it (a pass over 100,000 records costs some 40 ms
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,6 +70,12 @@ class Subject:
     empty: Counters  # the counters of no record
     values: Callable[[Counters], dict[str, Value]]  # every value field, from a group's counters
     totals: Callable[[Counters], dict[str, Value]]  # the metaData figures of the whole range
+    # The row and metaData fields that add amounts up: a figure of one currency only, never of two.
+    amounts: frozenset[str] = frozenset()
+
+    def adds_amounts(self, metrics: Iterable[str]) -> bool:
+        """Whether any of the metrics fills a field that adds amounts up."""
+        return any(not self.amounts.isdisjoint(self.metrics[metric]) for metric in metrics)
 
 
 def _rate(part: int, whole: int) -> float | None:
@@ -206,6 +212,14 @@ PAYMENT_SUBJECT = Subject(
     empty=(0,) * 6,
     values=_payment_values,
     totals=_payment_totals,
+    amounts=frozenset(
+        {
+            "payment_processed_amount",
+            "avg_ticket_size",
+            "retries_amount_processed",
+            "total_payment_processed_amount",
+        }
+    ),
 )
 
 
@@ -293,6 +307,7 @@ REFUND_SUBJECT = Subject(
     empty=(0,) * 3,
     values=_refund_values,
     totals=_refund_totals,
+    amounts=frozenset({"refund_processed_amount", "total_refund_processed_amount"}),
 )
 
 
@@ -358,6 +373,7 @@ DISPUTE_SUBJECT = Subject(
     empty=(0,) * 6,
     values=_dispute_values,
     totals=_dispute_totals,
+    amounts=frozenset({"total_amount_disputed", "total_dispute_lost_amount", "total_disputed_amount"}),
 )
 
 SUBJECTS: Mapping[str, Subject] = {s.name: s for s in (PAYMENT_SUBJECT, REFUND_SUBJECT, DISPUTE_SUBJECT)}
