@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import orjson
@@ -72,6 +73,24 @@ class Timestamp(fields.Field[Any]):
             except ValueError:
                 pass
         raise ValidationError("Not a valid ISO 8601 timestamp.")
+
+
+class OneOrMany(fields.Field[Any]):
+    """A list filter's value: one of `choices`, or a list of them (as the real service sends one);
+    loaded as the set of values a record may have."""
+
+    def __init__(self, choices: Iterable[str], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.choices = tuple(choices)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> frozenset[str]:
+        values = [value] if isinstance(value, str) else value
+        if not isinstance(values, list) or not all(isinstance(item, str) for item in values):
+            raise ValidationError("Not a valid string or list of strings.")
+        unknown = sorted({item for item in values if item not in self.choices})
+        if unknown:
+            raise ValidationError(f"{', '.join(unknown)}: must be one of: {', '.join(self.choices)}.")
+        return frozenset(values)
 
 
 def TimestampText(**kwargs: Any) -> fields.String:  # noqa: N802 - reads as a field type

@@ -12,9 +12,11 @@ from mocksrv.api.answers.disputes import (
     DisputeEvidenceAnswerSchema,
     DisputeListAnswerSchema,
 )
+from mocksrv.api.schemas.common import created_range
 from mocksrv.contract import documented
-from mocksrv.domain.disputes import EVIDENCE_FIELDS, DisputeStatus
+from mocksrv.domain.disputes import DISPUTE_STAGES, EVIDENCE_FIELDS, MODELLED_STAGE, DisputeStatus
 from mocksrv.domain.store import Query
+from mocksrv.fieldtypes import Timestamp
 from mocksrv.representations import dispute_json, evidence_json
 from mocksrv.rest import authenticate, json_body, load, sandbox
 from mocksrv.schema import RequestSchema
@@ -37,12 +39,22 @@ class DisputeListSchema(RequestSchema):
         data_key="dispute_status",
         attribute="status",
     )
+    dispute_stage = fields.String(validate=validate.OneOf(sorted(DISPUTE_STAGES)))
     payment_id = fields.String()
     reason = fields.String()
+    connector = fields.String()
+    # The real service's bounds on the time a dispute was received: its creation here.
+    received_time = Timestamp(attribute="created")
+    received_time_lt = Timestamp(data_key="received_time.lt", attribute="created_lt")
+    received_time_gt = Timestamp(data_key="received_time.gt", attribute="created_gt")
+    received_time_lte = Timestamp(data_key="received_time.lte", attribute="created_lte")
+    received_time_gte = Timestamp(data_key="received_time.gte", attribute="created_gte")
 
     @post_load
     def to_query(self, data: dict[str, Any], **kwargs: Any) -> Query:
-        return Query.of(**data)
+        if data.pop("dispute_stage", MODELLED_STAGE) != MODELLED_STAGE:
+            data["dispute_id"] = frozenset()  # every dispute is at the one stage modelled: none match
+        return Query.of(**created_range(data))
 
 
 EvidenceSchema = RequestSchema.from_dict(

@@ -18,6 +18,7 @@ from mocksrv.fieldtypes import (
     RESOURCE_ID,
     FreeForm,
     HttpUrl,
+    OneOrMany,
     StrictBoolean,
     StrictInteger,
     Timestamp,
@@ -186,16 +187,37 @@ class PayoutConfirmSchema(PayoutFieldsSchema):
 
 
 class PayoutListSchema(RequestSchema):
-    status = fields.String(validate=validate.OneOf([s.value for s in PayoutStatus]))
+    """The spec's filters, and the real service's (`PayoutListFilterConstraints`): a status or a
+    list of them, a time range, the methods and connectors to keep. An empty list keeps all."""
+
+    status = OneOrMany([s.value for s in PayoutStatus])
     customer_id = fields.String()
     currency = fields.String(validate=currency_code)
+    payout_id = fields.String()
+    merchant_order_reference_id = fields.String()
+    profile_id = fields.String()
+    entity_type = fields.String(validate=validate.OneOf(ENTITY_TYPES))
+    payout_method = fields.List(fields.String(validate=validate.OneOf(PAYOUT_TYPES)))
+    connector = fields.List(fields.String())
     created_gte = Timestamp()
     created_lte = Timestamp()
+    start_time = Timestamp()
+    end_time = Timestamp()
     limit = StrictInteger(validate=validate.Range(1, 100), load_default=10)
     offset = StrictInteger(validate=validate.Range(min=0), load_default=0)
 
     @post_load
     def to_query(self, data: dict[str, Any], **kwargs: Any) -> Query:
+        start, end = data.pop("start_time", None), data.pop("end_time", None)
+        if start is not None:
+            data["created_gte"] = max(start, data.get("created_gte", start))
+        if end is not None:
+            data["created_lte"] = min(end, data.get("created_lte", end))
+        for name, attribute in (("payout_method", "payout_type"), ("connector", "connector")):
+            kept = data.pop(name, None)
+            data[attribute] = frozenset(kept) if kept else None
+        if not data.get("status"):
+            data["status"] = None
         return Query.of(**data)
 
 
@@ -233,7 +255,8 @@ def create_payout() -> Json:
 def list_payouts() -> Json:
     principal = authenticate()
     page = sandbox().payouts.list(principal.merchant_id, load(_list, json_body()))
-    return list_json([payout_json(p) for p in page.items], page.total_count)
+    payouts_ = [payout_json(p) for p in page.items]
+    return {**list_json(payouts_, page.total_count), "size": len(payouts_)}  # `size`: the real name
 
 
 @payouts.get("/payouts/<id:payout_id>")

@@ -14,7 +14,7 @@ from marshmallow import Schema, class_registry, fields, validate
 from werkzeug.routing import Rule
 
 from mocksrv.contract import Auth, Operation, documented, operation_of
-from mocksrv.fieldtypes import Number, StrictBoolean, StrictInteger, StrictNumber, Timestamp
+from mocksrv.fieldtypes import Number, OneOrMany, StrictBoolean, StrictInteger, StrictNumber, Timestamp
 from mocksrv.schema import RequestSchema
 from mocksrv.version import __version__
 
@@ -68,6 +68,7 @@ def build(app: Flask) -> dict[str, Any]:
     for field_type, openapi_type in _FIELD_TYPES.items():
         plugin.map_to_openapi_type(field_type, openapi_type, None)  # type: ignore[no-untyped-call]
     plugin.converter.add_attribute_function(_or_alternative)  # type: ignore[union-attr]
+    plugin.converter.add_attribute_function(_one_or_many)  # type: ignore[union-attr]
     plugin.converter.add_attribute_function(_null_means_absent)  # type: ignore[union-attr]
     spec.components.security_scheme(SECURITY_SCHEME, {"type": "apiKey", "in": "header", "name": "api-key"})
     spec.components.schema("Error", schema=ErrorSchema)
@@ -143,6 +144,16 @@ def _or_alternative(
     if alternative is None or "$ref" not in ret:
         return {}
     return {"anyOf": [{"$ref": ret.pop("$ref")}, alternative]}
+
+
+def _one_or_many(
+    converter: Any, field: fields.Field[Any], ret: dict[str, Any], **kwargs: Any
+) -> dict[str, Any]:
+    """A value, or a list of values, of the same choices."""
+    if not isinstance(field, OneOrMany):
+        return {}
+    one = {"type": "string", "enum": list(field.choices)}
+    return {"anyOf": [one, {"type": "array", "items": one}]}
 
 
 def _null_means_absent(

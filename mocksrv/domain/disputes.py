@@ -23,6 +23,9 @@ from mocksrv.domain.store import MemoryStore, Query
 from mocksrv.domain.transitions import TransitionTable, action_of, rows
 
 DISPUTES = "dispute"
+# The real service's stages of a dispute; mocksrv models one, and every dispute is at it.
+DISPUTE_STAGES = frozenset({"pre_dispute", "dispute", "pre_arbitration"})
+MODELLED_STAGE = "dispute"
 DEADLINE_TIMER = "dispute.deadline"
 DECISION_TIMER = "dispute.decision"
 CHALLENGE_WINDOW = timedelta(days=7)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from mocksrv.domain.clock import ClockState, format_timestamp
-from mocksrv.domain.disputes import Dispute, DisputeStatus
+from mocksrv.domain.disputes import MODELLED_STAGE, Dispute, DisputeStatus
 from mocksrv.domain.merchants import MerchantCredentials
 from mocksrv.domain.models import ApiKey, Customer, Profile
 from mocksrv.domain.payouts import Payout
@@ -183,7 +183,7 @@ def dispute_json(dispute: Dispute) -> JsonObject:
         "profile_id": dispute.profile_id,
         "amount": str(dispute.amount),  # minor units, as text: the real service answers a string
         "currency": dispute.currency,
-        "dispute_stage": "dispute",
+        "dispute_stage": MODELLED_STAGE,
         "dispute_status": dispute.status.value,
         "attempt_id": dispute.attempt_id,
         "connector": dispute.connector,

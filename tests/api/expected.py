@@ -117,9 +117,12 @@ def later(timestamp: str, seconds: float) -> str:
 
 
 def at_offsets(frozen: str, filters: dict[str, Any]) -> dict[str, Any]:
-    """Turn `{"created_gte": 60}` into the ISO time 60 s after the frozen time."""
+    """Turn `{"created_gte": 60}` (or a `start_time` or `end_time`) into the ISO time 60 s after the
+    frozen time."""
     return {
-        name: later(frozen, value) if name.startswith("created_") else value
+        name: later(frozen, value)
+        if name.startswith("created_") or name in ("start_time", "end_time")
+        else value
         for name, value in filters.items()
     }
 

@@ -327,6 +327,38 @@ def test_list_filters_and_pages(
     }
 
 
+# The real service's filters: `{t0}` is the frozen time, `{t60}` 60 s later, `{t61}` 60.001 s later.
+REAL_LIST_QUERIES: list[tuple[str, str]] = [
+    ("dispute_stage=dispute", "cba"),
+    ("dispute_stage=pre_arbitration", ""),
+    ("connector=mocksrv&payment_id=pay_2", "b"),
+    ("connector=adyen", ""),
+    ("received_time={t60}", "b"),
+    ("received_time.gte={t60}", "cb"),
+    ("received_time.gt={t60}", "c"),
+    ("received_time.lte={t60}", "ba"),
+    ("received_time.lt={t60}", "a"),
+    ("received_time.gte={t0}&received_time.lt={t61}", "ba"),
+    ("received_time.gte=2099-01-01T00:00:00Z", ""),
+]
+
+
+@pytest.mark.parametrize(("query", "names"), REAL_LIST_QUERIES, ids=[q[0] for q in REAL_LIST_QUERIES])
+def test_list_takes_the_real_services_filters(
+    api: Api, frozen: str, three_disputes: dict[str, dict[str, Any]], query: str, names: str
+) -> None:
+    times = {"t0": frozen, "t60": later(frozen, 60), "t61": later(frozen, 60.001)}
+
+    response = api.get(f"/disputes/list?{query.format_map(times)}".replace("+", "%2B"))
+
+    assert response.status_code == 200
+    assert response.json == {
+        "data": [three_disputes[name] for name in names],
+        "total_count": len(names),
+        "has_more": False,
+    }
+
+
 def test_list_default_limit_is_ten(api: Api) -> None:
     create(api, payment_id="pay_1")
     for _ in range(11):
@@ -349,6 +381,12 @@ def test_list_default_limit_is_ten(api: Api) -> None:
         ("limit=101", invalid("limit", LIMIT_RANGE)),
         ("limit=ten", invalid("limit", "not a valid integer")),
         ("offset=-1", invalid("offset", "must be greater than or equal to 0")),
+        (
+            "dispute_stage=arbitration",
+            invalid("dispute_stage", "must be one of: dispute, pre_arbitration, pre_dispute"),
+        ),
+        ("received_time=garbage", invalid("received_time", "not a valid ISO 8601 timestamp")),
+        ("received_time.lt=garbage", invalid("received_time.lt", "not a valid ISO 8601 timestamp")),
     ],
     ids=case_id,
 )

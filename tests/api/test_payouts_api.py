@@ -683,6 +683,7 @@ def test_list_answers_count_total_count_and_data(api: Api, three_payouts: dict[s
     assert response.status_code == 200
     assert response.json == {
         "count": 3,
+        "size": 3,
         "total_count": 3,
         "data": [three_payouts["po_c"], three_payouts["po_b"], three_payouts["po_a"]],
     }
@@ -700,7 +701,7 @@ def test_list_of_a_merchant_without_payouts_is_empty(api: Api) -> None:
     response = api.post("/payouts/list", {})
 
     assert response.status_code == 200
-    assert response.json == {"count": 0, "total_count": 0, "data": []}
+    assert response.json == {"count": 0, "size": 0, "total_count": 0, "data": []}
 
 
 LIST_FILTERS: list[tuple[dict[str, Any], list[str], int]] = [
@@ -713,6 +714,19 @@ LIST_FILTERS: list[tuple[dict[str, Any], list[str], int]] = [
     ({"created_gte": 60, "created_lte": 60}, ["po_b"], 1),
     ({"limit": 2, "offset": 1}, ["po_b", "po_a"], 3),
     ({"currency": "USD", "limit": 1, "offset": 1}, ["po_a"], 2),
+    # The real service's filters.
+    ({"status": ["success", "pending"]}, ["po_b", "po_a"], 2),
+    ({"status": []}, ["po_c", "po_b", "po_a"], 3),
+    ({"start_time": 60}, ["po_c", "po_b"], 2),
+    ({"start_time": 0, "end_time": 60}, ["po_b", "po_a"], 2),
+    ({"start_time": 60, "created_lte": 60}, ["po_b"], 1),
+    ({"payout_id": "po_b"}, ["po_b"], 1),
+    ({"profile_id": PROFILE_ID, "entity_type": "Individual"}, ["po_c", "po_b", "po_a"], 3),
+    ({"entity_type": "Company"}, [], 0),
+    ({"payout_method": ["bank"]}, ["po_c", "po_b", "po_a"], 3),
+    ({"payout_method": ["card", "wallet"]}, [], 0),
+    ({"connector": ["mocksrv"], "currency": "EUR"}, ["po_b"], 1),
+    ({"connector": ["adyen"]}, [], 0),
 ]
 
 
@@ -740,9 +754,15 @@ def test_list_default_limit_is_ten(api: Api) -> None:
 INVALID_FILTERS: list[tuple[dict[str, Any], dict[str, Any]]] = [
     ({"limit": 0}, invalid("limit", LIMIT_RANGE)),
     ({"offset": -1}, invalid("offset", "must be greater than or equal to 0")),
-    ({"status": "paid"}, invalid("status", f"must be one of: {STATUSES}")),
+    ({"status": "paid"}, invalid("status", f"paid: must be one of: {STATUSES}")),
+    ({"status": ["success", "paid"]}, invalid("status", f"paid: must be one of: {STATUSES}")),
+    ({"status": 1}, invalid("status", "not a valid string or list of strings")),
+    (
+        {"payout_method": ["cash"]},
+        invalid("payout_method.0", "must be one of: card, bank, wallet, bank_redirect"),
+    ),
     ({"created_gte": "yesterday"}, invalid("created_gte", "not a valid ISO 8601 timestamp")),
-    ({"payout_id": "po_1"}, malformed("unknown field `payout_id`")),
+    ({"payout_ids": "po_1"}, malformed("unknown field `payout_ids`")),
 ]
 
 
@@ -948,7 +968,7 @@ def test_another_merchant_does_not_list_the_payout(api: Api, other_merchant: Oth
     response = other_merchant.api.post("/payouts/list", {})
 
     assert response.status_code == 200
-    assert response.json == {"count": 0, "total_count": 0, "data": []}
+    assert response.json == {"count": 0, "size": 0, "total_count": 0, "data": []}
 
 
 def test_another_merchant_may_use_the_same_payout_id(api: Api, other_merchant: OtherMerchant) -> None:

@@ -64,6 +64,7 @@ class PayoutAnswerSchema(AnswerSchema):
 
 
 class PayoutListAnswerSchema(AnswerSchema):
+    size = fields.Integer()
     count = fields.Integer()
     total_count = fields.Integer()
     data = fields.List(fields.Nested(PayoutAnswerSchema))

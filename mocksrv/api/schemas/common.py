@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from datetime import datetime, timedelta
 from typing import Any
 
 from marshmallow import ValidationError, fields, validate
@@ -128,3 +130,27 @@ class BrowserInfoSchema(RequestSchema):
     os_version = fields.String()
     device_model = fields.String()
     referer = fields.String()
+
+
+_MS = timedelta(milliseconds=1)
+_UPPER = (("created", timedelta(0)), ("created_lte", timedelta(0)), ("created_lt", _MS))
+_LOWER = (("created", timedelta(0)), ("created_gte", timedelta(0)), ("created_gt", _MS))
+
+
+def created_range(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A list query's fields with its bounds on the creation time (`created`, `created_lt`,
+    `created_gt`, `created_lte`, `created_gte`) made into the one range they bound together, to
+    the millisecond, as answers show times: `created_gte` and `created_lte`."""
+    lte = [_moved(data[name], -offset) for name, offset in _UPPER if name in data]
+    gte = [_moved(data[name], offset) for name, offset in _LOWER if name in data]
+    kept = {name: value for name, value in data.items() if not name.startswith("created")}
+    return {**kept, "created_lte": min(lte, default=None), "created_gte": max(gte, default=None)}
+
+
+def _moved(moment: datetime, offset: timedelta) -> datetime:
+    """`moment + offset`, or the first or last moment there is when that is past it: before
+    0001-01-01 nothing was created, and after 9999-12-31 nothing will be."""
+    try:
+        return moment + offset
+    except OverflowError:
+        return (datetime.min if offset < timedelta(0) else datetime.max).replace(tzinfo=moment.tzinfo)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from datetime import datetime, timedelta
 from typing import Any
 
 from marshmallow import EXCLUDE, ValidationError, fields, post_load, validate, validates_schema
@@ -20,6 +19,7 @@ from mocksrv.api.schemas.common import (
     CustomerDetailsSchema,
     Minor,
     OneOf,
+    created_range,
 )
 from mocksrv.api.schemas.links import PaymentLinkConfigSchema
 from mocksrv.domain.clock import parse_timestamp
@@ -379,10 +379,7 @@ class PaymentQuerySchema(RequestSchema):
 
     @post_load
     def to_query(self, data: dict[str, Any], **kwargs: Any) -> Query:
-        lte = [_moved(data[name], -offset) for name, offset in _UPPER if name in data]
-        gte = [_moved(data[name], offset) for name, offset in _LOWER if name in data]
-        kept = {name: value for name, value in data.items() if not name.startswith("created")}
-        return Query.of(created_lte=min(lte, default=None), created_gte=max(gte, default=None), **kept)
+        return Query.of(**created_range(data))
 
 
 class PaymentRetrieveQuerySchema(RequestSchema):
@@ -396,22 +393,6 @@ class PaymentRetrieveQuerySchema(RequestSchema):
     force_sync = fields.Boolean()
     expand_attempts = fields.Boolean()
     expand_captures = fields.Boolean()
-
-
-_MS = timedelta(milliseconds=1)
-
-
-def _moved(moment: datetime, offset: timedelta) -> datetime:
-    """`moment + offset`, or the first or last moment there is when that is past it: before
-    0001-01-01 nothing was created, and after 9999-12-31 nothing will be."""
-    try:
-        return moment + offset
-    except OverflowError:
-        return (datetime.min if offset < timedelta(0) else datetime.max).replace(tzinfo=moment.tzinfo)
-
-
-_UPPER = (("created", timedelta(0)), ("created_lte", timedelta(0)), ("created_lt", _MS))
-_LOWER = (("created", timedelta(0)), ("created_gte", timedelta(0)), ("created_gt", _MS))
 
 
 class CaptureSchema(RequestSchema):

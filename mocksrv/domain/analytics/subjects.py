@@ -17,7 +17,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from mocksrv.domain.disputes import DISPUTES, DisputeStatus
+from mocksrv.domain.disputes import DISPUTE_STAGES, DISPUTES, MODELLED_STAGE, DisputeStatus
 from mocksrv.domain.models import Payment
 from mocksrv.domain.money import currencies
 from mocksrv.domain.payments.service import PAYMENTS
@@ -313,8 +313,6 @@ REFUND_SUBJECT = Subject(
 
 # -- disputes -------------------------------------------------------------------------------
 
-DISPUTE_STAGES = frozenset({"pre_dispute", "dispute", "pre_arbitration"})
-
 
 def _dispute_counters(facts: tuple[Any, ...], amounts: list[int]) -> Counters:
     status, count, amount = facts[0], len(amounts), sum(amounts)
@@ -357,7 +355,7 @@ DISPUTE_SUBJECT = Subject(
     name="disputes",
     kind=DISPUTES,
     dimensions={
-        "dispute_stage": Dimension((), lambda raw: "dispute", DISPUTE_STAGES),  # the only stage modelled
+        "dispute_stage": Dimension((), lambda raw: MODELLED_STAGE, DISPUTE_STAGES),
         "connector": Dimension(("connector",)),
         "currency": Dimension(("currency",), values=currencies()),
         "dispute_status": Dimension(("status",), values=frozenset(s.value for s in DisputeStatus)),

@@ -9,7 +9,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
@@ -205,8 +205,13 @@ class MemoryStore(ClockStates):
             candidates: SortedList | None = space.order.get(kind)
             if not candidates:  # no record of this kind (as for the disputes of most payments)
                 return Page([], 0)
-            rest = {name: value for name, value in query.where.items() if name not in spec.indexed}
-            indexed = [(name, value) for name, value in query.where.items() if name in spec.indexed]
+            # A set of values (any of them matches) is tested on each record, never looked up.
+            rest = {
+                name: value
+                for name, value in query.where.items()
+                if name not in spec.indexed or isinstance(value, frozenset)
+            }
+            indexed = [(name, value) for name, value in query.where.items() if name not in rest]
             narrowest: tuple[str, object] | None = None
             for name, value in indexed:
                 listed = space.indexes.get((kind, name), {}).get(value)
@@ -226,7 +231,7 @@ class MemoryStore(ClockStates):
                 matching = [
                     records[key[1]]
                     for key in candidates.islice(start, end)
-                    if all(getattr(records[key[1]], name) == value for name, value in rest.items())
+                    if _matches(records[key[1]], rest)
                 ]
                 stop = max(0, len(matching) - query.offset)
                 return Page(matching[max(0, stop - query.limit) : stop], len(matching))
@@ -238,7 +243,7 @@ class MemoryStore(ClockStates):
             total = 0
             for key in candidates.islice(start, end):
                 record = records[key[1]]
-                if all(getattr(record, name) == value for name, value in rest.items()):
+                if _matches(record, rest):
                     if query.offset <= total < query.offset + query.limit:
                         items.append(record)
                     total += 1
@@ -484,3 +489,12 @@ class MemoryStore(ClockStates):
             space.records, space.order, space.indexes, space.timers = {}, {}, {}, []
             space.events, space.event_index, space.event_keys = [], {}, set()
         self._deliveries.drop(merchant_id)
+
+
+def _matches(record: Any, where: Mapping[str, object]) -> bool:
+    """Whether the record has each value `where` names: that value, or one of a set of them."""
+    for name, wanted in where.items():
+        value = getattr(record, name)
+        if not (value in wanted if isinstance(wanted, frozenset) else value == wanted):
+            return False
+    return True
