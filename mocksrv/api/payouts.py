@@ -7,6 +7,7 @@ from typing import Any
 from flask import Blueprint
 from marshmallow import ValidationError, fields, post_load, validate, validates_schema
 
+from mocksrv.api import real_values
 from mocksrv.api.answers.payouts import PayoutAnswerSchema, PayoutListAnswerSchema
 from mocksrv.api.schemas import BrowserInfoSchema, ContactSchema, Country, CustomerDetailsSchema, Limited
 from mocksrv.contract import documented
@@ -120,6 +121,13 @@ class CardPayoutSchema(RequestSchema):
     card_network = fields.String(validate=validate.OneOf(CARD_NETWORKS))
 
 
+class PassthroughSchema(RequestSchema):
+    """A payout method the processor holds already: its token, and the kind of method it stands for."""
+
+    psp_token = fields.String(required=True, validate=validate.Length(min=1))
+    token_type = fields.String(required=True, validate=validate.OneOf(real_values.PAYMENT_METHOD_TYPES))
+
+
 class PayoutMethodDataSchema(RequestSchema):
     """One payout method: a card, a bank transfer, a wallet, a bank redirect or a passthrough token."""
 
@@ -127,7 +135,7 @@ class PayoutMethodDataSchema(RequestSchema):
     bank = fields.Nested(BankAccountSchema)
     wallet = FreeForm()
     bank_redirect = FreeForm()
-    passthrough = FreeForm()
+    passthrough = fields.Nested(PassthroughSchema)
 
     @validates_schema
     def one_method(self, data: dict[str, Any], **kwargs: Any) -> None:

@@ -37,6 +37,8 @@ SETTLE_AFTER = timedelta(hours=1)
 PAYOUT_METHOD = "payout"  # how payouts are named in the magic-value table
 DEFAULT_ENTITY_TYPE = "Individual"
 PAYOUT_TYPES = ("card", "bank", "wallet", "bank_redirect")
+PASSTHROUGH = "passthrough"
+CARD_TYPES = frozenset({"credit", "debit"})  # a passthrough token of these is a card payout's
 # The fields of a create or update body that are stored under their own names and shown.
 _STORED_FIELDS = (
     "amount",
@@ -295,18 +297,23 @@ class PayoutService:
 
     def _method(self, merchant_id: str, payout_type: str | None, data: JsonObject) -> dict[str, Any]:
         """What is kept of the payout method, its type, and how the payout will turn out."""
-        if payout_type is None:  # the type is the method sent
-            payout_type = next((name for name in data if name in PAYOUT_TYPES), None)
+        kind = payout_type
+        if PASSTHROUGH in data:  # a token of the processor's, of a card or of another method
+            kind = PASSTHROUGH
+            if payout_type is None:
+                payout_type = "card" if data[PASSTHROUGH]["token_type"] in CARD_TYPES else "bank"
+        elif payout_type is None:  # the type is the method sent
+            kind = payout_type = next((name for name in data if name in PAYOUT_TYPES), None)
             if payout_type is None:
                 raise InvalidField("payout_type", missing=True)
-        if payout_type not in data:
-            raise InvalidField(f"payout_method_data.{payout_type}", missing=True)
+        if kind not in data:
+            raise InvalidField(f"payout_method_data.{kind}", missing=True)
         outcome = self._merchants.outcomes(merchant_id).match(PAYOUT_METHOD, payout_type, data)
         planned = PayoutEvent.FAIL if outcome.result is OutcomeResult.DECLINE else PayoutEvent.SUCCEED
         failing = planned is PayoutEvent.FAIL
         return {
             "payout_type": payout_type,
-            "payout_method_data": {payout_type: kept_details(data[payout_type])},
+            "payout_method_data": {kind: kept_details(data[kind])},
             "planned_result": planned,
             "planned_error": (outcome.error_code, outcome.error_message) if failing else (None, None),
         }

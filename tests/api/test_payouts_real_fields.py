@@ -252,6 +252,9 @@ def test_every_bank_transfer_is_accepted_and_keeps_only_the_last_four(
                 "expiry_year": "2030",
                 "card_holder_name": "Ada Lovelace",
                 "card_network": "Visa",
+                "last4": "1111",
+                "card_exp_month": "12",
+                "card_exp_year": "2030",
             },
         ),
         ("wallet", {"paypal": {"email": "ada@example.com"}}, {"paypal": {"email": "ada@example.com"}}),
@@ -279,6 +282,45 @@ def test_every_payout_type_is_accepted(
     assert response.json == payout_body(
         frozen, payout_type=payout_type, payout_method_data={payout_type: shown}
     )
+
+
+@pytest.mark.parametrize(
+    ("sent", "payout_type"),
+    [
+        ({"token_type": "debit"}, "card"),
+        ({"token_type": "ach"}, "bank"),
+        ({"token_type": "ach", "type": "card"}, "card"),
+    ],
+    ids=["a card token", "a bank token", "the type sent"],
+)
+def test_a_passthrough_token_is_paid_out_as_the_type_of_method_it_stands_for(
+    api: Api, frozen: str, sent: dict[str, str], payout_type: str
+) -> None:
+    token = {"psp_token": "tok_1", "token_type": sent["token_type"]}
+    body = {
+        "amount": 1000,
+        "currency": "USD",
+        "payout_id": "po_1",
+        "payout_method_data": {"passthrough": token},
+    }
+    if "type" in sent:
+        body["payout_type"] = sent["type"]
+
+    response = api.post("/payouts/create", body)
+
+    assert response.status_code == 200
+    assert response.json == payout_body(
+        frozen, payout_type=payout_type, payout_method_data={"passthrough": token}
+    )
+
+
+def test_a_passthrough_without_its_token_type_is_refused(api: Api) -> None:
+    body = {**CREATE, "payout_method_data": {"passthrough": {"psp_token": "tok_1"}}}
+
+    response = api.post("/payouts/create", body)
+
+    assert response.status_code == 400
+    assert response.json["error"]["param"] == "payout_method_data.passthrough.token_type"
 
 
 def invalid_for_connector() -> dict[str, Any]:

@@ -17,6 +17,9 @@ class PayoutCardAnswerSchema(AnswerSchema):
     expiry_year = fields.String()
     card_holder_name = fields.String()
     card_network = fields.String(allow_none=True, metadata={"optional": True})
+    last4 = fields.String()  # the real service's names, beside the ones the card was sent with
+    card_exp_month = fields.String()
+    card_exp_year = fields.String()
 
 
 class PayoutMethodAnswerSchema(AnswerSchema):
@@ -26,6 +29,7 @@ class PayoutMethodAnswerSchema(AnswerSchema):
     bank = fields.Dict(metadata={"optional": True})
     wallet = fields.Dict(metadata={"optional": True})
     bank_redirect = fields.Dict(metadata={"optional": True})
+    passthrough = fields.Dict(metadata={"optional": True})
 
 
 class PayoutAnswerSchema(AnswerSchema):
