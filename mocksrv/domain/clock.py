@@ -144,14 +144,17 @@ class Clock:
         return to_millis(self._states.clock_state(merchant_id).now(self._system_time()))
 
     def freeze(self, merchant_id: str) -> ClockState:
-        real = self._system_time()
-        state = self.state(merchant_id)
-        return self._save(merchant_id, ClockState(state.now(real), real, frozen=True))
+        return self._run(merchant_id, frozen=True)
 
     def resume(self, merchant_id: str) -> ClockState:
+        return self._run(merchant_id, frozen=False)
+
+    def _run(self, merchant_id: str, *, frozen: bool) -> ClockState:
+        """Stop the clock where it stands, or let it follow real time from there."""
         real = self._system_time()
-        state = self.state(merchant_id)
-        return self._save(merchant_id, ClockState(state.now(real), real, frozen=False))
+        return self._states.change_clock_state(
+            merchant_id, lambda state: ClockState(state.now(real), real, frozen=frozen)
+        )
 
     def check_forward(self, merchant_id: str, moment: datetime) -> None:
         """Refuse a moment in the clock's past."""
@@ -163,20 +166,19 @@ class Clock:
     def move_to(self, merchant_id: str, moment: datetime) -> ClockState:
         """Set the clock to `moment`, or leave it where it is if it is already at or past `moment`."""
         real = self._system_time()
-        state = self.state(merchant_id)
-        if moment <= to_millis(state.now(real)):
-            return state  # unchanged, so a running clock keeps its exact offset from the system time
-        return self._save(merchant_id, ClockState(moment, real, frozen=state.frozen))
+
+        def moved(state: ClockState) -> ClockState:
+            if moment <= to_millis(state.now(real)):
+                return state  # unchanged, so a running clock keeps its exact offset from the system time
+            return ClockState(moment, real, frozen=state.frozen)
+
+        return self._states.change_clock_state(merchant_id, moved)
 
     def target_after(self, merchant_id: str, seconds: float) -> datetime:
         target = self.now(merchant_id) + timedelta(seconds=seconds)
         if target > LATEST:
             raise InvalidField("seconds", f"the mock clock goes no later than {format_timestamp(LATEST)}")
         return target
-
-    def _save(self, merchant_id: str, state: ClockState) -> ClockState:
-        self._states.save_clock_state(merchant_id, state)
-        return state
 
 
 class ClockStates:
@@ -185,5 +187,7 @@ class ClockStates:
     def clock_state(self, merchant_id: str) -> ClockState:
         raise NotImplementedError
 
-    def save_clock_state(self, merchant_id: str, state: ClockState) -> None:
+    def change_clock_state(self, merchant_id: str, change: Callable[[ClockState], ClockState]) -> ClockState:
+        """Replace the state with `change(state)` in one step, no other change of it in between (a
+        freeze while an advance moves the clock must never take it back); returns the new state."""
         raise NotImplementedError

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
 
 import orjson
@@ -197,6 +199,31 @@ def test_clocks_of_merchants_are_independent(sandbox: Sandbox) -> None:
     assert sandbox.clock.now(other) == T0
 
 
+def test_a_freeze_while_the_clock_is_being_moved_never_takes_it_back(
+    sandbox: Sandbox, system_time: FakeSystemTime
+) -> None:
+    """An advance holds the merchant's lock while it moves the clock; a freeze meanwhile waits for
+    it, and stops the clock where the advance left it, not where it read it before."""
+    started = threading.Event()
+
+    def noted_time() -> datetime:
+        started.set()
+        return system_time()
+
+    freezing = Clock(sandbox.store, noted_time)
+    frozen: list[ClockState] = []
+    freezer = threading.Thread(target=lambda: frozen.append(freezing.freeze(MERCHANT_ID)))
+    with sandbox.store.transaction(MERCHANT_ID):  # as an advance holds it
+        freezer.start()
+        assert started.wait(timeout=10)
+        sandbox.clock.move_to(MERCHANT_ID, at(3600))
+    freezer.join(timeout=10)
+
+    assert not freezer.is_alive()
+    assert frozen == [ClockState(at(3600), T0, frozen=True)]
+    assert sandbox.clock.now(MERCHANT_ID) == at(3600)
+
+
 def test_clock_reads_the_states_it_is_given(system_time: FakeSystemTime) -> None:
     class OneState(ClockStates):
         def __init__(self) -> None:
@@ -205,8 +232,11 @@ def test_clock_reads_the_states_it_is_given(system_time: FakeSystemTime) -> None
         def clock_state(self, merchant_id: str) -> ClockState:
             return self.state
 
-        def save_clock_state(self, merchant_id: str, state: ClockState) -> None:
-            self.state = state
+        def change_clock_state(
+            self, merchant_id: str, change: Callable[[ClockState], ClockState]
+        ) -> ClockState:
+            self.state = change(self.state)
+            return self.state
 
     clock = Clock(OneState(), system_time)
     system_time.advance(1)

@@ -418,7 +418,7 @@ def test_clear_forgets_which_events_were_sent(store: MemoryStore) -> None:
 
 def test_clear_keeps_the_clock(store: MemoryStore) -> None:
     moved = ClockState(base=at(100), anchor=T0, frozen=True)
-    store.save_clock_state("m1", moved)
+    store.change_clock_state("m1", lambda state: moved)
     store.clear("m1", [THING])
     assert store.clock_state("m1") == moved
 

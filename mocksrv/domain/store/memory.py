@@ -378,10 +378,11 @@ class MemoryStore(ClockStates):
         space = self._space(merchant_id)
         return space.clock
 
-    def save_clock_state(self, merchant_id: str, state: ClockState) -> None:
+    def change_clock_state(self, merchant_id: str, change: Callable[[ClockState], ClockState]) -> ClockState:
         space = self._space(merchant_id)
         with space.lock:
-            space.clock = state
+            space.clock = changed = change(space.clock)
+            return changed
 
     # -- ids ----------------------------------------------------------------------------------
 
