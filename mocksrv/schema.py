@@ -70,10 +70,13 @@ class RequestSchema(Schema):
     def _without_absent_nulls(self, data: dict[str, Any]) -> dict[str, Any]:
         absent = self._null_is_absent
         if absent is None:
+            # A schema made partial (an update's address) takes its required fields as optional too.
+            partial = self.partial
+            optional = set(self.load_fields) if partial is True else set(partial or ())
             absent = self._null_is_absent = frozenset(
                 field.data_key or name
                 for name, field in self.load_fields.items()
-                if not field.required and not field.allow_none
+                if (not field.required or name in optional) and not field.allow_none
             )
         return {key: value for key, value in data.items() if value is not None or key not in absent}
 

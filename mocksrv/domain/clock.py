@@ -36,6 +36,9 @@ LATEST = datetime(9000, 1, 1, tzinfo=UTC)
 LONGEST_SPAN_SECONDS = 100 * 366 * 24 * 3600
 # The earliest time a snapshot may hold: far before any clock, and far from the calendar's start.
 EARLIEST = datetime(1000, 1, 1, tzinfo=UTC)
+# The latest time a record may hold: a time set ahead of a clock at its end (a client secret's or
+# a key's expiry, a timer), and still within the calendar.
+LATEST_HELD = LATEST + timedelta(seconds=LONGEST_SPAN_SECONDS)
 
 # Modules (prefixes) that freezegun leaves on real time: every time they read is a real interval.
 REAL_TIME_MODULES = ("mocksrv.", "waitress.")

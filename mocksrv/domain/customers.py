@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from mocksrv.domain.clock import Clock
-from mocksrv.domain.errors import DuplicateResource, ResourceNotFound
+from mocksrv.domain.errors import ResourceNotFound
 from mocksrv.domain.ids import new_id
 from mocksrv.domain.models import Customer, Page, evolve
 from mocksrv.domain.payments.service import CUSTOMERS
@@ -30,10 +30,12 @@ class CustomerService:
         self._clock = clock
 
     def create(self, merchant_id: str, fields: Mapping[str, Any]) -> Customer:
+        """A new customer; with the id of one that exists, that one, unchanged."""
         with self._store.transaction(merchant_id):
             customer_id = fields.get("customer_id") or new_id("cus", entropy=self._store.ids(merchant_id))
-            if self._store.get(CUSTOMERS, merchant_id, customer_id) is not None:
-                raise DuplicateResource("customer", "customer_id")
+            held: Customer | None = self._store.get(CUSTOMERS, merchant_id, customer_id)
+            if held is not None:
+                return held  # as the real service does: the customer there is, as it is
             customer = Customer(
                 customer_id=customer_id,
                 merchant_id=merchant_id,

@@ -428,13 +428,13 @@ REPORTED = f"expected the Payment {{payment_id}} of {MERCHANT_ID}, which a payme
             (*PAYMENT, "created"),
             {"$datetime": "9999-12-31T23:59:59-14:00"},  # past the calendar's end in UTC
             "records.payment.0",
-            "datetime: 9999-12-31T23:59:59-14:00 is not from 1000-01-01 to 9000-01-01",
+            "datetime: 9999-12-31T23:59:59-14:00 is not from 1000-01-01 to 9100-03-18",
         ),
         (
             (*PAYMENT, "created"),
             {"$datetime": "0001-01-01T00:00:00+14:00"},  # before the calendar's start in UTC
             "records.payment.0",
-            "datetime: 0001-01-01T00:00:00+14:00 is not from 1000-01-01 to 9000-01-01",
+            "datetime: 0001-01-01T00:00:00+14:00 is not from 1000-01-01 to 9100-03-18",
         ),
         (
             ("timers",),
@@ -480,7 +480,7 @@ REPORTED = f"expected the Payment {{payment_id}} of {MERCHANT_ID}, which a payme
             ("clock", "base"),
             {"$datetime": "9999-12-31T23:59:59+00:00"},
             "clock",
-            "datetime: 9999-12-31T23:59:59+00:00 is not from 1000-01-01 to 9000-01-01",
+            "datetime: 9999-12-31T23:59:59+00:00 is not from 1000-01-01 to 9100-03-18",
         ),
         (("clock",), {"frozen": True, "now": nested(600)}, "clock", "nested too deeply"),
         (("timers",), [[nested(600), "payment.settle", "pay_x"]], "timers.0", "nested too deeply"),
@@ -518,6 +518,23 @@ def test_a_document_holding_what_could_not_be_served_is_refused_and_nothing_chan
     assert without_time_taken(api.get("/__mock/snapshot").json) == before
     for method, route in (("get", "/payments/list"), ("post", "/payments/list"), ("get", "/__mock/faults")):
         assert getattr(api, method)(route).status_code == 200
+
+
+def test_what_is_made_as_the_clock_ends_is_restored(api: Api) -> None:
+    assert api.post("/__mock/clock/freeze", {}).status_code == 200
+    assert api.post("/__mock/clock/set", {"now": "8999-12-31T23:50:00Z"}).status_code == 200
+    payment = api.post("/payments", payloads.payment(None))  # a card would have expired by then
+    link = api.post("/payment_link", {"amount": 1000, "currency": "USD"})
+    assert api.post("/customers", {"customer_id": "cus_1"}).status_code == 200
+    key = api.post("/ephemeral_keys", {"customer_id": "cus_1"})
+    assert (payment.status_code, link.status_code, key.status_code) == (200, 200, 200)
+    assert link.json["expiry"] == "9000-01-01T00:00:00.000Z"  # no later than the clock can go
+    document = api.get("/__mock/snapshot").json
+
+    restored = api.post("/__mock/restore", document)
+
+    assert restored.status_code == 200, restored.json
+    assert without_time_taken(api.get("/__mock/snapshot").json) == without_time_taken(document)
 
 
 def test_free_form_values_as_deep_as_the_limit_are_restored_and_served(api: Api) -> None:

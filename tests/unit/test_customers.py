@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mocksrv.domain.errors import DuplicateResource, ErrorKind, ResourceNotFound
+from mocksrv.domain.errors import ErrorKind, ResourceNotFound
 from mocksrv.domain.merchants import MerchantSeed
 from mocksrv.domain.sandbox import Sandbox
 from tests.payloads import MERCHANT_ID
@@ -38,14 +38,10 @@ def test_create_stamps_the_mock_time(sandbox: Sandbox) -> None:
     assert sandbox.customers.create(MERCHANT_ID, {}).created == at(42)
 
 
-def test_duplicate_customer_id_is_rejected_with_HE_01(sandbox: Sandbox) -> None:
-    sandbox.customers.create(MERCHANT_ID, {"customer_id": "cus_ada"})
-    with pytest.raises(DuplicateResource) as raised:
-        sandbox.customers.create(MERCHANT_ID, {"customer_id": "cus_ada"})
-    assert (raised.value.code, raised.value.message) == (
-        "HE_01",
-        "The customer with the specified customer_id already exists in our records",
-    )
+def test_a_create_with_the_id_of_a_customer_gives_that_customer_unchanged(sandbox: Sandbox) -> None:
+    first = sandbox.customers.create(MERCHANT_ID, {"customer_id": "cus_ada", "name": "Ada"})
+    again = sandbox.customers.create(MERCHANT_ID, {"customer_id": "cus_ada", "name": "Someone else"})
+    assert again is first
 
 
 def test_retrieve_of_an_unknown_customer_is_HE_02(sandbox: Sandbox) -> None:

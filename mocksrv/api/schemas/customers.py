@@ -10,7 +10,6 @@ from mocksrv.fieldtypes import (
     PHONE_NUMBER,
     RESOURCE_ID,
     FreeForm,
-    Text,
 )
 from mocksrv.schema import RequestSchema
 
@@ -20,7 +19,7 @@ class CustomerFieldsSchema(RequestSchema):
     name = fields.String()
     phone = fields.String(validate=PHONE_NUMBER)
     phone_country_code = fields.String(validate=PHONE_COUNTRY_CODE)
-    description = Text()
+    description = fields.String()  # 255 characters, as the real service takes it
     address = fields.Nested(AddressSchema(partial=True))
     metadata = FreeForm()
     tax_registration_id = fields.String()

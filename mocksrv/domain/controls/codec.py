@@ -26,7 +26,7 @@ from decimal import Decimal, InvalidOperation
 from operator import attrgetter
 from typing import Any
 
-from mocksrv.domain.clock import EARLIEST, LATEST
+from mocksrv.domain.clock import EARLIEST, LATEST_HELD
 from mocksrv.domain.models import build
 from mocksrv.domain.payments.outcomes import OutcomeRule, OutcomeTable
 
@@ -331,17 +331,18 @@ def _enum_decoder(kind: type[enum.Enum]) -> Decode:
 
 
 def _moment(raw: Any) -> datetime:
-    """A time with its zone, between EARLIEST and LATEST: what a clock, a timer or a record can hold
-    and still be compared, listed and moved by the intervals mocksrv adds to times."""
+    """A time with its zone, between EARLIEST and LATEST_HELD: what a timer or a record can hold
+    and still be compared, listed and moved by the intervals mocksrv adds to times (a clock is
+    checked against its own end apart)."""
     value = datetime.fromisoformat(_text(raw))
     if value.tzinfo is None:
         raise ValueError(f"{raw} has no zone")
     try:
-        within = EARLIEST <= value.astimezone(UTC) <= LATEST
+        within = EARLIEST <= value.astimezone(UTC) <= LATEST_HELD
     except OverflowError:  # a zone's offset takes it past the calendar's first or last day
         within = False
     if not within:
-        raise ValueError(f"{raw} is not from {EARLIEST.date()} to {LATEST.date()}")
+        raise ValueError(f"{raw} is not from {EARLIEST.date()} to {LATEST_HELD.date()}")
     return value
 
 
