@@ -15,6 +15,7 @@ from mocksrv.api.schemas.links import (
     PaymentLinkQuerySchema,
 )
 from mocksrv.contract import Auth, documented
+from mocksrv.domain.links.records import PaymentLink
 from mocksrv.representations import list_json, payment_link_json
 from mocksrv.rest import authenticate, base_url, json_body, load, sandbox, show_payment
 
@@ -28,13 +29,18 @@ _customer_info = CustomerInfoSchema()
 Json = dict[str, Any]
 
 
+def _link_json(link: PaymentLink) -> Json:
+    payment = sandbox().payments.retrieve(link.merchant_id, link.payment_id)
+    return payment_link_json(link, payment, base_url())
+
+
 @links.post("/payment_link")
 @documented(PaymentLinkAnswerSchema, body=_create)
 def create_payment_link() -> Json:
     """A link, with the payment its page takes."""
     principal = authenticate()
     link = sandbox().payment_links.create(principal.merchant_id, load(_create, json_body()))
-    return payment_link_json(link, base_url())
+    return _link_json(link)
 
 
 @links.post("/payment_link/list")
@@ -42,7 +48,7 @@ def create_payment_link() -> Json:
 def list_payment_links() -> Json:
     principal = authenticate()
     page = sandbox().payment_links.list(principal.merchant_id, load(_list, json_body()))
-    return list_json([payment_link_json(link, base_url()) for link in page.items], page.total_count)
+    return list_json([_link_json(link) for link in page.items], page.total_count)
 
 
 @links.get("/payment_link/<id:payment_link_id>")
@@ -50,9 +56,7 @@ def list_payment_links() -> Json:
 def retrieve_payment_link(payment_link_id: str) -> Json:
     principal = authenticate()
     load(_query, request.args.to_dict())
-    return payment_link_json(
-        sandbox().payment_links.retrieve(principal.merchant_id, payment_link_id), base_url()
-    )
+    return _link_json(sandbox().payment_links.retrieve(principal.merchant_id, payment_link_id))
 
 
 @links.post("/payment_link/<id:payment_link_id>/customer_info")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from mocksrv.domain.links.records import PaymentLink
+from mocksrv.domain.models import Payment
 from mocksrv.representations.common import JsonObject, timestamp
 
 
@@ -24,7 +25,9 @@ def payment_link_ref(merchant_id: str, payment_link_id: str, base_url: str) -> J
     }
 
 
-def payment_link_json(link: PaymentLink, base_url: str) -> JsonObject:
+def payment_link_json(link: PaymentLink, payment: Payment, base_url: str) -> JsonObject:
+    """The link, with what its payment will charge as the payment stands (the merchant may have
+    updated it since), as its page shows it."""
     url = payment_link_url(link.merchant_id, link.payment_link_id, base_url)
     return {
         **payment_link_ref(link.merchant_id, link.payment_link_id, base_url),
@@ -33,9 +36,9 @@ def payment_link_json(link: PaymentLink, base_url: str) -> JsonObject:
         "profile_id": link.profile_id,
         "payment_id": link.payment_id,
         "status": link.status.value,
-        "amount": link.amount,
-        "currency": link.currency,
-        "description": link.description,
+        "amount": payment.amount,
+        "currency": payment.currency,
+        "description": payment.description,
         "link_type": link.link_type.value,
         "expiry": timestamp(link.expiry),
         "created_at": timestamp(link.created),
@@ -47,4 +50,6 @@ def payment_link_json(link: PaymentLink, base_url: str) -> JsonObject:
         "authentication_type": link.authentication_type,
         "require_customer_info": link.require_customer_info,
         "payment_link_config": link.config,
+        "return_url": link.return_url,
+        "metadata": payment.metadata,
     }

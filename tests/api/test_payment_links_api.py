@@ -68,6 +68,8 @@ def expected_link(now: str, **changes: Any) -> dict[str, Any]:
         "authentication_type": None,
         "require_customer_info": False,
         "payment_link_config": None,
+        "return_url": None,
+        "metadata": None,
     }
     body.update(changes)
     return body
@@ -95,6 +97,8 @@ def test_a_link_keeps_every_field_of_the_spec(api: Api, frozen: str) -> None:
         "authentication_type": "three_ds",
         "require_customer_info": True,
         "payment_link_config": CONFIG,
+        "return_url": "https://shop.example/return",
+        "metadata": {"order": "42"},
     }
 
     link = make_link(api, **fields)
@@ -142,6 +146,7 @@ def test_a_payment_created_with_payment_link_shows_its_link(api: Api, frozen: st
         amount=payment["amount"],
         currency=payment["currency"],
         payment_link_config=CONFIG,
+        return_url=payment["return_url"],
     )
 
 
@@ -387,3 +392,25 @@ def test_a_reset_deletes_the_links(api: Api) -> None:
     ok(api.post("/__mock/reset", {}))
 
     assert ok(api.post("/payment_link/list", {}))["total_count"] == 0
+
+
+def test_a_link_shows_what_its_payment_will_charge_as_the_payment_stands(api: Api) -> None:
+    link = make_link(api, description="old")
+    ok(api.post(f"/payments/{link['payment_id']}", {"amount": 1000, "description": "new"}))
+
+    shown = ok(api.get(f"/payment_link/{link['payment_link_id']}"))
+    listed = ok(api.post("/payment_link/list", {}))["data"]
+
+    assert (shown["amount"], shown["description"]) == (1000, "new")
+    assert listed == [shown]
+
+
+def test_an_expired_link_is_not_completed_by_a_payment_begun_after_it_expired(api: Api) -> None:
+    link = make_link(api)
+    advance(api, FIFTEEN_MINUTES)
+    assert ok(api.get(f"/payment_link/{link['payment_link_id']}"))["status"] == "expired"
+
+    paid = ok(api.post(f"/payments/{link['payment_id']}/confirm", payloads.confirmation()))
+
+    assert paid["status"] == "succeeded"
+    assert ok(api.get(f"/payment_link/{link['payment_link_id']}"))["status"] == "expired"

@@ -34,6 +34,8 @@ class PaymentLinkAnswerSchema(PaymentLinkRefAnswerSchema):
     authentication_type = fields.String(allow_none=True)
     require_customer_info = fields.Boolean()
     payment_link_config = fields.Dict(allow_none=True)
+    return_url = fields.String(allow_none=True)
+    metadata = fields.Dict(allow_none=True)
 
 
 class PaymentLinkListAnswerSchema(AnswerSchema):

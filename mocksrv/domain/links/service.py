@@ -142,11 +142,16 @@ class PaymentLinkService:
             PAYMENT_LINKS, payment.merchant_id, payment.payment_link_id
         )
         if (
-            link is not None
-            and link.link_type is LinkType.ONE_TIME
-            and PAYMENT_LINK_TRANSITIONS.find(link.status, PaymentLinkEvent.COMPLETE)
+            link is None
+            or link.link_type is not LinkType.ONE_TIME
+            or not PAYMENT_LINK_TRANSITIONS.find(link.status, PaymentLinkEvent.COMPLETE)
         ):
-            self._lifecycle.move(link, PaymentLinkEvent.COMPLETE, event.created)
+            return
+        # An expired link is completed only by a payment begun (confirmed) before it expired.
+        begun = payment.attempted_at
+        if link.status is PaymentLinkStatus.EXPIRED and (begun is None or begun >= link.expiry):
+            return
+        self._lifecycle.move(link, PaymentLinkEvent.COMPLETE, event.created)
 
     # -- internals ------------------------------------------------------------------------------
 
