@@ -156,14 +156,13 @@ def _outgoing_request(merchant_id: str, event: Event, delivery: EventDelivery) -
     """What a delivery of the event sends: the bytes the dispatcher sends, signed as it signs them."""
     sandbox_ = sandbox()
     body = delivery.body or orjson.dumps(event_json(event, base_url(), sandbox_))
-    # Signed as the dispatcher signs it: with the key of the event's profile.
+    # Signed as the dispatcher signs it: with the key of the event's profile. A profile deleted
+    # since has no key any more, and its events are sent no more: the request shows no signature.
     profile = sandbox_.merchants.event_profile(merchant_id, event.resource)
-    key = "" if profile is None else profile.payment_response_hash_key
-    headers = [
-        ("Content-Type", "application/json"),
-        (SIGNATURE_HEADER, signing.sign(key, body)),
-        ("User-Agent", USER_AGENT),
-    ]
+    headers = [("Content-Type", "application/json")]
+    if profile is not None:
+        headers.append((SIGNATURE_HEADER, signing.sign(profile.payment_response_hash_key, body)))
+    headers.append(("User-Agent", USER_AGENT))
     return outgoing_request_json(body, headers)
 
 

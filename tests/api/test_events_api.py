@@ -293,6 +293,30 @@ def test_attempts_show_each_delivery_with_what_it_sent_and_got(
     assert orjson.loads(sent_body)["event_id"] == event_id
 
 
+def test_attempts_of_a_deleted_profiles_event_show_no_signature(
+    api: Api, sandbox: Sandbox, frozen: str
+) -> None:
+    profiles = f"/account/{MERCHANT_ID}/business_profile"
+    profile = ok(api.post(profiles, {"webhook_details": {"webhook_url": HOOK_URL}}))
+    create(api, profile_id=profile["profile_id"])
+    (event_id,) = event_ids(api)
+    deliver(sandbox, 200)
+    signed = ok_list(api.get(f"{EVENTS}/{event_id}/attempts"))[0]["request"]
+    assert [name for name, _ in signed["headers"]] == [
+        "Content-Type",
+        "X-Webhook-Signature-512",
+        "User-Agent",
+    ]
+    assert api.delete(f"{profiles}/{profile['profile_id']}").status_code == 200
+
+    unsigned = ok_list(api.get(f"{EVENTS}/{event_id}/attempts"))[0]["request"]
+
+    assert unsigned == {
+        **signed,
+        "headers": [h for h in signed["headers"] if h[0] != "X-Webhook-Signature-512"],
+    }
+
+
 def test_attempts_of_an_unknown_event_are_not_found(api: Api) -> None:
     response = api.get(f"{EVENTS}/evt_unknown/attempts")
 
