@@ -644,3 +644,20 @@ def test_closing_leaves_other_merchants_queues_in_order(queue: DeliveryQueue) ->
 
     taken = sorted(filter(None, [queue.take(0, never) for _ in range(3)]))
     assert taken == [("m1", "evt_1", False), ("m2", "evt_2", False)]
+
+
+def test_a_record_put_over_one_of_another_creation_moves_in_the_order_and_its_indexes(
+    store: MemoryStore,
+) -> None:
+    put(store, Thing("a", at(1), color="red"), Thing("b", at(2), color="red"))
+
+    put(store, Thing("a", at(3), color="red"))  # as a restore puts another sandbox's copy
+
+    assert ids(store, Query()) == ["a", "b"]
+    assert ids(store, Query.of(color="red")) == ["a", "b"]
+    assert ids(store, Query.of(created_lte=at(2))) == ["b"]
+    put(store, Thing("a", at(0), color="blue"))
+    assert ids(store, Query()) == ["b", "a"]
+    assert (ids(store, Query.of(color="red")), ids(store, Query.of(color="blue"))) == (["b"], ["a"])
+    store.delete(THING, "m1", "a")
+    assert ids(store, Query()) == ["b"]

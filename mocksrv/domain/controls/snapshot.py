@@ -279,9 +279,9 @@ class Snapshots:
                 # Written over in place, and only then are keys the document lacks taken out: reads
                 # take no lock, and a request with a key both hold must never find it missing.
                 before = self._api_keys(merchant_id)
-                self._write_over(MERCHANTS, state.merchant, merchant_id)
+                store.put(MERCHANTS, GLOBAL, state.merchant)
                 for key in state.api_keys:
-                    self._write_over(API_KEYS, key, key.key_hash)
+                    store.put(API_KEYS, GLOBAL, key)
                 kept = {key.key_hash for key in state.api_keys}
                 for key in before:
                     if key.key_hash not in kept:
@@ -293,14 +293,6 @@ class Snapshots:
             {merchant_id: _counts(state) for merchant_id, state in decoded.items()},
             removed,
         )
-
-    def _write_over(self, kind: str, record: Merchant | ApiKey, record_id: str) -> None:
-        """Store a merchant's record or key over the one held, which the store keeps in order of
-        creation: one created at another time (another sandbox's) is taken out first."""
-        held: Merchant | ApiKey | None = self._store.get(kind, GLOBAL, record_id)
-        if held is not None and held.created != record.created:
-            self._store.delete(kind, GLOBAL, record_id)
-        self._store.put(kind, GLOBAL, record)
 
     def _forget_global(self, merchant_id: str) -> None:
         for key in self._api_keys(merchant_id):

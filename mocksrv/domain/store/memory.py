@@ -129,18 +129,25 @@ class MemoryStore(ClockStates):
             if not spec.ordered:
                 return
             key = sort_key(getattr(record, spec.created_field), record_id)
-            if old is None:
-                listed(space.order, kind).add(key)
+            # A record put over one of another creation (a restore's) moves in the list order, in
+            # this one step: a reader never finds it missing.
+            old_key = None if old is None else sort_key(getattr(old, spec.created_field), record_id)
+            if old_key != key:
+                order = listed(space.order, kind)
+                if old_key is not None:
+                    order.remove(old_key)
+                order.add(key)
                 newest = space.newest.get(kind, key[0])
-                space.newest[kind] = None if newest is None or key[0] > newest else key[0]
+                late = newest is None or key[0] > newest or old_key is not None
+                space.newest[kind] = None if late else key[0]
             for name in spec.indexed:
                 value = getattr(record, name)
                 old_value = getattr(old, name) if old is not None else None
-                if old is not None and old_value == value:
+                if old is not None and old_value == value and old_key == key:
                     continue
                 index = space.indexes.setdefault((kind, name), {})
-                if old is not None and old_value is not None:
-                    index[old_value].remove(key)
+                if old_key is not None and old_value is not None:
+                    index[old_value].remove(old_key)
                 if value is not None:
                     listed(index, value).add(key)
 
