@@ -156,7 +156,8 @@ def serve(settings: Settings) -> None:
     A bad fixture file raises SettingsError; an address the server cannot bind, ListenError.
     """
     sandbox = create_sandbox(settings)
-    load_state(settings, sandbox)  # the file's state, if there is one, wins over the fixtures'
+    if load_state(settings, sandbox):  # the file's state, if there is one, wins over the fixtures'
+        _send_webhooks_as_told(sandbox, settings)
     app = create_app(settings, sandbox)
     running = _Running(settings, sandbox, app, settings.port)
 
@@ -176,6 +177,21 @@ def serve(settings: Settings) -> None:
             for number, handler in previous.items():
                 signal.signal(number, handler)
             print("mocksrv stopped", flush=True)
+
+
+def _send_webhooks_as_told(sandbox: Sandbox, settings: Settings) -> None:
+    """`--webhook-url` wins over the state file: the flag given at this start is the newer word."""
+    url = settings.webhook_url
+    if url is None or not sandbox.seeded:
+        return
+    merchant_id = sandbox.seeded[0].merchant.merchant_id
+    if not sandbox.merchants.exists(merchant_id):
+        log.warning("--webhook-url not applied: the state file holds no merchant %s", merchant_id)
+        return
+    profile = sandbox.merchants.default_profile(merchant_id)
+    if profile.webhook_url != url:
+        sandbox.merchants.update_profile(merchant_id, profile.profile_id, {"webhook_url": url})
+        log.info("webhooks of %s go to %s (--webhook-url), not %s", merchant_id, url, profile.webhook_url)
 
 
 def banner(sandbox: Sandbox, base: str, settings: Settings) -> str:

@@ -172,3 +172,20 @@ def test_the_client_takes_and_restores_a_merchant(mock_server: MockServer) -> No
         assert restored["restored"][merchant.merchant_id]["payment"] == 2
         assert list(sandbox.snapshot(merchant.merchant_id)["merchants"]) == [merchant.merchant_id]
         assert sandbox.restore(document, merchant.merchant_id)["removed"] == []
+
+
+def test_a_webhook_url_flag_wins_over_the_state_file(tmp_path: Path) -> None:
+    state = tmp_path / "state.json"
+    server, _ = written_on_stop(state, tmp_path / "first.log", 1)
+    assert_stops_cleanly(server)
+    url = "http://127.0.0.1:9/hooks"
+
+    again = start(state, tmp_path / "second.log", "--webhook-url", url)
+    try:
+        with TimeoutSession() as session:
+            session.headers["api-key"] = SECRET_KEY
+            answer = session.get(f"{again.base_url}/account/merchant_default/business_profile/pro_default")
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["webhook_details"]["webhook_url"] == url
+    finally:
+        assert_stops_cleanly(again)
