@@ -26,10 +26,12 @@ from mocksrv.representations.records import (
 from mocksrv.representations.recurring import mandate_json
 
 
-def resource_json(resource: object, base_url: str, sandbox: Sandbox) -> JsonObject:
-    """The API representation of whatever record an event reports."""
+def resource_json(
+    resource: object, base_url: str, sandbox: Sandbox, as_of: datetime | None = None
+) -> JsonObject:
+    """The API representation of whatever record an event reports (`as_of`: `payment_view`'s)."""
     if isinstance(resource, Payment):
-        return payment_view(resource, base_url, sandbox)
+        return payment_view(resource, base_url, sandbox, as_of)
     if isinstance(resource, Refund):
         return refund_json(resource)
     if isinstance(resource, Payout):
@@ -49,7 +51,7 @@ def event_json(event: Event, base_url: str, sandbox: Sandbox) -> JsonObject:
         "event_type": event.event_type,
         "content": {
             "type": event.content_type.value,
-            "object": resource_json(event.resource, base_url, sandbox),
+            "object": resource_json(event.resource, base_url, sandbox, event.created),
         },
         "timestamp": format_timestamp(event.created),
     }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
 from mocksrv.domain.disputes import Dispute
 from mocksrv.domain.ephemeral_keys import EphemeralKey
@@ -176,11 +177,20 @@ def customer_details(customer: Customer) -> JsonObject:
     }
 
 
-def payment_view(payment: Payment, base_url: str, sandbox: Sandbox) -> JsonObject:
-    """A payment as the API shows it: with its disputes, refunds and customer, as the real service does."""
+def payment_view(
+    payment: Payment, base_url: str, sandbox: Sandbox, as_of: datetime | None = None
+) -> JsonObject:
+    """A payment as the API shows it: with its disputes, refunds and customer, as the real service does.
+
+    `as_of`, for the body of an event first sent after it happened: only the disputes and refunds
+    made by then (they are shown as they stand, as is the customer: earlier states are not kept).
+    """
     merchant_id, payment_id = payment.merchant_id, payment.payment_id
     disputes = sandbox.disputes.of_payment(merchant_id, payment_id)
     refunds = sandbox.refunds.of_payment(merchant_id, payment_id)
+    if as_of is not None:
+        disputes = [dispute for dispute in disputes if dispute.created <= as_of]
+        refunds = tuple(refund for refund in refunds if refund.created <= as_of)
     customer = (
         None if payment.customer_id is None else sandbox.customers.find(merchant_id, payment.customer_id)
     )

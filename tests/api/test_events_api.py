@@ -317,6 +317,23 @@ def test_attempts_of_a_deleted_profiles_event_show_no_signature(
     }
 
 
+def test_an_event_first_sent_later_shows_only_the_refunds_and_disputes_made_by_its_time(
+    api: Api, frozen: str
+) -> None:
+    payment = create(api)  # no webhook URL: the event waits, unsent
+    (event_id,) = event_ids(api)
+    ok(api.post("/__mock/clock/advance", {"seconds": 1}))
+    ok(api.post("/refunds", {"payment_id": payment["payment_id"], "amount": 250}))
+    ok(api.post("/__mock/disputes", {"payment_id": payment["payment_id"]}))
+
+    answer = ok(api.post(f"{EVENTS}/{event_id}/retry"))
+
+    sent_payment = orjson.loads(answer["request"]["body"])["content"]["object"]
+    assert (sent_payment["amount_refunded"], sent_payment["refunds"], sent_payment["disputes"]) == (0, [], [])
+    now = ok(api.get(f"/payments/{payment['payment_id']}"))
+    assert (len(now["refunds"]), len(now["disputes"])) == (1, 1)
+
+
 def test_attempts_of_an_unknown_event_are_not_found(api: Api) -> None:
     response = api.get(f"{EVENTS}/evt_unknown/attempts")
 
