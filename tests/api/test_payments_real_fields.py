@@ -172,6 +172,24 @@ def test_a_method_mocksrv_does_not_model_yet_succeeds_unless_a_magic_value_says_
     )
 
 
+def test_a_gift_cards_pin_and_cvv2_are_never_kept_nor_shown(api: Api) -> None:
+    card = {"account_number": "6006491234567890", "pin": "4321", "cvv2": "987", "expiration_date": "122030"}
+    body = payloads.payment(
+        None, confirm=True, payment_method="gift_card", payment_method_type="bhn_card_network"
+    )
+    body.update(
+        payment_method_data={"gift_card": {"bhn_card_network": card}}, billing=copy.deepcopy(payloads.BILLING)
+    )
+
+    created = ok(api.post("/payments", body))
+
+    kept = {"bhn_card_network": {"account_number": "****7890", "expiration_date": "122030"}}
+    assert created["payment_method_data"] == {"gift_card": kept}
+    assert retrieve(api, created["payment_id"])["payment_method_data"] == {"gift_card": kept}
+    journal = str(ok(api.get("/__mock/requests?limit=1")))
+    assert "'4321'" not in journal and "'987'" not in journal
+
+
 def test_the_billing_inside_the_method_data_is_the_billing_the_spec_asks_for(api: Api) -> None:
     body = payloads.payment(payment_id="pay_1")
     billing = body.pop("billing")

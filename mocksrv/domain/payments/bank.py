@@ -9,7 +9,9 @@ from typing import Any
 ACCOUNT_NUMBER_FIELDS = ("account_number", "bank_account_number", "iban")
 # Kept and shown to their last four: card and account numbers; `number` is a gift card's.
 LAST_FOUR_FIELDS = frozenset({"card_number", "number", *ACCOUNT_NUMBER_FIELDS})
-CVC_FIELDS = frozenset({"card_cvc", "cvc", "cvv"})  # never kept; cvv: the legacy card API's name
+# Never kept nor shown: a card's security code under each of its names (cvv: the legacy card API's),
+# and a gift card's PIN and CVV2.
+CVC_FIELDS = frozenset({"card_cvc", "cvc", "cvv", "cvv2", "pin"})
 
 
 def last_four(number: str) -> str:
