@@ -14,6 +14,7 @@ from mocksrv.api.answers.payments import (
     PaymentPageAnswerSchema,
 )
 from mocksrv.contract import Auth, documented
+from mocksrv.domain.errors import InvalidField
 from mocksrv.domain.models import KeyKind
 from mocksrv.representations import list_json, payment_attempts_json, payment_captures_json, payment_summary
 from mocksrv.rest import authenticate, current_request, json_body, load, sandbox, show_payment
@@ -24,6 +25,7 @@ health = Blueprint("health", __name__)
 _create = schemas.PaymentCreateSchema()
 _update = schemas.PaymentUpdateSchema()
 _confirm = schemas.PaymentConfirmSchema()
+_browser_confirm = schemas.BrowserConfirmSchema()
 _list = schemas.PaymentListSchema()
 _query = schemas.PaymentQuerySchema()
 _retrieve = schemas.PaymentRetrieveQuerySchema()
@@ -91,20 +93,21 @@ def retrieve_payment(payment_id: str) -> Json:
 def update_payment(payment_id: str) -> Json:
     principal = authenticate()
     fields = load(_update, json_body())
-    return show_payment(sandbox().payments.update(principal.merchant_id, payment_id, fields))
+    service = sandbox().payments
+    payment = service.update(principal.merchant_id, payment_id, fields)
+    if fields.get("confirm"):
+        payment = service.confirm(principal.merchant_id, payment_id, {})
+    return show_payment(payment)
 
 
 @payments.post("/payments/<id:payment_id>/confirm")
 @documented(PaymentAnswerSchema, body=_confirm, auth=Auth.PUBLISHABLE)
 def confirm_payment(payment_id: str) -> Json:
     principal = authenticate(publishable=True)
-    fields = load(_confirm, json_body())
+    by_browser = principal.kind is KeyKind.PUBLISHABLE
+    fields = load(_browser_confirm if by_browser else _confirm, json_body())
     payment = sandbox().payments.confirm(
-        principal.merchant_id,
-        payment_id,
-        fields,
-        fields.get("client_secret"),
-        secret_required=principal.kind is KeyKind.PUBLISHABLE,
+        principal.merchant_id, payment_id, fields, fields.get("client_secret"), secret_required=by_browser
     )
     return show_payment(payment)
 
@@ -114,6 +117,8 @@ def confirm_payment(payment_id: str) -> Json:
 def capture_payment(payment_id: str) -> Json:
     principal = authenticate()
     fields = load(_capture, json_body())
+    if fields.get("merchant_id", principal.merchant_id) != principal.merchant_id:
+        raise InvalidField("merchant_id", "not the merchant of the API key")
     descriptor = fields.get("statement_descriptor_prefix", "") + fields.get("statement_descriptor_suffix", "")
     payment = sandbox().payments.capture(
         principal.merchant_id, payment_id, fields.get("amount_to_capture"), descriptor or None

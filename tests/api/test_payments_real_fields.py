@@ -12,6 +12,7 @@ from tests import payloads
 from tests.api.expected import card_data, card_payment, customer_details, invalid, later, malformed, missing
 from tests.api.scenarios import STATUSES, advance, create, ok, payment_count, payment_in, retrieve
 from tests.conftest import Api
+from tests.payloads import MERCHANT_ID
 
 pytestmark = pytest.mark.usefixtures("frozen")
 
@@ -583,3 +584,81 @@ def test_a_reward_still_needs_the_billing_the_spec_requires(api: Api) -> None:
 
     assert response.status_code == 400
     assert response.json == missing("billing")
+
+
+# -- the real fields of update, confirm, capture and cancel ------------------------------------
+
+
+def test_a_confirmation_with_the_secret_key_applies_the_real_fields_it_sends(api: Api, frozen: str) -> None:
+    create(api, None, payment_id="pay_1")
+    body = payloads.confirmation(amount=2599, description="Red shoes", metadata={"order_id": "42"})
+    body.update(capture_method="manual", session_expiry=60, statement_descriptor_name="SHOES")
+
+    confirmed = ok(api.post("/payments/pay_1/confirm", body))
+
+    assert (confirmed["status"], confirmed["amount"], confirmed["amount_capturable"]) == (
+        "requires_capture",
+        2599,
+        2599,
+    )
+    assert (confirmed["description"], confirmed["metadata"], confirmed["capture_method"]) == (
+        "Red shoes",
+        {"order_id": "42"},
+        "manual",
+    )
+    assert confirmed["expires_on"] == later(frozen, 60)
+    assert retrieve(api, "pay_1") == confirmed
+
+
+def test_a_checkout_page_confirms_with_what_to_pay_with_never_the_amount(api: Api) -> None:
+    secret = create(api, None, payment_id="pay_1")["client_secret"]
+    browser = api.as_key(payloads.PUBLISHABLE_KEY)
+
+    response = browser.post("/payments/pay_1/confirm", payloads.confirmation(amount=1, client_secret=secret))
+
+    assert response.status_code == 400
+    assert response.json == malformed("unknown field `amount`")
+    assert retrieve(api, "pay_1")["status"] == "requires_payment_method"
+
+
+def test_an_update_takes_session_expiry_its_own_id_retry_action_and_confirm(api: Api, frozen: str) -> None:
+    create(api, payment_id="pay_1", confirm=False)
+
+    updated = ok(
+        api.post("/payments/pay_1", {"session_expiry": 120, "payment_id": "pay_1", "retry_action": "requeue"})
+    )
+    confirmed = ok(api.post("/payments/pay_1", {"description": "now", "confirm": True}))
+
+    assert (updated["status"], updated["expires_on"]) == ("requires_confirmation", later(frozen, 120))
+    assert (confirmed["status"], confirmed["description"]) == ("succeeded", "now")
+
+
+def test_an_update_naming_another_payment_is_refused(api: Api) -> None:
+    before = create(api, payment_id="pay_1", confirm=False)
+
+    response = api.post("/payments/pay_1", {"payment_id": "pay_2", "description": "x"})
+
+    assert (response.status_code, response.json) == (
+        400,
+        invalid("payment_id", "names another payment than the path does"),
+    )
+    assert retrieve(api, "pay_1") == before
+
+
+def test_capture_and_cancel_take_the_real_fields(api: Api) -> None:
+    create(api, payment_id="pay_1", capture_method="manual")
+    create(api, payment_id="pay_2", capture_method="manual")
+    extra = {"merchant_connector_details": {"creds_identifier": "x"}}
+    capture = {
+        "merchant_id": MERCHANT_ID,
+        "refund_uncaptured_amount": False,
+        "all_keys_required": True,
+        **extra,
+    }
+
+    captured = ok(api.post("/payments/pay_1/capture", capture))
+    cancelled = ok(api.post("/payments/pay_2/cancel", extra))
+    other = api.post("/payments/pay_2/capture", {"merchant_id": "merchant_other"})
+
+    assert (captured["status"], cancelled["status"]) == ("succeeded", "cancelled")
+    assert (other.status_code, other.json) == (400, invalid("merchant_id", "not the merchant of the API key"))

@@ -531,7 +531,7 @@ def test_create_with_an_unknown_field_is_ir_06(api: Api, path: str) -> None:
     ("route", "field"),
     [
         ("/payments/pay_1", "status"),
-        ("/payments/pay_1/confirm", "amount"),
+        ("/payments/pay_1/confirm", "status"),
         ("/payments/pay_1/capture", "amount"),
         ("/payments/pay_1/cancel", "reason"),
     ],

@@ -12,6 +12,7 @@ from mocksrv.api.schemas.customers import CustomerCreateSchema as CustomerCreate
 from mocksrv.api.schemas.customers import CustomerFieldsSchema as CustomerFieldsSchema
 from mocksrv.api.schemas.customers import CustomerListSchema as CustomerListSchema
 from mocksrv.api.schemas.payments import BARE_METHOD_DATA as BARE_METHOD_DATA
+from mocksrv.api.schemas.payments import BrowserConfirmSchema as BrowserConfirmSchema
 from mocksrv.api.schemas.payments import CancelSchema as CancelSchema
 from mocksrv.api.schemas.payments import CaptureSchema as CaptureSchema
 from mocksrv.api.schemas.payments import OrderLineSchema as OrderLineSchema

@@ -324,9 +324,23 @@ class PaymentCreateSchema(PaymentFieldsSchema):
 class PaymentUpdateSchema(PaymentFieldsSchema):
     amount = Amount()
     currency = Currency()
+    session_expiry = StrictInteger(validate=validate.Range(1, MAX_SESSION_EXPIRY))
+    payment_id = fields.String(validate=RESOURCE_ID)  # the path's, if sent
+    confirm = StrictBoolean()  # true: confirmed once updated
+    retry_action = OneOf(("manual_retry", "requeue"))  # checked and ignored: no processor to retry
 
 
-class PaymentConfirmSchema(BillingRule):
+class PaymentConfirmSchema(PaymentUpdateSchema):
+    """A confirmation with the secret key: every field of the real service's, as an update takes
+    them, applied in the same step."""
+
+    client_secret = fields.String()
+
+
+class BrowserConfirmSchema(BillingRule):
+    """A confirmation from a checkout page (the publishable key and the client secret): what to pay
+    with and where to come back, never the amount or anything else of the merchant's."""
+
     payment_method = fields.String(validate=validate.OneOf(PAYMENT_METHODS))
     payment_method_type = fields.String()
     payment_method_data = MethodData()
@@ -399,6 +413,11 @@ class CaptureSchema(RequestSchema):
     amount_to_capture = Amount()
     statement_descriptor_prefix = fields.String()
     statement_descriptor_suffix = fields.String()
+    # The real service's, checked and otherwise ignored (the merchant is the API key's, see the route).
+    merchant_id = fields.String()
+    refund_uncaptured_amount = StrictBoolean()
+    merchant_connector_details = FreeForm()
+    all_keys_required = StrictBoolean()
 
     @validates_schema
     def descriptor_fits(self, data: dict[str, Any], **kwargs: Any) -> None:
@@ -413,6 +432,7 @@ class CaptureSchema(RequestSchema):
 
 class CancelSchema(RequestSchema):
     cancellation_reason = Text()
+    merchant_connector_details = FreeForm()  # the real service's, checked and ignored
 
 
 class ReviewSchema(RequestSchema):

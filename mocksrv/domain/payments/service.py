@@ -181,11 +181,7 @@ class PaymentService:
             payment = self._get(merchant_id, payment_id)
             PAYMENT_TRANSITIONS.check_action(payment.status, "update")
             now = self._clock.now(merchant_id)
-            check_customer(self._store, merchant_id, fields)
-            changes = described_fields(fields, payment.echoed)
-            changes.update({name: fields[name] for name in ("amount", "currency") if name in fields})
-            if "capture_method" in fields:
-                changes["capture_method"] = CaptureMethod(fields["capture_method"])
+            changes = self._sent(payment, fields, now)
             if sends_method(fields):
                 changes.update(self._resolve(payment, fields, changes, now))
                 event = PaymentEvent.ATTACH_METHOD
@@ -209,7 +205,7 @@ class PaymentService:
             PAYMENT_TRANSITIONS.check_action(payment.status, "confirm")
             if client_secret is not None and now >= payment.client_secret_expires_at:
                 raise ClientSecretExpired()
-            changes = described_fields(fields, payment.echoed)
+            changes = self._sent(payment, fields, now)
             if sends_method(fields):
                 changes.update(self._resolve(payment, fields, changes, now, by_customer=secret_required))
             outcome = changes.get("outcome", payment.outcome)
@@ -361,16 +357,17 @@ class PaymentService:
         (a confirm's method and billing) in the same copy; schedule what follows."""
         changes: dict[str, Any] = {"next_outcome": None}
         mandate = None
+        sent_to = evolve(payment, **sent) if sent else payment  # as the changes sent along make it
         if action == "confirm":
             changes.update(attempt_count=payment.attempt_count + 1, attempted_at=now)
-            mandate = self._recurring(evolve(payment, **sent) if sent else payment, changes, now)
+            mandate = self._recurring(sent_to, changes, now)
         if outcome.result is OutcomeResult.SUCCESS:
-            if payment.capture_method.at_once:
+            if sent_to.capture_method.at_once:
                 step = "charge"
-                changes.update(amount_received=payment.amount, amount_capturable=0, captured_at=now)
+                changes.update(amount_received=sent_to.amount, amount_capturable=0, captured_at=now)
             else:
                 step = "authorize"
-                changes.update(amount_capturable=payment.amount, authorized_at=now)
+                changes.update(amount_capturable=sent_to.amount, authorized_at=now)
         else:
             step = _STEPS[outcome.result]
         if outcome.result is OutcomeResult.DECLINE:
@@ -379,7 +376,7 @@ class PaymentService:
             )
         elif outcome.result in (OutcomeResult.CHALLENGE, OutcomeResult.PROCESSING, OutcomeResult.TRANSFER):
             changes["next_outcome"] = outcome.then
-        if outcome.result is OutcomeResult.CHALLENGE and not sent.get("return_url", payment.return_url):
+        if outcome.result is OutcomeResult.CHALLENGE and not sent_to.return_url:
             raise InvalidField("return_url", missing=True)
         merchant_id = payment.merchant_id
         if mandate is not None:  # stored first: the payment's event moves it (MandateService.on_event)
@@ -404,6 +401,19 @@ class PaymentService:
         if payment is None:
             raise PaymentNotFound()
         return payment
+
+    def _sent(self, payment: Payment, fields: Mapping[str, Any], now: datetime) -> dict[str, Any]:
+        """The changes an update or a confirmation sends, but for what it pays with."""
+        if fields.get("payment_id", payment.payment_id) != payment.payment_id:
+            raise InvalidField("payment_id", "names another payment than the path does")
+        check_customer(self._store, payment.merchant_id, fields)
+        changes = described_fields(fields, payment.echoed)
+        changes.update({name: fields[name] for name in ("amount", "currency") if name in fields})
+        if "capture_method" in fields:
+            changes["capture_method"] = CaptureMethod(fields["capture_method"])
+        if "session_expiry" in fields:
+            changes["client_secret_expires_at"] = now + timedelta(seconds=fields["session_expiry"])
+        return changes
 
     def _resolve(
         self,
