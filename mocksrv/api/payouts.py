@@ -60,23 +60,6 @@ ENTITY_TYPES = (
     "Personal",
 )
 PRIORITIES = ("instant", "fast", "regular", "wire", "cross_border", "internal")
-CARD_NETWORKS = (
-    "Visa",
-    "Mastercard",
-    "AmericanExpress",
-    "JCB",
-    "DinersClub",
-    "Discover",
-    "CartesBancaires",
-    "UnionPay",
-    "Interac",
-    "RuPay",
-    "Maestro",
-    "Star",
-    "Pulse",
-    "Accel",
-    "Nyce",
-)
 INT32_MAX = 2**31 - 1
 
 
@@ -118,7 +101,7 @@ class CardPayoutSchema(RequestSchema):
     expiry_month = fields.String(required=True, validate=validate.Regexp(r"^(0?[1-9]|1[0-2])\Z"))
     expiry_year = fields.String(required=True, validate=validate.Regexp(r"^([0-9]{2}|[0-9]{4})\Z"))
     card_holder_name = fields.String(required=True)
-    card_network = fields.String(validate=validate.OneOf(CARD_NETWORKS))
+    card_network = fields.String(validate=validate.OneOf(real_values.CARD_NETWORKS))
 
 
 class PassthroughSchema(RequestSchema):

@@ -336,3 +336,21 @@ PAYMENT_METHOD_DATA_KINDS = (
     "mobile_payment",
     "network_token",
 )
+
+CARD_NETWORKS = (
+    "Visa",
+    "Mastercard",
+    "AmericanExpress",
+    "JCB",
+    "DinersClub",
+    "Discover",
+    "CartesBancaires",
+    "UnionPay",
+    "Interac",
+    "RuPay",
+    "Maestro",
+    "Star",
+    "Pulse",
+    "Accel",
+    "Nyce",
+)

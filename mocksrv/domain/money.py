@@ -11,9 +11,13 @@ MIN_AMOUNT = 1
 MAX_AMOUNT = 99_999_999_999
 
 
+# Codes ISO 4217 has retired that the real service still takes.
+_RETIRED_CURRENCIES = frozenset({"ANG", "BGN", "CUC", "HRK", "SLL", "STD", "ZWL"})
+
+
 @cache
 def currencies() -> frozenset[str]:
-    return frozenset(currency.alpha_3 for currency in pycountry.currencies)
+    return frozenset(currency.alpha_3 for currency in pycountry.currencies) | _RETIRED_CURRENCIES
 
 
 @cache

@@ -662,3 +662,27 @@ def test_capture_and_cancel_take_the_real_fields(api: Api) -> None:
 
     assert (captured["status"], cancelled["status"]) == ("succeeded", "cancelled")
     assert (other.status_code, other.json) == (400, invalid("merchant_id", "not the merchant of the API key"))
+
+
+def test_the_real_card_and_order_line_fields_and_retired_currencies_are_taken(api: Api) -> None:
+    card = {
+        **payloads.card()["card"],
+        "nick_name": "My Visa",
+        "card_issuer": "Bank",
+        "card_network": "Visa",
+        "card_type": "credit",
+        "card_issuing_country": "US",
+        "card_issuing_country_code": "US",
+        "bank_code": "0001",
+    }
+    line = {"product_name": "Shoes", "quantity": 1, "amount": 1000, "sku": "S-1", "upc": "0123"}
+    line.update(commodity_code="c", unit_of_measure="pair", total_amount=1000, unit_discount_amount=0)
+    body = payloads.payment(None, payment_method_data={"card": card}, order_details=[line], currency="HRK")
+    body.update(confirm=True, payment_method="card", billing=copy.deepcopy(payloads.BILLING))
+
+    paid = ok(api.post("/payments", body))
+
+    assert (paid["status"], paid["currency"]) == ("succeeded", "HRK")
+    assert paid["payment_method_data"]["card"]["last4"] == "4242"
+    refused = api.post("/payments", {**body, "payment_id": "pay_x", "currency": "XXY"})
+    assert (refused.status_code, refused.json["error"]["param"]) == (400, "currency")

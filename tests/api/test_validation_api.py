@@ -516,7 +516,7 @@ def test_update_and_confirm_with_an_order_line_alias_say_to_use_order_details(
         "billing.address.line4",
         "billing.phone.extension",
         "payment_method_data.card.pin",
-        "order_details.0.sku",
+        "order_details.0.stock_keeping_unit",
     ],
 )
 def test_create_with_an_unknown_field_is_ir_06(api: Api, path: str) -> None:

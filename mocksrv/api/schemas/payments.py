@@ -52,6 +52,14 @@ class CardSchema(RequestSchema):
     card_exp_year = fields.String(required=True)
     card_cvc = fields.String(required=True)
     card_holder_name = fields.String()
+    # The real service's, checked and otherwise ignored: the card's details come from its number.
+    nick_name = fields.String()
+    card_issuer = fields.String()
+    card_network = OneOf(real_values.CARD_NETWORKS)
+    card_type = fields.String()
+    card_issuing_country = fields.String()
+    card_issuing_country_code = fields.String()
+    bank_code = fields.String()
 
 
 class CryptoSchema(RequestSchema):
@@ -135,6 +143,12 @@ class OrderLineSchema(RequestSchema):
     product_type = fields.String()
     product_tax_code = fields.String()
     description = fields.String()
+    sku = fields.String()
+    upc = fields.String()
+    commodity_code = fields.String()
+    unit_of_measure = fields.String()
+    total_amount = StrictInteger(validate=validate.Range(min=0, max=MAX_AMOUNT))
+    unit_discount_amount = StrictInteger(validate=validate.Range(min=0, max=MAX_AMOUNT))
 
     @validates_schema
     def named(self, data: dict[str, Any], **kwargs: Any) -> None:
