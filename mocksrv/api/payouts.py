@@ -10,6 +10,7 @@ from marshmallow import ValidationError, fields, post_load, validate, validates_
 from mocksrv.api import real_values
 from mocksrv.api.answers.payouts import PayoutAnswerSchema, PayoutListAnswerSchema
 from mocksrv.api.schemas import BrowserInfoSchema, ContactSchema, Country, CustomerDetailsSchema, Limited
+from mocksrv.api.schemas.common import within_time_range
 from mocksrv.contract import documented
 from mocksrv.domain.errors import InvalidField
 from mocksrv.domain.money import MAX_AMOUNT, MIN_AMOUNT
@@ -199,11 +200,7 @@ class PayoutListSchema(RequestSchema):
 
     @post_load
     def to_query(self, data: dict[str, Any], **kwargs: Any) -> Query:
-        start, end = data.pop("start_time", None), data.pop("end_time", None)
-        if start is not None:
-            data["created_gte"] = max(start, data.get("created_gte", start))
-        if end is not None:
-            data["created_lte"] = min(end, data.get("created_lte", end))
+        within_time_range(data)
         for name, attribute in (("payout_method", "payout_type"), ("connector", "connector")):
             kept = data.pop(name, None)
             data[attribute] = frozenset(kept) if kept else None

@@ -17,11 +17,12 @@ from flask import Blueprint
 from marshmallow import ValidationError, fields, post_load, validate, validates_schema
 
 from mocksrv.api.answers.refunds import RefundAnswerSchema, RefundListAnswerSchema
+from mocksrv.api.schemas.common import within_time_range
 from mocksrv.contract import documented
 from mocksrv.domain.money import MAX_AMOUNT
 from mocksrv.domain.refunds import REFUND_TYPES, RefundStatus
-from mocksrv.domain.store import Query
-from mocksrv.fieldtypes import RESOURCE_ID, FreeForm, StrictBoolean, StrictInteger, Timestamp
+from mocksrv.domain.store import Between, Query
+from mocksrv.fieldtypes import RESOURCE_ID, FreeForm, StrictBoolean, StrictInteger, Timestamp, currency_code
 from mocksrv.representations import list_json, refund_json
 from mocksrv.rest import authenticate, json_body, load, sandbox
 from mocksrv.schema import RequestSchema
@@ -108,16 +109,43 @@ class RefundUpdateSchema(RequestSchema):
     metadata = FreeForm()
 
 
+class AmountFilterSchema(RequestSchema):
+    start_amount = StrictInteger()
+    end_amount = StrictInteger()
+
+
 class RefundListSchema(RequestSchema):
+    """The spec's filters, and the real service's (`RefundListRequest`): lists of statuses,
+    currencies and connectors, a time range, an amount range. An empty list keeps all."""
+
     payment_id = fields.String()
+    refund_id = fields.String()
+    profile_id = fields.String()
     status = fields.String(validate=validate.OneOf([s.value for s in RefundStatus]))
+    refund_status = fields.List(fields.String(validate=validate.OneOf([s.value for s in RefundStatus])))
+    currency = fields.List(fields.String(validate=currency_code))
+    connector = fields.List(fields.String())
+    merchant_connector_id = fields.List(fields.String())  # checked and ignored: one processor
+    amount_filter = fields.Nested(AmountFilterSchema)
     created_gte = Timestamp()
     created_lte = Timestamp()
+    start_time = Timestamp()
+    end_time = Timestamp()
     limit = StrictInteger(validate=validate.Range(1, 100), load_default=10)
     offset = StrictInteger(validate=validate.Range(min=0), load_default=0)
 
     @post_load
     def to_query(self, data: dict[str, Any], **kwargs: Any) -> Query:
+        data.pop("merchant_connector_id", None)
+        within_time_range(data)
+        statuses = frozenset(data.pop("refund_status", None) or ())
+        if statuses:
+            data["status"] = statuses & {data["status"]} if "status" in data else statuses
+        for name in ("currency", "connector"):
+            data[name] = frozenset(data[name]) if data.get(name) else None
+        amounts = data.pop("amount_filter", None)
+        if amounts:
+            data["amount"] = Between(amounts.get("start_amount"), amounts.get("end_amount"))
         return Query.of(**data)
 
 

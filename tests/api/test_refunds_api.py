@@ -598,6 +598,20 @@ LIST_FILTERS: list[tuple[dict[str, Any], list[str], int]] = [
     ({"offset": 3}, [], 3),
     ({"limit": 100}, ["ref_c", "ref_b", "ref_a"], 3),
     ({"status": "succeeded", "limit": 1, "offset": 1}, ["ref_a"], 2),
+    # The real service's filters.
+    ({"refund_status": ["pending", "failed"]}, ["ref_c"], 1),
+    ({"refund_status": []}, ["ref_c", "ref_b", "ref_a"], 3),
+    ({"refund_status": ["succeeded"], "status": "pending"}, [], 0),
+    ({"refund_id": "ref_b"}, ["ref_b"], 1),
+    ({"profile_id": PROFILE_ID, "currency": ["USD", "EUR"]}, ["ref_c", "ref_b", "ref_a"], 3),
+    ({"currency": ["EUR"]}, [], 0),
+    ({"connector": ["mocksrv"], "merchant_connector_id": ["mca_1"]}, ["ref_c", "ref_b", "ref_a"], 3),
+    ({"connector": ["adyen"]}, [], 0),
+    ({"start_time": 60}, ["ref_c", "ref_b"], 2),
+    ({"start_time": 0, "end_time": 60}, ["ref_b", "ref_a"], 2),
+    ({"amount_filter": {"start_amount": 100, "end_amount": 100}}, ["ref_c", "ref_b", "ref_a"], 3),
+    ({"amount_filter": {"start_amount": 101}}, [], 0),
+    ({"amount_filter": {"end_amount": 99}}, [], 0),
 ]
 
 
@@ -674,7 +688,12 @@ def test_list_default_limit_is_ten(api: Api) -> None:
         ({"created_gte": "yesterday"}, invalid("created_gte", "not a valid ISO 8601 timestamp")),
         ({"created_lte": 1700000000}, invalid("created_lte", "not a valid ISO 8601 timestamp")),
         ({"payment_id": 5}, invalid("payment_id", "not a valid string")),
-        ({"refund_id": "ref_1"}, malformed("unknown field `refund_id`")),
+        ({"refund_ids": "ref_1"}, malformed("unknown field `refund_ids`")),
+        (
+            {"refund_status": ["done"]},
+            invalid("refund_status.0", "must be one of: pending, succeeded, failed, review"),
+        ),
+        ({"currency": "USD"}, invalid("currency", "not a valid list")),
     ],
     ids=case_id,
 )

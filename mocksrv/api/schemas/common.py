@@ -154,3 +154,14 @@ def _moved(moment: datetime, offset: timedelta) -> datetime:
         return moment + offset
     except OverflowError:
         return (datetime.min if offset < timedelta(0) else datetime.max).replace(tzinfo=moment.tzinfo)
+
+
+def within_time_range(data: dict[str, Any]) -> dict[str, Any]:
+    """A list query's fields with the real service's `start_time` and `end_time` (a TimeRange)
+    taken into its creation range, `created_gte` and `created_lte`: both bound it."""
+    start, end = data.pop("start_time", None), data.pop("end_time", None)
+    if start is not None:
+        data["created_gte"] = max(start, data.get("created_gte", start))
+    if end is not None:
+        data["created_lte"] = min(end, data.get("created_lte", end))
+    return data

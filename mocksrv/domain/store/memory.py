@@ -25,6 +25,7 @@ from mocksrv.domain.models import Page
 from mocksrv.domain.store.deliveries import DeliveryQueue
 from mocksrv.domain.store.records import (
     GLOBAL,
+    Between,
     Collection,
     Query,
     SortKey,
@@ -212,11 +213,11 @@ class MemoryStore(ClockStates):
             candidates: SortedList | None = space.order.get(kind)
             if not candidates:  # no record of this kind (as for the disputes of most payments)
                 return Page([], 0)
-            # A set of values (any of them matches) is tested on each record, never looked up.
+            # A set of values (any of them matches) or a range is tested on each record, never looked up.
             rest = {
                 name: value
                 for name, value in query.where.items()
-                if name not in spec.indexed or isinstance(value, frozenset)
+                if name not in spec.indexed or isinstance(value, _MANY)
             }
             indexed = [(name, value) for name, value in query.where.items() if name not in rest]
             narrowest: tuple[str, object] | None = None
@@ -499,10 +500,14 @@ class MemoryStore(ClockStates):
         self._deliveries.drop(merchant_id)
 
 
+_MANY = (frozenset, Between)  # where values that match more than one value
+
+
 def _matches(record: Any, where: Mapping[str, object]) -> bool:
-    """Whether the record has each value `where` names: that value, or one of a set of them."""
+    """Whether the record has each value `where` names: that value, one of a set of them, or one
+    in a range."""
     for name, wanted in where.items():
         value = getattr(record, name)
-        if not (value in wanted if isinstance(wanted, frozenset) else value == wanted):
+        if not (value in wanted if isinstance(wanted, _MANY) else value == wanted):
             return False
     return True

@@ -50,6 +50,19 @@ class Collection:
 
 
 @dataclass(frozen=True, slots=True)
+class Between:
+    """A value of a query's `where` that matches from `low` to `high`, both included (None: no bound)."""
+
+    low: int | None = None
+    high: int | None = None
+
+    def __contains__(self, value: object) -> bool:
+        if not isinstance(value, int):
+            return False
+        return (self.low is None or value >= self.low) and (self.high is None or value <= self.high)
+
+
+@dataclass(frozen=True, slots=True)
 class Query:
     where: Mapping[str, object] = field(default_factory=dict)
     created_gte: datetime | None = None
