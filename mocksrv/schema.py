@@ -213,7 +213,8 @@ def _compile_field(field: fields.Field[Any], compiling: frozenset[type]) -> Chec
         accepts = _compile_nested(field, compiling)
     elif type(field) is fields.List:
         accepts = _compile_list(field, compiling)
-    elif type(field) is fields.Dict:
+    elif type(field) is fields.Dict or getattr(field, "loads_objects_as_dict", False):
+        assert isinstance(field, fields.Dict)  # as for Nested above: objects here, the rest in full
         accepts = _compile_dict(field, compiling)
     else:
         return None

@@ -69,6 +69,7 @@ def build(app: Flask) -> dict[str, Any]:
         plugin.map_to_openapi_type(field_type, openapi_type, None)  # type: ignore[no-untyped-call]
     plugin.converter.add_attribute_function(_or_alternative)  # type: ignore[union-attr]
     plugin.converter.add_attribute_function(_one_or_many)  # type: ignore[union-attr]
+    plugin.converter.add_attribute_function(_object_or_name)  # type: ignore[union-attr]
     plugin.converter.add_attribute_function(_null_means_absent)  # type: ignore[union-attr]
     spec.components.security_scheme(SECURITY_SCHEME, {"type": "apiKey", "in": "header", "name": "api-key"})
     spec.components.schema("Error", schema=ErrorSchema)
@@ -154,6 +155,17 @@ def _one_or_many(
         return {}
     one = {"type": "string", "enum": list(field.choices)}
     return {"anyOf": [one, {"type": "array", "items": one}]}
+
+
+def _object_or_name(
+    converter: Any, field: fields.Field[Any], ret: dict[str, Any], **kwargs: Any
+) -> dict[str, Any]:
+    """An object, or the bare name of a kind without details (`metadata={"names": [...]}`)."""
+    names = field.metadata.get("names")
+    if names is None:
+        return {}
+    as_object = {key: ret.pop(key) for key in ("type", "additionalProperties") if key in ret}
+    return {"anyOf": [as_object, {"type": "string", "enum": names}]}
 
 
 def _null_means_absent(

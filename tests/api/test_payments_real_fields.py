@@ -686,3 +686,17 @@ def test_the_real_card_and_order_line_fields_and_retired_currencies_are_taken(ap
     assert paid["payment_method_data"]["card"]["last4"] == "4242"
     refused = api.post("/payments", {**body, "payment_id": "pay_x", "currency": "XXY"})
     assert (refused.status_code, refused.json["error"]["param"]) == (400, "currency")
+
+
+@pytest.mark.parametrize("name", ["oxxo", "efecty", "pago_efectivo", "red_compra", "red_pagos"])
+def test_a_voucher_named_bare_is_taken_as_that_voucher(api: Api, name: str) -> None:
+    body = payloads.payment(None, confirm=True, payment_method="voucher", payment_method_type=name)
+    body.update(payment_method_data={"voucher": name}, billing=copy.deepcopy(payloads.BILLING))
+
+    paid = ok(api.post("/payments", body))
+
+    assert paid["payment_method_data"] == {"voucher": {name: {}}}
+    unknown = api.post(
+        "/payments", {**body, "payment_id": "pay_x", "payment_method_data": {"voucher": "cash"}}
+    )
+    assert (unknown.status_code, unknown.json["error"]["param"]) == (400, "payment_method_data.voucher")

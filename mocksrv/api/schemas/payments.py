@@ -32,6 +32,7 @@ from mocksrv.fieldtypes import (
     PHONE_NUMBER,
     RESOURCE_ID,
     FreeForm,
+    FreeFormLimits,
     HttpUrl,
     Number,
     StrictBoolean,
@@ -71,6 +72,29 @@ class CryptoSchema(RequestSchema):
     external_customer_id = fields.String()
 
 
+# The vouchers the real service names with a bare string, having no details to send.
+VOUCHERS_BY_NAME = ("efecty", "pago_efectivo", "red_compra", "red_pagos", "oxxo")
+
+
+class ObjectOrName(fields.Dict):
+    """Method data of a kind: an object (with the free-form limits), or the bare name of one with no
+    details, kept as that name with nothing in it (`"oxxo"` is `{"oxxo": {}}`)."""
+
+    loads_objects_as_dict = True  # the fast path of RequestSchema checks objects as Dict's
+
+    def __init__(self, names: Sequence[str], **kwargs: Any) -> None:
+        limits = FreeFormLimits()
+        super().__init__(keys=fields.String(), validate=limits, metadata={"names": list(names)}, **kwargs)
+        self.names = tuple(names)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        if isinstance(value, str):
+            if value not in self.names:
+                raise ValidationError(f"Must be an object or one of: {', '.join(self.names)}.")
+            return {value: {}}
+        return super()._deserialize(value, attr, data, **kwargs)  # type: ignore[no-untyped-call]
+
+
 class PaymentMethodDataSchema(RequestSchema):
     """One kind of method data; the billing sent along is the payment's billing (spec 2.2)."""
 
@@ -85,7 +109,7 @@ class PaymentMethodDataSchema(RequestSchema):
     bank_debit = FreeForm()
     real_time_payment = FreeForm()
     upi = FreeForm()
-    voucher = FreeForm()
+    voucher = ObjectOrName(VOUCHERS_BY_NAME)
     gift_card = FreeForm()
     card_token = FreeForm()
     open_banking = FreeForm()
