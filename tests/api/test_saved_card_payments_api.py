@@ -228,7 +228,7 @@ def test_a_saved_card_payment_moved_to_another_customer_is_refused_at_confirmati
 
     assert response.status_code == 400
     assert response.json == invalid(
-        "customer_id", "the saved payment method the payment pays with is another customer's"
+        "customer_id", "the saved payment method the payment pays with belongs to another customer"
     )
     assert retrieve(api, "pay_2") == moved
 

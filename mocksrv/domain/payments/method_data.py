@@ -100,7 +100,8 @@ class MethodResolver:
                 raise InvalidField("payment_method_id", "the saved payment method has been deleted")
             if saved.customer_id is not None and saved.customer_id != payment.customer_id:
                 raise InvalidField(
-                    "customer_id", "the saved payment method the payment pays with is another customer's"
+                    "customer_id",
+                    "the saved payment method the payment pays with belongs to another customer",
                 )
         return None
 
