@@ -700,3 +700,12 @@ def test_a_voucher_named_bare_is_taken_as_that_voucher(api: Api, name: str) -> N
         "/payments", {**body, "payment_id": "pay_x", "payment_method_data": {"voucher": "cash"}}
     )
     assert (unknown.status_code, unknown.json["error"]["param"]) == (400, "payment_method_data.voucher")
+
+
+def test_an_update_confirming_a_payment_without_a_method_changes_nothing(api: Api) -> None:
+    before = create(api, None, payment_id="pay_1")
+
+    response = api.post("/payments/pay_1", {"description": "now", "confirm": True})
+
+    assert (response.status_code, response.json["error"]["param"]) == (400, "payment_method_data")
+    assert retrieve(api, "pay_1") == before
