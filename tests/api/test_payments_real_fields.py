@@ -709,3 +709,19 @@ def test_an_update_confirming_a_payment_without_a_method_changes_nothing(api: Ap
 
     assert (response.status_code, response.json["error"]["param"]) == (400, "payment_method_data")
     assert retrieve(api, "pay_1") == before
+
+
+@pytest.mark.parametrize("channel", ["ecommerce", "mail_order", "telephone_order", {"other": "kiosk"}])
+def test_a_payment_channel_is_a_real_channel_or_another_named(api: Api, channel: Any) -> None:
+    paid = create(api, payment_id="pay_1", payment_channel=channel)
+
+    assert paid["payment_channel"] == channel
+    assert retrieve(api, "pay_1")["payment_channel"] == channel
+
+
+@pytest.mark.parametrize("channel", ["kiosk", {"other": 1}, {"kind": "kiosk"}, 7])
+def test_a_payment_channel_of_another_shape_is_refused(api: Api, channel: Any) -> None:
+    response = api.post("/payments", payloads.payment(payment_channel=channel))
+
+    assert (response.status_code, response.json["error"]["param"]) == (400, "payment_channel")
+    assert payment_count(api) == 0

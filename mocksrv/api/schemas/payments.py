@@ -95,6 +95,32 @@ class ObjectOrName(fields.Dict):
         return super()._deserialize(value, attr, data, **kwargs)  # type: ignore[no-untyped-call]
 
 
+PAYMENT_CHANNELS = ("ecommerce", "mail_order", "telephone_order")
+
+
+def _names_another_channel(value: Any) -> None:
+    if isinstance(value, dict) and (set(value) != {"other"} or not isinstance(value["other"], str)):
+        raise ValidationError('An object names another channel, as {"other": "kiosk"}.')
+
+
+class PaymentChannel(fields.Dict):
+    """`payment_channel`: one of the real service's channels, or `{"other": ...}` naming another;
+    kept as sent."""
+
+    loads_objects_as_dict = True  # the fast path of RequestSchema checks objects as Dict's
+
+    def __init__(self, **kwargs: Any) -> None:
+        names = {"names": list(PAYMENT_CHANNELS)}
+        super().__init__(keys=fields.String(), validate=_names_another_channel, metadata=names, **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        if isinstance(value, str):
+            if value not in PAYMENT_CHANNELS:
+                raise ValidationError(f"Must be an object or one of: {', '.join(PAYMENT_CHANNELS)}.")
+            return value
+        return super()._deserialize(value, attr, data, **kwargs)  # type: ignore[no-untyped-call]
+
+
 class PaymentMethodDataSchema(RequestSchema):
     """One kind of method data; the billing sent along is the payment's billing (spec 2.2)."""
 
@@ -306,7 +332,7 @@ class PaymentFieldsSchema(BillingRule):
     shipping_cost = Minor()
     force_3ds_challenge = StrictBoolean()
     is_iframe_redirection_enabled = StrictBoolean()
-    payment_channel = fields.String()
+    payment_channel = PaymentChannel()
     enable_partial_authorization = StrictBoolean()
     enable_overcapture = StrictBoolean()
     is_stored_credential = StrictBoolean()
