@@ -10,7 +10,7 @@ from marshmallow import ValidationError, fields, post_load, validate, validates_
 from mocksrv.api import real_values
 from mocksrv.api.answers.payouts import PayoutAnswerSchema, PayoutListAnswerSchema
 from mocksrv.api.schemas import BrowserInfoSchema, ContactSchema, Country, CustomerDetailsSchema, Limited
-from mocksrv.api.schemas.common import within_time_range
+from mocksrv.api.schemas.common import any_of, within_time_range
 from mocksrv.contract import documented
 from mocksrv.domain.errors import InvalidField
 from mocksrv.domain.money import MAX_AMOUNT, MIN_AMOUNT
@@ -201,11 +201,9 @@ class PayoutListSchema(RequestSchema):
     @post_load
     def to_query(self, data: dict[str, Any], **kwargs: Any) -> Query:
         within_time_range(data)
-        for name, attribute in (("payout_method", "payout_type"), ("connector", "connector")):
-            kept = data.pop(name, None)
-            data[attribute] = frozenset(kept) if kept else None
-        if not data.get("status"):
-            data["status"] = None
+        any_of(data, "payout_method", "payout_type")
+        any_of(data, "connector")
+        any_of(data, "status")
         return Query.of(**data)
 
 

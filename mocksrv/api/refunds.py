@@ -17,7 +17,7 @@ from flask import Blueprint
 from marshmallow import ValidationError, fields, post_load, validate, validates_schema
 
 from mocksrv.api.answers.refunds import RefundAnswerSchema, RefundListAnswerSchema
-from mocksrv.api.schemas.common import within_time_range
+from mocksrv.api.schemas.common import any_of, within_time_range
 from mocksrv.contract import documented
 from mocksrv.domain.money import MAX_AMOUNT
 from mocksrv.domain.refunds import REFUND_TYPES, RefundStatus
@@ -141,8 +141,8 @@ class RefundListSchema(RequestSchema):
         statuses = frozenset(data.pop("refund_status", None) or ())
         if statuses:
             data["status"] = statuses & {data["status"]} if "status" in data else statuses
-        for name in ("currency", "connector"):
-            data[name] = frozenset(data[name]) if data.get(name) else None
+        any_of(data, "currency")
+        any_of(data, "connector")
         amounts = data.pop("amount_filter", None)
         if amounts:
             data["amount"] = Between(amounts.get("start_amount"), amounts.get("end_amount"))

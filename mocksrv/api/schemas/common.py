@@ -165,3 +165,10 @@ def within_time_range(data: dict[str, Any]) -> dict[str, Any]:
     if end is not None:
         data["created_lte"] = min(end, data.get("created_lte", end))
     return data
+
+
+def any_of(data: dict[str, Any], name: str, attribute: str | None = None) -> None:
+    """Take a list query's field `name` as the values the records' `attribute` (by default of the
+    same name) may have: any of them; an empty list keeps all."""
+    values = data.pop(name, None)
+    data[attribute or name] = frozenset(values) if values else None

@@ -72,53 +72,34 @@ class CryptoSchema(RequestSchema):
     external_customer_id = fields.String()
 
 
-# The vouchers the real service names with a bare string, having no details to send.
-VOUCHERS_BY_NAME = ("efecty", "pago_efectivo", "red_compra", "red_pagos", "oxxo")
-
-
 class ObjectOrName(fields.Dict):
-    """Method data of a kind: an object (with the free-form limits), or the bare name of one with no
-    details, kept as that name with nothing in it (`"oxxo"` is `{"oxxo": {}}`)."""
+    """An object, or one of `names` sent bare, as the real service takes both. A bare name loads as
+    itself (`"ecommerce"`), or, with `as_kind`, as a kind of method data with no details (`"oxxo"`
+    is `{"oxxo": {}}`); an object must pass `validate`."""
 
     loads_objects_as_dict = True  # the fast path of RequestSchema checks objects as Dict's
 
-    def __init__(self, names: Sequence[str], **kwargs: Any) -> None:
-        limits = FreeFormLimits()
-        super().__init__(keys=fields.String(), validate=limits, metadata={"names": list(names)}, **kwargs)
+    def __init__(self, names: Sequence[str], *, as_kind: bool = False, **kwargs: Any) -> None:
+        super().__init__(keys=fields.String(), metadata={"names": list(names)}, **kwargs)
         self.names = tuple(names)
+        self.as_kind = as_kind
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
         if isinstance(value, str):
             if value not in self.names:
                 raise ValidationError(f"Must be an object or one of: {', '.join(self.names)}.")
-            return {value: {}}
+            return {value: {}} if self.as_kind else value
         return super()._deserialize(value, attr, data, **kwargs)  # type: ignore[no-untyped-call]
 
 
+# The vouchers the real service names with a bare string, having no details to send.
+VOUCHERS_BY_NAME = ("efecty", "pago_efectivo", "red_compra", "red_pagos", "oxxo")
 PAYMENT_CHANNELS = ("ecommerce", "mail_order", "telephone_order")
 
 
 def _names_another_channel(value: Any) -> None:
     if isinstance(value, dict) and (set(value) != {"other"} or not isinstance(value["other"], str)):
         raise ValidationError('An object names another channel, as {"other": "kiosk"}.')
-
-
-class PaymentChannel(fields.Dict):
-    """`payment_channel`: one of the real service's channels, or `{"other": ...}` naming another;
-    kept as sent."""
-
-    loads_objects_as_dict = True  # the fast path of RequestSchema checks objects as Dict's
-
-    def __init__(self, **kwargs: Any) -> None:
-        names = {"names": list(PAYMENT_CHANNELS)}
-        super().__init__(keys=fields.String(), validate=_names_another_channel, metadata=names, **kwargs)
-
-    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
-        if isinstance(value, str):
-            if value not in PAYMENT_CHANNELS:
-                raise ValidationError(f"Must be an object or one of: {', '.join(PAYMENT_CHANNELS)}.")
-            return value
-        return super()._deserialize(value, attr, data, **kwargs)  # type: ignore[no-untyped-call]
 
 
 class PaymentMethodDataSchema(RequestSchema):
@@ -135,7 +116,7 @@ class PaymentMethodDataSchema(RequestSchema):
     bank_debit = FreeForm()
     real_time_payment = FreeForm()
     upi = FreeForm()
-    voucher = ObjectOrName(VOUCHERS_BY_NAME)
+    voucher = ObjectOrName(VOUCHERS_BY_NAME, as_kind=True, validate=FreeFormLimits())
     gift_card = FreeForm()
     card_token = FreeForm()
     open_banking = FreeForm()
@@ -332,7 +313,7 @@ class PaymentFieldsSchema(BillingRule):
     shipping_cost = Minor()
     force_3ds_challenge = StrictBoolean()
     is_iframe_redirection_enabled = StrictBoolean()
-    payment_channel = PaymentChannel()
+    payment_channel = ObjectOrName(PAYMENT_CHANNELS, validate=_names_another_channel)
     enable_partial_authorization = StrictBoolean()
     enable_overcapture = StrictBoolean()
     is_stored_credential = StrictBoolean()

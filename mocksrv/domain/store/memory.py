@@ -6,6 +6,7 @@ re-entrant lock, taken by every call and held across a read-modify-write by `tra
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import itertools
 import threading
@@ -413,14 +414,18 @@ class MemoryStore(ClockStates):
             space.ids = self._resumed(merchant_id, space.ids, state)
 
     def _resumed(self, merchant_id: str, live: Entropy, state: IdState | None) -> Entropy:
-        wanted = state
-        if wanted is None and self._id_seed is not None:
-            wanted = IdState(self._id_seed, merchant_id)
-        if wanted is None:
+        if state is None and self._id_seed is not None:
+            state = IdState(self._id_seed, merchant_id)
+        if state is None:
             return SYSTEM
-        now = live.state()
-        same = now is not None and (now.seed, now.scope) == (wanted.seed, wanted.scope)
-        return SeededEntropy(now if same and now is not None and now.drawn > wanted.drawn else wanted)
+        now = live.state()  # the same stream (seed and scope), farther on, goes on where it is
+        if (
+            now is not None
+            and now.drawn > state.drawn
+            and dataclasses.replace(now, drawn=state.drawn) == state
+        ):
+            state = now
+        return SeededEntropy(state)
 
     def _default_ids(self, merchant_id: str) -> Entropy:
         """A merchant's ids unless it is given a seed of its own: the seed of all, or the system's."""
