@@ -13,6 +13,7 @@ from mocksrv.domain.refunds import Refund
 from mocksrv.domain.sandbox import Sandbox
 from mocksrv.representations.common import JsonObject, timestamp
 from mocksrv.representations.links import payment_link_ref
+from mocksrv.representations.method_data import method_data_json
 from mocksrv.representations.records import (
     dispute_json,
     refund_json,
@@ -115,7 +116,7 @@ def payment_json(
         "capture_method": str(payment.capture_method),
         "payment_method": payment.payment_method,
         "payment_method_type": payment.payment_method_type,
-        "payment_method_data": payment.payment_method_data,
+        "payment_method_data": method_data_json(payment.payment_method_data),
         "authentication_type": payment.authentication_type,
         "client_secret": payment.client_secret,
         "expires_on": timestamp(payment.client_secret_expires_at),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -26,6 +27,24 @@ def ok(response: Any) -> dict[str, Any]:
 
 def create(api: Api, number: str | None = "4242424242424242", **fields: Any) -> dict[str, Any]:
     return ok(api.post("/payments", payloads.payment(number, **fields)))
+
+
+def pay(api: Api, method: str, method_type: str, data: dict[str, Any], **fields: Any) -> dict[str, Any]:
+    """`pay_1`: a one-step payment of 25.99 EUR with method data of any kind, `{method: data}`."""
+    body = {
+        "payment_id": "pay_1",
+        "amount": 2599,
+        "currency": "EUR",
+        "profile_id": payloads.PROFILE_ID,
+        "confirm": True,
+        "return_url": "https://shop.example/return",
+        "payment_method": method,
+        "payment_method_type": method_type,
+        "payment_method_data": {method: data},
+        "billing": copy.deepcopy(payloads.BILLING),
+        **fields,
+    }
+    return ok(api.post("/payments", body))
 
 
 def advance(api: Api, seconds: float) -> dict[str, Any]:

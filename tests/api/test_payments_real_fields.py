@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from mocksrv.api import real_values
+from mocksrv.domain.sandbox import Sandbox
 from tests import payloads
 from tests.api.expected import card_data, card_payment, customer_details, invalid, later, malformed, missing
 from tests.api.scenarios import STATUSES, advance, create, ok, payment_count, payment_in, retrieve
@@ -149,6 +150,24 @@ def test_a_scheduled_payment_is_captured_as_a_manual_one(api: Api) -> None:
 MODELLED = {"card", "crypto", "wallet", "bank_transfer", "pay_later", "bank_redirect", "bank_debit"}
 
 
+# The kinds answered with a summary of their own fields, whatever was sent (the rest, as kept).
+SUMMARIES = {
+    "network_token": dict.fromkeys(
+        (
+            "last4",
+            "card_type",
+            "card_network",
+            "token_isin",
+            "card_issuer",
+            "card_issuing_country",
+            "token_exp_month",
+            "token_exp_year",
+            "card_holder_name",
+        )
+    )
+}
+
+
 @pytest.mark.parametrize("kind", [k for k in real_values.PAYMENT_METHOD_DATA_KINDS if k not in MODELLED])
 def test_a_method_mocksrv_does_not_model_yet_succeeds_unless_a_magic_value_says_otherwise(
     api: Api, kind: str
@@ -169,11 +188,11 @@ def test_a_method_mocksrv_does_not_model_yet_succeeds_unless_a_magic_value_says_
     assert (payment["status"], payment["payment_method"], payment["payment_method_data"]) == (
         "succeeded",
         kind,
-        {kind: {"details": "x"}},
+        {kind: SUMMARIES.get(kind, {"details": "x"})},
     )
 
 
-def test_a_gift_cards_pin_and_cvv2_are_never_kept_nor_shown(api: Api) -> None:
+def test_a_gift_cards_pin_and_cvv2_are_never_kept_nor_shown(api: Api, sandbox: Sandbox) -> None:
     card = {"account_number": "6006491234567890", "pin": "4321", "cvv2": "987", "expiration_date": "122030"}
     body = payloads.payment(
         None, confirm=True, payment_method="gift_card", payment_method_type="bhn_card_network"
@@ -185,8 +204,13 @@ def test_a_gift_cards_pin_and_cvv2_are_never_kept_nor_shown(api: Api) -> None:
     created = ok(api.post("/payments", body))
 
     kept = {"bhn_card_network": {"account_number": "****7890", "expiration_date": "122030"}}
-    assert created["payment_method_data"] == {"gift_card": kept}
-    assert retrieve(api, created["payment_id"])["payment_method_data"] == {"gift_card": kept}
+    stored = sandbox.payments.retrieve(MERCHANT_ID, created["payment_id"])
+    assert stored.payment_method_data == {"gift_card": kept}
+    # Answered as the real service answers this kind of gift card: by its kind alone.
+    assert created["payment_method_data"] == {"gift_card": {"bhn_card_network": {}}}
+    assert retrieve(api, created["payment_id"])["payment_method_data"] == {
+        "gift_card": {"bhn_card_network": {}}
+    }
     journal = str(ok(api.get("/__mock/requests?limit=1")))
     assert "'4321'" not in journal
     assert "'987'" not in journal

@@ -93,26 +93,60 @@ class PaymentCardAnswerSchema(AnswerSchema):
     payment_checks = fields.Nested(PaymentCardChecksAnswerSchema)
 
 
+class CryptoAnswerSchema(AnswerSchema):
+    pay_currency = fields.String(allow_none=True)
+    network = fields.String(allow_none=True)
+
+
+class NetworkTokenAnswerSchema(AnswerSchema):
+    """A network token as kept: its last four digits, and the card's details as sent."""
+
+    last4 = fields.String(allow_none=True)
+    card_type = fields.String(allow_none=True)
+    card_network = fields.String(allow_none=True)
+    token_isin = fields.String(allow_none=True)
+    card_issuer = fields.String(allow_none=True)
+    card_issuing_country = fields.String(allow_none=True)
+    token_exp_month = fields.String(allow_none=True)
+    token_exp_year = fields.String(allow_none=True)
+    card_holder_name = fields.String(allow_none=True)
+
+
+def _summary(description: str) -> Any:
+    return fields.Dict(metadata={"optional": True, "description": description})
+
+
 class PaymentMethodDataAnswerSchema(AnswerSchema):
-    """The one kind of method data the payment holds, under the kind's name."""
+    """The one kind of method data the payment holds, under the kind's name, as the real service
+    answers it (a summary); details of a shape not the real service's are shown as kept, with every
+    card or account number cut to its last four digits (`****6789`) and no CVC."""
 
     card = fields.Nested(PaymentCardAnswerSchema, metadata={"optional": True})
-    # As sent, with every account number cut to its last four digits (`****6789`).
-    bank_transfer = fields.Dict(metadata={"optional": True})
-    crypto = _method("crypto")
-    wallet = _method("wallet")
+    bank_transfer = _summary(
+        "The kind (`{\"sepa\": {}}`); a Pix transfer's keys; a local transfer's bank code."
+    )
+    crypto = fields.Nested(CryptoAnswerSchema, metadata={"optional": True})
+    wallet = _summary(
+        'The card behind an Apple Pay, Google Pay or Samsung Pay token (`{"apple_pay": {"last4": ...,'
+        ' "card_network": ..., "type": ...}}`); nothing for another wallet.'
+    )
     card_redirect = _method("card_redirect")
-    pay_later = _method("pay_later")
-    bank_redirect = _method("bank_redirect")
-    bank_debit = _method("bank_debit")
+    pay_later = _summary('`{"klarna_sdk": null}` unless paid with Klarna\'s SDK.')
+    bank_redirect = _summary(
+        "The bank (`bank_name`), and a Bancontact card's last four (`BancontactCard`), a BLIK code"
+        " (`Blik`) or a Giropay account (`Giropay`)."
+    )
+    bank_debit = _summary(
+        "The account by kind (`ach`, `sepa`, `bacs`, `becs`), its number cut to the last four."
+    )
     real_time_payment = _method("real_time_payment")
-    upi = _method("upi")
+    upi = _summary('The kind; a collect request\'s VPA (`{"upi_collect": {"vpa_id": ...}}`).')
     voucher = _method("voucher")
-    gift_card = _method("gift_card")
+    gift_card = _summary('The kind; a Givex card\'s last four (`{"givex": {"last4": ...}}`).')
     card_token = _method("card_token")
     open_banking = _method("open_banking")
     mobile_payment = _method("mobile_payment")
-    network_token = _method("network_token")
+    network_token = fields.Nested(NetworkTokenAnswerSchema, metadata={"optional": True})
     # Sent as the bare name "reward": the kind, with nothing in it.
     reward = fields.Dict(metadata={"optional": True})
 

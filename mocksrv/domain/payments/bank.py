@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-# The fields of a bank transfer or a bank payout that hold an account number (or one in an IBAN).
-ACCOUNT_NUMBER_FIELDS = ("account_number", "bank_account_number", "iban")
-# Kept and shown to their last four: card and account numbers; `number` is a gift card's.
-LAST_FOUR_FIELDS = frozenset({"card_number", "number", *ACCOUNT_NUMBER_FIELDS})
+# The fields of a bank transfer or a bank payout that hold an account number (or one in an IBAN;
+# `bank_account_iban` is a Giropay redirect's).
+ACCOUNT_NUMBER_FIELDS = ("account_number", "bank_account_number", "iban", "bank_account_iban")
+# Kept and shown to their last four: card and account numbers; `number` is a gift card's, and
+# `network_token` the number a card network issued in place of a card's.
+LAST_FOUR_FIELDS = frozenset({"card_number", "number", "network_token", *ACCOUNT_NUMBER_FIELDS})
 # Never kept nor shown: a card's security code under each of its names (cvv: the legacy card API's),
 # and a gift card's PIN and CVV2.
 CVC_FIELDS = frozenset({"card_cvc", "cvc", "cvv", "cvv2", "pin"})
