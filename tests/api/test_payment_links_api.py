@@ -414,3 +414,26 @@ def test_an_expired_link_is_not_completed_by_a_payment_begun_after_it_expired(ap
 
     assert paid["status"] == "succeeded"
     assert ok(api.get(f"/payment_link/{link['payment_link_id']}"))["status"] == "expired"
+
+
+def test_the_spec_s_card_and_google_pay_are_allowed_and_the_page_s_payment_offers_them(
+    api: Api, browser: Api
+) -> None:
+    config = {
+        "seller_name": "Shop",
+        "sdk_layout": "tabs",
+        "allowed_payment_method_types": ["card", "google_pay"],
+    }
+    link = make_link(api, payment_link_config=config)
+
+    assert link["payment_link_config"] == config
+    payment = retrieve(api, link["payment_id"])
+    assert payment["allowed_payment_method_types"] == ["credit", "debit", "google_pay"]
+    secret = payment["client_secret"]
+    offered = ok(browser.get(f"/account/payment_methods?client_secret={secret}"))["payment_methods"]
+    assert [
+        (m["payment_method"], [t["payment_method_type"] for t in m["payment_method_types"]]) for m in offered
+    ] == [
+        ("card", ["credit", "debit"]),
+        ("wallet", ["google_pay"]),
+    ]

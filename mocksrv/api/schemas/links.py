@@ -8,7 +8,7 @@ from marshmallow import fields, post_load, validate
 
 from mocksrv.api import real_values
 from mocksrv.api.schemas.common import Amount, Currency, OneOf
-from mocksrv.domain.links.records import LinkType, PaymentLinkStatus
+from mocksrv.domain.links.records import CARD, LinkType, PaymentLinkStatus
 from mocksrv.domain.store import Query
 from mocksrv.fieldtypes import RESOURCE_ID, FreeForm, HttpUrl, StrictBoolean, StrictInteger, Text, Timestamp
 from mocksrv.schema import RequestSchema
@@ -29,7 +29,8 @@ class PaymentLinkConfigSchema(RequestSchema):
 
     seller_name = _Short()
     sdk_layout = _Short()  # "tabs" (the default) or "accordion"
-    allowed_payment_method_types = fields.List(OneOf(real_values.PAYMENT_METHOD_TYPES))
+    # The real method types, and the spec's `card` (a credit or debit card).
+    allowed_payment_method_types = fields.List(OneOf((CARD, *real_values.PAYMENT_METHOD_TYPES)))
     theme = _Short()
     logo = _Short()
     display_sdk_only = StrictBoolean()

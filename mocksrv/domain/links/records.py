@@ -12,6 +12,19 @@ from mocksrv.domain.transitions import Transition, TransitionTable
 PAYMENT_LINKS = "payment_link"
 EXPIRE_TIMER = "payment_link.expire"
 DEFAULT_EXPIRY = timedelta(minutes=15)  # after creation, on the merchant's clock (decisions, section 4)
+# The spec's name in `allowed_payment_method_types` for a card of any type: the real types it stands for.
+CARD = "card"
+CARD_METHOD_TYPES = ("credit", "debit")
+
+
+def payment_method_types(allowed: list[str]) -> list[str]:
+    """A link's allowed method types as the payment's own field takes them: `card` as its real types."""
+    types: list[str] = []
+    for name in allowed:
+        for real in CARD_METHOD_TYPES if name == CARD else (name,):
+            if real not in types:
+                types.append(real)
+    return types
 
 
 class PaymentLinkStatus(StrEnum):

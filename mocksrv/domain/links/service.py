@@ -28,6 +28,7 @@ from mocksrv.domain.links.records import (
     PaymentLink,
     PaymentLinkEvent,
     PaymentLinkStatus,
+    payment_method_types,
 )
 from mocksrv.domain.merchants import MerchantService
 from mocksrv.domain.models import Page, Payment, evolve
@@ -90,7 +91,7 @@ class PaymentLinkService:
         )
         allowed = (fields.get("payment_link_config") or {}).get("allowed_payment_method_types")
         if allowed:  # what the page's checkout offers, as the payment's own field says it
-            payment_fields["allowed_payment_method_types"] = allowed
+            payment_fields["allowed_payment_method_types"] = payment_method_types(allowed)
         with self._store.transaction(merchant_id):
             payment = self._payments.create(merchant_id, payment_fields)
             return self._link(payment, fields, expiry, now)
