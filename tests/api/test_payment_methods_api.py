@@ -291,6 +291,44 @@ def test_a_created_card_is_listed_on_its_customer_with_its_billing(api: Api) -> 
     assert response.json == saved_list(listed(created, billing=BILLING))
 
 
+def test_a_card_sent_as_the_real_service_s_payment_method_data_is_saved_as_one_sent_beside_it(
+    api: Api, frozen: str
+) -> None:
+    add_customer(api)
+    beside = ok(api.post("/payment_methods", {**FULL, "customer_id": "cus_1"}))
+    body = {key: value for key, value in FULL.items() if key != "card"}
+
+    inside = ok(api.post("/payment_methods", {**body, "payment_method_data": {"card": CARD}}))
+
+    differing = ("payment_method_id", "payment_token")
+    assert {k: v for k, v in inside.items() if k not in differing} == {
+        k: v for k, v in beside.items() if k not in differing
+    }
+    expired = {**CARD, "card_exp_year": "2001"}
+    assert api.post("/payment_methods", {**body, "payment_method_data": {"card": expired}}).json == invalid(
+        "payment_method_data.card.card_exp_year", "the card has expired"
+    )
+
+
+@pytest.mark.parametrize(
+    "billing",
+    [
+        {"email": "ada@example.com"},
+        {"address": {"city": "London", "country": "GB"}},
+        {"phone": {"number": "4155550100"}, "address": None},
+    ],
+)
+def test_a_saved_method_s_billing_is_the_real_service_s_address_every_part_optional(
+    api: Api, billing: dict[str, Any]
+) -> None:
+    add_customer(api)
+
+    ok(api.post("/payment_methods", {**FULL, "billing": billing}))
+
+    (saved,) = ok(api.get("/customers/cus_1/payment_methods"))["customer_payment_methods"]
+    assert saved["billing"] == {key: value for key, value in billing.items() if value is not None}
+
+
 def test_create_a_card_without_cvc_saves_it_the_same(api: Api, frozen: str) -> None:
     add_customer(api)
     card = {name: value for name, value in CARD.items() if name != "card_cvc"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from marshmallow import EXCLUDE, fields, validate
 
 from mocksrv.api import real_values
-from mocksrv.api.schemas.common import BillingSchema, Limited, OneOf
+from mocksrv.api.schemas.common import ContactSchema, Limited, OneOf
 from mocksrv.fieldtypes import RESOURCE_ID, FreeForm
 from mocksrv.schema import RequestSchema
 
@@ -26,6 +26,16 @@ class SavedCardSchema(RequestSchema):
     card_type = Limited()
 
 
+class SavedMethodDataSchema(RequestSchema):
+    """`payment_method_data` of a method to save: the real service's card, or the details of one
+    of the other kinds mocksrv saves (as their own fields beside it take them)."""
+
+    card = fields.Nested(SavedCardSchema)
+    bank_transfer = FreeForm()
+    bank_debit = FreeForm()
+    wallet = FreeForm()
+
+
 class PaymentMethodCreateSchema(RequestSchema):
     payment_method = OneOf(real_values.PAYMENT_METHODS, required=True)
     payment_method_type = OneOf(real_values.PAYMENT_METHOD_TYPES)
@@ -38,8 +48,9 @@ class PaymentMethodCreateSchema(RequestSchema):
     bank_transfer = FreeForm()
     wallet = FreeForm()
     client_secret = Limited()
-    payment_method_data = FreeForm()
-    billing = fields.Nested(BillingSchema)
+    payment_method_data = fields.Nested(SavedMethodDataSchema)
+    # The real service's address object, every part optional: the spec's billing rule is a payment's.
+    billing = fields.Nested(ContactSchema)
 
 
 class CardUpdateSchema(RequestSchema):

@@ -76,10 +76,13 @@ class PaymentMethodService:
         kind = fields["payment_method"]
         kept: dict[str, Any] = {}
         if kind == "card":
-            card = fields.get("card")
+            # The card beside the method data, as mocksrv first took it, or inside, as the real
+            # service's `payment_method_data: {card}`.
+            path = "card" if fields.get("card") is not None else "payment_method_data.card"
+            card = fields.get("card") or (fields.get("payment_method_data") or {}).get("card")
             if card is None:
                 raise InvalidField("card", missing=True)
-            summary = card_summary(card, now, fields.get("payment_method_type"), path="card")
+            summary = card_summary(card, now, fields.get("payment_method_type"), path=path)
             kept.update(card=_saved_card(summary), card_key=card_key(normalized_number(card)))
             kept["nick_name"] = card.get("nick_name")
         else:
