@@ -354,3 +354,17 @@ CARD_NETWORKS = (
     "Accel",
     "Nyce",
 )
+
+# Who issued a saved method, by the real service's codes (`payment_method_issuer_code`).
+PAYMENT_METHOD_ISSUER_CODES = (
+    "jp_hdfc",
+    "jp_icici",
+    "jp_googlepay",
+    "jp_applepay",
+    "jp_phonepay",
+    "jp_wechat",
+    "jp_sofort",
+    "jp_giropay",
+    "jp_sepa",
+    "jp_bacs",
+)

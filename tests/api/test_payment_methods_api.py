@@ -1166,3 +1166,21 @@ def test_a_checkout_list_answers_the_same_with_the_secret_key(api: Api, browser:
 
     assert response.status_code == 200
     assert response.json == ok(browser.get(path))
+
+
+@pytest.mark.parametrize(
+    ("changes", "param"),
+    [
+        ({"card": {**CARD, "card_network": "Bogus"}}, "card.card_network"),
+        ({"payment_method_issuer_code": "hdfc"}, "payment_method_issuer_code"),
+    ],
+)
+def test_a_saved_card_s_network_and_issuer_code_are_the_real_service_s_values(
+    api: Api, changes: dict[str, Any], param: str
+) -> None:
+    add_customer(api)
+
+    assert api.post("/payment_methods", {**FULL, **changes}).json == invalid_for_any_reason(param)
+    assert methods_of(api) == saved_list()
+    accepted = {"card": {**CARD, "card_network": "Visa"}, "payment_method_issuer_code": "jp_hdfc"}
+    ok(api.post("/payment_methods", {**FULL, **accepted}))

@@ -21,7 +21,7 @@ class SavedCardSchema(RequestSchema):
     nick_name = Limited()
     card_issuing_country = Limited()
     card_issuing_country_code = Limited()
-    card_network = Limited()
+    card_network = OneOf(real_values.CARD_NETWORKS)
     card_issuer = Limited()
     card_type = Limited()
 
@@ -40,7 +40,7 @@ class PaymentMethodCreateSchema(RequestSchema):
     payment_method = OneOf(real_values.PAYMENT_METHODS, required=True)
     payment_method_type = OneOf(real_values.PAYMENT_METHOD_TYPES)
     payment_method_issuer = Limited()
-    payment_method_issuer_code = Limited()
+    payment_method_issuer_code = OneOf(real_values.PAYMENT_METHOD_ISSUER_CODES)
     card = fields.Nested(SavedCardSchema)
     metadata = FreeForm()
     customer_id = fields.String(validate=RESOURCE_ID)
