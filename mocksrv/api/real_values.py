@@ -168,6 +168,22 @@ MIT_CATEGORIES = ("installment", "unscheduled", "recurring", "resubmission")
 
 TOKENIZATIONS = ("skip_psp", "tokenize_at_psp")
 
+# The kinds of a payment's split among accounts (`split_payments`), by processor.
+STRIPE_CHARGE_TYPES = ("direct", "destination")
+ADYEN_SPLIT_TYPES = (
+    "BalanceAccount",
+    "AcquiringFees",
+    "PaymentFee",
+    "AdyenFees",
+    "AdyenCommission",
+    "AdyenMarkup",
+    "Interchange",
+    "SchemeFee",
+    "Commission",
+    "TopUp",
+    "Vat",
+)
+
 ACCEPTANCE_TYPES = ("online", "offline")
 RECURRING_DETAIL_TYPES = (
     "mandate_id",

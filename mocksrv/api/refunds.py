@@ -14,10 +14,11 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Blueprint
-from marshmallow import ValidationError, fields, post_load, validate, validates_schema
+from marshmallow import fields, post_load, validate
 
 from mocksrv.api.answers.refunds import RefundAnswerSchema, RefundListAnswerSchema
 from mocksrv.api.schemas.common import any_of, within_time_range
+from mocksrv.api.schemas.splits import SplitRefundSchema
 from mocksrv.contract import documented
 from mocksrv.domain.money import MAX_AMOUNT
 from mocksrv.domain.refunds import REFUND_TYPES, RefundStatus
@@ -31,21 +32,6 @@ refunds = Blueprint("refunds", __name__)
 
 Json = dict[str, Any]
 
-ADYEN_SPLIT_TYPES = (
-    "BalanceAccount",
-    "AcquiringFees",
-    "PaymentFee",
-    "AdyenFees",
-    "AdyenCommission",
-    "AdyenMarkup",
-    "Interchange",
-    "SchemeFee",
-    "Commission",
-    "TopUp",
-    "Vat",
-)
-SPLIT_KINDS = ("stripe_split_refund", "adyen_split_refund", "xendit_split_refund")
-
 
 class RefundEncodedConnectorDetailsSchema(RequestSchema):
     connector_account_details = FreeForm()
@@ -55,40 +41,6 @@ class RefundEncodedConnectorDetailsSchema(RequestSchema):
 class RefundMerchantConnectorDetailsSchema(RequestSchema):
     creds_identifier = fields.String(required=True)
     encoded_data = fields.Nested(RefundEncodedConnectorDetailsSchema)
-
-
-class StripeSplitRefundSchema(RequestSchema):
-    revert_platform_fee = StrictBoolean()
-    revert_transfer = StrictBoolean()
-
-
-class AdyenSplitItemSchema(RequestSchema):
-    amount = StrictInteger(required=True, validate=validate.Range(0, MAX_AMOUNT))
-    split_type = fields.String(required=True, validate=validate.OneOf(ADYEN_SPLIT_TYPES))
-    account = fields.String()
-    reference = fields.String(required=True)
-
-
-class AdyenSplitRefundSchema(RequestSchema):
-    store = fields.String()
-    split_items = fields.List(fields.Nested(AdyenSplitItemSchema), required=True)
-
-
-class XenditSplitRefundSchema(RequestSchema):
-    for_user_id = fields.String(required=True)
-
-
-class SplitRefundSchema(RequestSchema):
-    """One processor's split of the refund: exactly one of SPLIT_KINDS."""
-
-    stripe_split_refund = fields.Nested(StripeSplitRefundSchema)
-    adyen_split_refund = fields.Nested(AdyenSplitRefundSchema)
-    xendit_split_refund = fields.Nested(XenditSplitRefundSchema)
-
-    @validates_schema
-    def one_kind(self, data: dict[str, Any], **kwargs: Any) -> None:
-        if len(data) != 1:
-            raise ValidationError(f"Must hold exactly one of: {', '.join(SPLIT_KINDS)}.")
 
 
 class RefundCreateSchema(RequestSchema):

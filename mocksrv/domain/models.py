@@ -245,6 +245,7 @@ class Payment:
     card_key: str | None = None  # the key of the card's number, to save the card (cards.card_key)
     customer_acceptance: JsonObject | None = None  # as sent, for the method or mandate it saves
     payment_link_id: str | None = None  # the link whose page takes it
+    split_rule_id: str | None = None  # made the first time it holds a Xendit split among accounts
     # Fields of the real service's request that mocksrv keeps as sent and shows back (`ECHOED`).
     echoed: JsonObject | None = None
 

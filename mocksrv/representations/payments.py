@@ -8,6 +8,7 @@ from datetime import datetime
 from mocksrv.domain.disputes import Dispute
 from mocksrv.domain.ephemeral_keys import EphemeralKey
 from mocksrv.domain.models import Customer, Payment
+from mocksrv.domain.payments.fields import makes_split_rule
 from mocksrv.domain.payments.states import ATTEMPT_STATUS, PaymentStatus
 from mocksrv.domain.refunds import Refund
 from mocksrv.domain.sandbox import Sandbox
@@ -155,9 +156,22 @@ def payment_json(
         "payment_link": None
         if payment.payment_link_id is None
         else payment_link_ref(payment.merchant_id, payment.payment_link_id, base_url),
-        **(payment.echoed or {}),
+        **_echoed(payment),
         "customer": None if customer is None else customer_details(customer),
     }
+
+
+def _echoed(payment: Payment) -> JsonObject:
+    """The real service's fields kept as sent; a Xendit split among accounts names the split rule
+    made for it, as the real answer's split does."""
+    echoed = payment.echoed or {}
+    if not makes_split_rule(echoed):
+        return echoed
+    rule = {
+        "split_rule_id": payment.split_rule_id,
+        **echoed["split_payments"]["xendit_split_payment"]["multiple_splits"],
+    }
+    return {**echoed, "split_payments": {"xendit_split_payment": {"multiple_splits": rule}}}
 
 
 def net_amount(payment: Payment) -> int:

@@ -60,7 +60,13 @@ ADYEN_SPLIT = {
     "adyen_split_refund": {
         "store": "store_1",
         "split_items": [
-            {"amount": 600, "split_type": "BalanceAccount", "account": "BA_1", "reference": "r1"},
+            {
+                "amount": 600,
+                "split_type": "BalanceAccount",
+                "account": "BA_1",
+                "reference": "r1",
+                "description": "d",
+            },
             {"amount": 0, "split_type": "Commission", "reference": "r2"},
         ],
     }

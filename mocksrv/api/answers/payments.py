@@ -16,6 +16,7 @@ from marshmallow import Schema, fields
 from mocksrv.api import schemas
 from mocksrv.api.answers.customers import CustomerDetailsAnswerSchema
 from mocksrv.api.answers.links import PaymentLinkRefAnswerSchema
+from mocksrv.api.schemas import splits
 from mocksrv.contract import AnswerSchema, one_of
 from mocksrv.domain.models import CaptureMethod
 from mocksrv.domain.payments.cards import CARD_TYPES
@@ -231,6 +232,29 @@ class PaymentCaptureAnswerSchema(AnswerSchema):
     created_at = fields.String()
 
 
+class XenditSplitRuleAnswerSchema(AnswerSchema):
+    """A Xendit split among accounts as sent, with the id of the split rule made for the payment."""
+
+    split_rule_id = fields.String()
+    name = fields.String()
+    description = fields.String()
+    for_user_id = _sent(splits.XenditMultipleSplitsSchema, "for_user_id")
+    routes = fields.List(fields.Nested(splits.XenditRouteSchema))
+
+
+class XenditSplitAnswerSchema(AnswerSchema):
+    multiple_splits = fields.Nested(XenditSplitRuleAnswerSchema, metadata={"optional": True})
+    single_split = _sent(splits.XenditSplitSchema, "single_split")
+
+
+class SplitPaymentAnswerSchema(AnswerSchema):
+    """The payment's split, one processor's kind, as sent (`splits.SplitPaymentSchema`)."""
+
+    stripe_split_payment = _sent(splits.SplitPaymentSchema, "stripe_split_payment")
+    adyen_split_payment = _sent(splits.SplitPaymentSchema, "adyen_split_payment")
+    xendit_split_payment = fields.Nested(XenditSplitAnswerSchema, metadata={"optional": True})
+
+
 class PaymentAnswerSchema(AnswerSchema):
     """A payment, with its disputes, refunds and customer.
 
@@ -321,7 +345,7 @@ class PaymentAnswerSchema(AnswerSchema):
     tokenization = _echoed("tokenization")
     partner_merchant_identifier_details = _echoed("partner_merchant_identifier_details")
     payment_token = _echoed("payment_token")
-    split_payments = _echoed("split_payments")
+    split_payments = fields.Nested(SplitPaymentAnswerSchema, metadata={"optional": True})
 
 
 class PaymentSummaryAnswerSchema(AnswerSchema):

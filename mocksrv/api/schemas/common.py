@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -108,6 +108,26 @@ class BillingSchema(RequestSchema):
 
 def OneOf(values: tuple[str, ...], **kwargs: Any) -> fields.String:  # noqa: N802
     return fields.String(validate=validate.OneOf(values), **kwargs)
+
+
+class ObjectOrName(fields.Dict):
+    """An object, or one of `names` sent bare, as the real service takes both. A bare name loads as
+    itself (`"ecommerce"`), or, with `as_kind`, as a kind of method data with no details (`"oxxo"`
+    is `{"oxxo": {}}`); an object must pass `validate`."""
+
+    loads_objects_as_dict = True  # the fast path of RequestSchema checks objects as Dict's
+
+    def __init__(self, names: Sequence[str], *, as_kind: bool = False, **kwargs: Any) -> None:
+        super().__init__(keys=fields.String(), metadata={"names": list(names)}, **kwargs)
+        self.names = tuple(names)
+        self.as_kind = as_kind
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        if isinstance(value, str):
+            if value not in self.names:
+                raise ValidationError(f"Must be an object or one of: {', '.join(self.names)}.")
+            return {value: {}} if self.as_kind else value
+        return super()._deserialize(value, attr, data, **kwargs)  # type: ignore[no-untyped-call]
 
 
 def Minor(**kwargs: Any) -> StrictInteger:  # noqa: N802 - an amount that may be 0

@@ -18,10 +18,12 @@ from mocksrv.api.schemas.common import (
     Currency,
     CustomerDetailsSchema,
     Minor,
+    ObjectOrName,
     OneOf,
     created_range,
 )
 from mocksrv.api.schemas.links import PaymentLinkConfigSchema
+from mocksrv.api.schemas.splits import SplitPaymentSchema
 from mocksrv.domain.clock import parse_timestamp
 from mocksrv.domain.merchants import MAX_SESSION_EXPIRY
 from mocksrv.domain.money import MAX_AMOUNT
@@ -70,26 +72,6 @@ class CryptoSchema(RequestSchema):
     wallet_address_tag = fields.String()
     payment_method_id = fields.String()
     external_customer_id = fields.String()
-
-
-class ObjectOrName(fields.Dict):
-    """An object, or one of `names` sent bare, as the real service takes both. A bare name loads as
-    itself (`"ecommerce"`), or, with `as_kind`, as a kind of method data with no details (`"oxxo"`
-    is `{"oxxo": {}}`); an object must pass `validate`."""
-
-    loads_objects_as_dict = True  # the fast path of RequestSchema checks objects as Dict's
-
-    def __init__(self, names: Sequence[str], *, as_kind: bool = False, **kwargs: Any) -> None:
-        super().__init__(keys=fields.String(), metadata={"names": list(names)}, **kwargs)
-        self.names = tuple(names)
-        self.as_kind = as_kind
-
-    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
-        if isinstance(value, str):
-            if value not in self.names:
-                raise ValidationError(f"Must be an object or one of: {', '.join(self.names)}.")
-            return {value: {}} if self.as_kind else value
-        return super()._deserialize(value, attr, data, **kwargs)  # type: ignore[no-untyped-call]
 
 
 # The vouchers the real service names with a bare string, having no details to send.
@@ -322,6 +304,7 @@ class PaymentFieldsSchema(BillingRule):
     tokenization = OneOf(real_values.TOKENIZATIONS)
     partner_merchant_identifier_details = FreeForm()
     payment_token = fields.String()
+    split_payments = fields.Nested(SplitPaymentSchema)
     # ... and those it checks and otherwise ignores.
     amount_to_capture = Minor()
     routing = FreeForm()
@@ -337,7 +320,6 @@ class PaymentFieldsSchema(BillingRule):
     request_external_three_ds_authentication = StrictBoolean()
     three_ds_data = FreeForm()
     recurring_details = fields.Nested(RecurringDetailsSchema)
-    split_payments = FreeForm()
     skip_external_tax_calculation = StrictBoolean()
     psd2_sca_exemption_type = OneOf(real_values.SCA_EXEMPTIONS)
     ctp_service_details = FreeForm()

@@ -81,3 +81,10 @@ def method_billing(fields: Mapping[str, Any]) -> Any:
     """The billing sent inside `payment_method_data`, if any: the payment's when none is beside it."""
     method_data = fields.get("payment_method_data")
     return None if method_data is None else method_data.get("billing")
+
+
+def makes_split_rule(echoed: Mapping[str, Any] | None) -> bool:
+    """Whether the payment's split is a Xendit split among several accounts: a split rule, which
+    the processor makes for the payment and names by an id of its own."""
+    xendit = ((echoed or {}).get("split_payments") or {}).get("xendit_split_payment") or {}
+    return "multiple_splits" in xendit

@@ -23,7 +23,7 @@ from mocksrv.domain.lifecycle import Lifecycle
 from mocksrv.domain.merchants import MerchantService
 from mocksrv.domain.models import Capture, CaptureMethod, Page, Payment, build, evolve
 from mocksrv.domain.outbox import Outbox
-from mocksrv.domain.payments.fields import described_fields
+from mocksrv.domain.payments.fields import described_fields, makes_split_rule
 from mocksrv.domain.payments.method_data import MethodResolver, Paying, sends_method
 from mocksrv.domain.payments.outcomes import SUCCESS, Context, Outcome, OutcomeResult
 from mocksrv.domain.payments.states import (
@@ -159,6 +159,7 @@ class PaymentService:
             modified_at=now,
             client_secret=new_client_secret(payment_id, self._store.ids(merchant_id)),
             client_secret_expires_at=now + timedelta(seconds=expiry),
+            split_rule_id=self._split_rule_id(merchant_id, None, described.get("echoed")),
             **described,
             **method,
         )
@@ -408,12 +409,24 @@ class PaymentService:
             raise InvalidField("payment_id", "names another payment than the path does")
         check_customer(self._store, payment.merchant_id, fields)
         changes = described_fields(fields, payment.echoed)
+        split_rule_id = self._split_rule_id(payment.merchant_id, payment.split_rule_id, changes.get("echoed"))
+        if split_rule_id != payment.split_rule_id:
+            changes["split_rule_id"] = split_rule_id
         changes.update({name: fields[name] for name in ("amount", "currency") if name in fields})
         if "capture_method" in fields:
             changes["capture_method"] = CaptureMethod(fields["capture_method"])
         if "session_expiry" in fields:
             changes["client_secret_expires_at"] = now + timedelta(seconds=fields["session_expiry"])
         return changes
+
+    def _split_rule_id(
+        self, merchant_id: str, made: str | None, echoed: Mapping[str, Any] | None
+    ) -> str | None:
+        """The id of the payment's split rule: made once, when the payment first holds a split that
+        makes one (`makes_split_rule`), and kept from then on, whatever split an update sends."""
+        if made is None and makes_split_rule(echoed):
+            return new_id("splitru", entropy=self._store.ids(merchant_id))  # as Xendit names its rules
+        return made
 
     def _resolve(
         self,
