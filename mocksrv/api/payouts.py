@@ -51,16 +51,6 @@ PAYOUT_CONNECTORS = (
     "worldpay",
     "worldpayxml",
 )
-ENTITY_TYPES = (
-    "Individual",
-    "Company",
-    "NonProfit",
-    "PublicSector",
-    "NaturalPerson",
-    "lowercase",
-    "Personal",
-)
-PRIORITIES = ("instant", "fast", "regular", "wire", "cross_border", "internal")
 INT32_MAX = 2**31 - 1
 
 
@@ -145,13 +135,13 @@ class PayoutFieldsSchema(RequestSchema):
     return_url = HttpUrl()
     business_country = Country()
     business_label = fields.String()
-    entity_type = fields.String(validate=validate.OneOf(ENTITY_TYPES))
+    entity_type = fields.String(validate=validate.OneOf(real_values.PAYOUT_ENTITY_TYPES))
     recurring = StrictBoolean()
     description = fields.String(validate=validate.Length(max=1000))
     metadata = FreeForm()
     payout_token = fields.String()
     profile_id = fields.String()
-    priority = fields.String(validate=validate.OneOf(PRIORITIES))
+    priority = fields.String(validate=validate.OneOf(real_values.PAYOUT_PRIORITIES))
     payout_link = StrictBoolean()
     payout_link_config = FreeForm()
     session_expiry = StrictInteger(validate=validate.Range(0, INT32_MAX))
@@ -188,7 +178,7 @@ class PayoutListSchema(RequestSchema):
     payout_id = fields.String()
     merchant_order_reference_id = fields.String()
     profile_id = fields.String()
-    entity_type = fields.String(validate=validate.OneOf(ENTITY_TYPES))
+    entity_type = fields.String(validate=validate.OneOf(real_values.PAYOUT_ENTITY_TYPES))
     payout_method = fields.List(fields.String(validate=validate.OneOf(PAYOUT_TYPES)))
     connector = fields.List(fields.String())
     created_gte = Timestamp()

@@ -184,6 +184,18 @@ ADYEN_SPLIT_TYPES = (
     "Vat",
 )
 
+# A payout's entity type (`PayoutEntityType`) and send priority (`PayoutSendPriority`).
+PAYOUT_ENTITY_TYPES = (
+    "Individual",
+    "Company",
+    "NonProfit",
+    "PublicSector",
+    "NaturalPerson",
+    "lowercase",
+    "Personal",
+)
+PAYOUT_PRIORITIES = ("instant", "fast", "regular", "wire", "cross_border", "internal")
+
 ACCEPTANCE_TYPES = ("online", "offline")
 RECURRING_DETAIL_TYPES = (
     "mandate_id",

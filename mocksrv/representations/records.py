@@ -143,7 +143,6 @@ def payout_json(payout: Payout) -> JsonObject:
         "error_code": payout.error_code,
         "error_message": payout.error_message,
         "created": format_timestamp(payout.created),
-        "updated_at": format_timestamp(payout.updated_at),
         "client_secret": payout.client_secret,
         "connector": payout.connector,
         "merchant_order_reference_id": payout.merchant_order_reference_id,

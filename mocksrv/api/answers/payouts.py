@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from marshmallow import fields
 
+from mocksrv.api import real_values
 from mocksrv.api.answers.customers import CustomerDetailsAnswerSchema
 from mocksrv.contract import AnswerSchema, one_of
 from mocksrv.domain.payouts import PAYOUT_TYPES, PayoutStatus
@@ -33,6 +34,9 @@ class PayoutMethodAnswerSchema(AnswerSchema):
 
 
 class PayoutAnswerSchema(AnswerSchema):
+    """A payout, with the fields of the real `PayoutCreateResponse` and no others: when it last
+    changed is not one of them (the `timestamp` of its latest event says it)."""
+
     payout_id = fields.String()
     merchant_id = fields.String()
     profile_id = fields.String()
@@ -48,7 +52,6 @@ class PayoutAnswerSchema(AnswerSchema):
     error_code = fields.String(allow_none=True)
     error_message = fields.String(allow_none=True)
     created = fields.String()
-    updated_at = fields.String()
     client_secret = fields.String()
     connector = fields.String()
     merchant_order_reference_id = fields.String(allow_none=True)
@@ -57,9 +60,9 @@ class PayoutAnswerSchema(AnswerSchema):
     return_url = fields.String(allow_none=True)
     business_country = fields.String(allow_none=True)
     business_label = fields.String(allow_none=True)
-    entity_type = fields.String()
+    entity_type = one_of(real_values.PAYOUT_ENTITY_TYPES)
     recurring = fields.Boolean()
-    priority = fields.String(allow_none=True)
+    priority = one_of(real_values.PAYOUT_PRIORITIES, allow_none=True)
     email = fields.String(allow_none=True)
     name = fields.String(allow_none=True)
     phone = fields.String(allow_none=True)
