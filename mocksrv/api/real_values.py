@@ -162,6 +162,26 @@ SCA_EXEMPTIONS = ("low_value", "transaction_risk_analysis")
 
 THREE_DS_COMPLETION = ("Y", "N", "U")
 
+# A line's kind of product (`order_details[].product_type`).
+PRODUCT_TYPES = ("physical", "digital", "travel", "ride", "event", "accommodation")
+
+# Inside `three_ds_data`, the result of an authentication made elsewhere: its transaction status,
+# its exemption, and the CAVV algorithm of the Cartes Bancaires network.
+THREE_DS_TRANSACTION_STATUSES = ("Y", "N", "U", "A", "R", "C", "D", "I")
+EXEMPTION_INDICATORS = (
+    "low_value",
+    "secure_corporate_payment",
+    "trusted_listing",
+    "transaction_risk_assessment",
+    "three_ds_outage",
+    "sca_delegation",
+    "out_of_sca_scope",
+    "other",
+    "low_risk_program",
+    "recurring_operation",
+)
+CAVV_ALGORITHMS = ("00", "01", "02", "03", "04", "A")
+
 TAX_STATUSES = ("taxable", "exempt")
 
 MIT_CATEGORIES = ("installment", "unscheduled", "recurring", "resubmission")

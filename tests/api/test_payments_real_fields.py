@@ -71,7 +71,17 @@ CHECKED: dict[str, Any] = {
     "payment_type": "normal",
     "request_incremental_authorization": False,
     "request_external_three_ds_authentication": False,
-    "three_ds_data": {"version": "2.2.0"},
+    "three_ds_data": {
+        "authentication_cryptogram": {"cavv": {"authentication_cryptogram": "AAABBEg0VhI0VniQEjRWAAAAAAA="}},
+        "ds_trans_id": "f25084f0-5b16-4c0a-ae5d-b24808a95e4b",
+        "version": "2.2.0",
+        "eci": "05",
+        "transaction_status": "Y",
+        "exemption_indicator": "low_value",
+        "network_params": {
+            "cartes_bancaires": {"cavv_algorithm": "02", "cb_exemption": "low_value", "cb_score": 12}
+        },
+    },
     "skip_external_tax_calculation": True,
     "psd2_sca_exemption_type": "low_value",
     "ctp_service_details": {"provider": "visa"},
@@ -748,4 +758,128 @@ def test_a_payment_channel_of_another_shape_is_refused(api: Api, channel: Any) -
     response = api.post("/payments", payloads.payment(payment_channel=channel))
 
     assert (response.status_code, response.json["error"]["param"]) == (400, "payment_channel")
+    assert payment_count(api) == 0
+
+
+# -- the real enums: a value outside one is refused, on every route that takes the field ----------
+
+PAYMENT_METHOD_TYPES = f"must be one of: {', '.join(real_values.PAYMENT_METHOD_TYPES)}"
+
+
+@pytest.mark.parametrize(
+    ("route", "body"),
+    [
+        ("/payments/pay_1", {"payment_method_type": "cheque"}),
+        ("/payments/pay_1/confirm", payloads.confirmation(payment_method_type="cheque")),
+    ],
+    ids=["update", "confirm"],
+)
+def test_a_payment_method_type_outside_the_real_enum_is_refused(api: Api, route: str, body: Any) -> None:
+    before = create(api, None, payment_id="pay_1")
+
+    response = api.post(route, body)
+
+    assert (response.status_code, response.json) == (
+        400,
+        invalid("payment_method_type", PAYMENT_METHOD_TYPES),
+    )
+    assert retrieve(api, "pay_1") == before
+
+
+def test_a_checkout_page_confirming_with_a_payment_method_type_outside_the_real_enum_is_refused(
+    api: Api,
+) -> None:
+    before = create(api, None, payment_id="pay_1")
+    browser = api.as_key(payloads.PUBLISHABLE_KEY)
+    body = payloads.confirmation(client_secret=before["client_secret"], payment_method_type="Credit")
+
+    response = browser.post("/payments/pay_1/confirm", body)
+
+    assert (response.status_code, response.json) == (
+        400,
+        invalid("payment_method_type", PAYMENT_METHOD_TYPES),
+    )
+    assert retrieve(api, "pay_1") == before
+
+
+@pytest.mark.parametrize("product_type", ["physical", "digital", "travel", "ride", "event", "accommodation"])
+def test_an_order_line_of_each_real_product_type_is_kept(api: Api, product_type: str) -> None:
+    line = {"product_name": "Tea", "quantity": 1, "amount": 1000, "product_type": product_type}
+
+    payment = create(api, payment_id="pay_1", order_details=[line])
+
+    assert payment["order_details"] == [line]
+    assert retrieve(api, "pay_1")["order_details"] == [line]
+
+
+def test_an_order_line_of_another_product_type_is_refused_naming_its_path(api: Api) -> None:
+    lines = [
+        {"product_name": "Tea", "quantity": 1, "amount": 500, "product_type": "digital"},
+        {"product_name": "Cup", "quantity": 1, "amount": 500, "product_type": "gadget"},
+    ]
+
+    response = api.post("/payments", payloads.payment(order_details=lines))
+
+    assert (response.status_code, response.json) == (
+        400,
+        invalid(
+            "order_details.1.product_type",
+            "must be one of: physical, digital, travel, ride, event, accommodation",
+        ),
+    )
+    assert payment_count(api) == 0
+
+
+THREE_DS = "three_ds_data"
+INVALID_THREE_DS_DATA: list[tuple[str, Any, dict[str, Any]]] = [
+    (
+        f"{THREE_DS}.transaction_status",
+        "Z",
+        invalid(f"{THREE_DS}.transaction_status", "must be one of: Y, N, U, A, R, C, D, I"),
+    ),
+    (
+        f"{THREE_DS}.exemption_indicator",
+        "whitelisted",
+        invalid(
+            f"{THREE_DS}.exemption_indicator",
+            "must be one of: low_value, secure_corporate_payment, trusted_listing, "
+            "transaction_risk_assessment, three_ds_outage, sca_delegation, out_of_sca_scope, other, "
+            "low_risk_program, recurring_operation",
+        ),
+    ),
+    (
+        f"{THREE_DS}.network_params.cartes_bancaires.cavv_algorithm",
+        "05",
+        invalid(
+            f"{THREE_DS}.network_params.cartes_bancaires.cavv_algorithm",
+            "must be one of: 00, 01, 02, 03, 04, A",
+        ),
+    ),
+    (f"{THREE_DS}.eci", 5, invalid(f"{THREE_DS}.eci", "not a valid string")),
+    (f"{THREE_DS}.authentication_cryptogram", {}, missing(f"{THREE_DS}.authentication_cryptogram.cavv")),
+    (
+        f"{THREE_DS}.authentication_cryptogram.cavv.cryptogram",
+        "AAAB",
+        malformed("unknown field `three_ds_data.authentication_cryptogram.cavv.cryptogram`"),
+    ),
+    (THREE_DS, {"version": "2.2.0"}, missing(f"{THREE_DS}.authentication_cryptogram")),
+]
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "expected"), INVALID_THREE_DS_DATA, ids=[path for path, _, _ in INVALID_THREE_DS_DATA]
+)
+def test_three_ds_data_outside_the_real_schema_is_refused_naming_its_path(
+    api: Api, path: str, value: Any, expected: dict[str, Any]
+) -> None:
+    body = payloads.payment(three_ds_data=copy.deepcopy(CHECKED["three_ds_data"]))
+    node = body
+    *parents, last = path.split(".")
+    for name in parents:
+        node = node[name]
+    node[last] = value
+
+    response = api.post("/payments", body)
+
+    assert (response.status_code, response.json) == (400, expected)
     assert payment_count(api) == 0

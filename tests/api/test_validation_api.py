@@ -207,6 +207,8 @@ INVALID_CREATE_FIELDS = [
     ("phone_country_code", "+1\n", "a plus sign and 1-4 digits"),
     ("payment_method", "cash", f"must be one of: {', '.join(real_values.PAYMENT_METHODS)}"),
     ("payment_method_type", 3, "not a valid string"),
+    ("payment_method_type", "cheque", f"must be one of: {', '.join(real_values.PAYMENT_METHOD_TYPES)}"),
+    ("payment_method_type", "CREDIT", f"must be one of: {', '.join(real_values.PAYMENT_METHOD_TYPES)}"),
     ("return_url", "not a url", "not an http or https URL with a host and a port of 1 to 65535"),
     (
         "return_url",
@@ -287,6 +289,11 @@ INVALID_CREATE_FIELDS = [
     ),
     ("order_details.0.amount", 5.5, "not a valid integer"),
     ("order_details.0.currency", "usd", "not an ISO 4217 currency code"),
+    (
+        "order_details.0.product_type",
+        "gadget",
+        "must be one of: physical, digital, travel, ride, event, accommodation",
+    ),
 ]
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from marshmallow import Schema, fields
 
-from mocksrv.api import schemas
+from mocksrv.api import real_values, schemas
 from mocksrv.api.answers.customers import CustomerDetailsAnswerSchema
 from mocksrv.api.answers.links import PaymentLinkRefAnswerSchema
 from mocksrv.api.schemas import splits
@@ -202,7 +202,7 @@ class PaymentAttemptAnswerSchema(AnswerSchema):
     connector = fields.String()
     connector_transaction_id = fields.String()
     payment_method = fields.String(allow_none=True)
-    payment_method_type = fields.String(allow_none=True)
+    payment_method_type = one_of(real_values.PAYMENT_METHOD_TYPES, allow_none=True)
     capture_method = one_of(CaptureMethod)
     authentication_type = one_of(AUTHENTICATION_TYPES, allow_none=True)
     error_code = fields.String(allow_none=True)
@@ -275,7 +275,7 @@ class PaymentAnswerSchema(AnswerSchema):
     currency = fields.String()
     capture_method = one_of(CaptureMethod)
     payment_method = one_of(METHOD_KINDS, allow_none=True)
-    payment_method_type = fields.String(allow_none=True)
+    payment_method_type = one_of(real_values.PAYMENT_METHOD_TYPES, allow_none=True)
     payment_method_data = fields.Nested(PaymentMethodDataAnswerSchema, allow_none=True)
     authentication_type = one_of(AUTHENTICATION_TYPES, allow_none=True)
     client_secret = fields.String()

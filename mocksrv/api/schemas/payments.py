@@ -153,7 +153,7 @@ class OrderLineSchema(RequestSchema):
     category = fields.String()
     sub_category = fields.String()
     brand = fields.String()
-    product_type = fields.String()
+    product_type = OneOf(real_values.PRODUCT_TYPES)
     product_tax_code = fields.String()
     description = fields.String()
     sku = fields.String()
@@ -178,6 +178,36 @@ class CustomerAcceptanceSchema(RequestSchema):
     acceptance_type = fields.String(required=True, validate=validate.OneOf(real_values.ACCEPTANCE_TYPES))
     accepted_at = TimestampText()
     online = fields.Nested(OnlineAcceptanceSchema)
+
+
+class CavvSchema(RequestSchema):
+    authentication_cryptogram = fields.String()
+
+
+class CryptogramSchema(RequestSchema):
+    cavv = fields.Nested(CavvSchema, required=True)
+
+
+class CartesBancairesSchema(RequestSchema):
+    cavv_algorithm = OneOf(real_values.CAVV_ALGORITHMS)
+    cb_exemption = fields.String(required=True)
+    cb_score = StrictInteger(required=True, validate=validate.Range(-(2**31), 2**31 - 1))
+
+
+class NetworkParamsSchema(RequestSchema):
+    cartes_bancaires = fields.Nested(CartesBancairesSchema)
+
+
+class ThreeDsDataSchema(RequestSchema):
+    """The result of a 3D Secure authentication made outside the payment (`three_ds_data`)."""
+
+    authentication_cryptogram = fields.Nested(CryptogramSchema, required=True)
+    ds_trans_id = fields.String(required=True)
+    version = fields.String(required=True)
+    eci = fields.String(required=True)
+    transaction_status = OneOf(real_values.THREE_DS_TRANSACTION_STATUSES, required=True)
+    exemption_indicator = OneOf(real_values.EXEMPTION_INDICATORS)
+    network_params = fields.Nested(NetworkParamsSchema)
 
 
 class MandateAmountSchema(RequestSchema):
@@ -265,7 +295,7 @@ class PaymentFieldsSchema(BillingRule):
     phone = fields.String(validate=PHONE_NUMBER)
     phone_country_code = fields.String(validate=PHONE_COUNTRY_CODE)
     payment_method = fields.String(validate=validate.OneOf(PAYMENT_METHODS))
-    payment_method_type = fields.String()
+    payment_method_type = OneOf(real_values.PAYMENT_METHOD_TYPES)
     payment_method_data = MethodData()
     billing = fields.Nested(BillingSchema)
     return_url = HttpUrl()
@@ -318,7 +348,7 @@ class PaymentFieldsSchema(BillingRule):
     payment_type = OneOf(real_values.PAYMENT_TYPES)
     request_incremental_authorization = StrictBoolean()
     request_external_three_ds_authentication = StrictBoolean()
-    three_ds_data = FreeForm()
+    three_ds_data = fields.Nested(ThreeDsDataSchema)
     recurring_details = fields.Nested(RecurringDetailsSchema)
     skip_external_tax_calculation = StrictBoolean()
     psd2_sca_exemption_type = OneOf(real_values.SCA_EXEMPTIONS)
@@ -369,7 +399,7 @@ class BrowserConfirmSchema(BillingRule):
     with and where to come back, never the amount or anything else of the merchant's."""
 
     payment_method = fields.String(validate=validate.OneOf(PAYMENT_METHODS))
-    payment_method_type = fields.String()
+    payment_method_type = OneOf(real_values.PAYMENT_METHOD_TYPES)
     payment_method_data = MethodData()
     payment_token = fields.String()
     card_cvc = fields.String()
