@@ -286,6 +286,41 @@ def test_a_mandate_without_a_type_is_set_up(api: Api) -> None:
     assert mandate_of(api, setup) == mandate(setup["mandate_id"], setup["payment_method_id"])
 
 
+def test_a_null_multi_use_sets_up_a_multi_use_mandate_without_a_limit_and_is_shown_as_sent(
+    api: Api, frozen: str
+) -> None:
+    data = {"customer_acceptance": ONLINE, "mandate_type": {"multi_use": None}}
+
+    response = api.post(
+        "/payments",
+        payloads.payment(
+            payment_id="pay_setup",
+            customer_id=CUSTOMER_ID,
+            setup_future_usage="off_session",
+            mandate_data=data,
+        ),
+    )
+
+    assert response.status_code == 200
+    assert response.json == card_payment(
+        frozen,
+        "pay_setup",
+        customer_id=CUSTOMER_ID,
+        mandate_id=MANDATE_ID,
+        payment_method_id=PAYMENT_METHOD_ID,
+        setup_future_usage="off_session",
+        mandate_data={"customer_acceptance": ONLINE, "mandate_type": {"multi_use": None}},
+    )
+    setup = response.json
+    assert mandate_of(api, setup) == mandate(setup["mandate_id"], setup["payment_method_id"])
+    # Multi use, without a limit: charged again and again, far past any amount the setup named.
+    for number in (1, 2, 3):
+        charged = charge(api, setup["mandate_id"], amount=99_999_999, payment_id=f"pay_mit_{number}")
+        assert (charged["status"], charged["mandate_id"]) == ("succeeded", setup["mandate_id"])
+    assert mandate_of(api, setup) == mandate(setup["mandate_id"], setup["payment_method_id"])
+    assert ok(api.get("/payments/pay_setup"))["mandate_data"] == data
+
+
 def test_a_setup_payment_may_be_for_0(api: Api, frozen: str) -> None:
     data = mandate_data("single_use", amount=2000)
 

@@ -228,7 +228,8 @@ class MandateAmountSchema(RequestSchema):
 
 class MandateTypeSchema(RequestSchema):
     single_use = fields.Nested(MandateAmountSchema)
-    multi_use = fields.Nested(MandateAmountSchema)
+    # null is not absent here: a multi-use mandate without a limit, as the real service takes it.
+    multi_use = fields.Nested(MandateAmountSchema, allow_none=True)
 
     @validates_schema
     def one_type(self, data: dict[str, Any], **kwargs: Any) -> None:
