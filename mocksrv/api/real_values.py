@@ -217,6 +217,8 @@ PAYOUT_ENTITY_TYPES = (
 PAYOUT_PRIORITIES = ("instant", "fast", "regular", "wire", "cross_border", "internal")
 
 ACCEPTANCE_TYPES = ("online", "offline")
+
+SDK_DISPLAY_MODES = ("default_sdk_message", "custom_message", "hidden")
 RECURRING_DETAIL_TYPES = (
     "mandate_id",
     "payment_method_id",

@@ -10,6 +10,7 @@ from mocksrv.contract import Auth, documented
 from mocksrv.domain.errors import ResourceNotFound
 from mocksrv.domain.links.records import PaymentLink, PaymentLinkStatus
 from mocksrv.domain.models import Payment
+from mocksrv.domain.payments.cards import CARD_TYPES
 from mocksrv.domain.payments.states import PaymentStatus
 from mocksrv.representations import challenge_path, payment_link_path
 from mocksrv.rest import base_url, sandbox
@@ -96,4 +97,27 @@ def _checkout(link: PaymentLink, payment: Payment) -> dict[str, object]:
         "customerInfoUrl": f"/payment_link/{link.payment_link_id}/customer_info",
         "returnUrl": base_url().rstrip("/") + request.path,
         "sdkUrl": f"/web/{SDK_VERSION}/v1/HyperLoader.js",
+        "terms": _terms(link),
     }
+
+
+def _terms(link: PaymentLink) -> dict[str, str]:
+    """The message to show under the payment form while a method is chosen, by the element's name of
+    the method (`card`, `klarna`, ...): the link's custom message for the method type it pays with.
+
+    The element pays a card as the first card type the link allows (credit, unless it allows debit
+    only); a message whose display mode is `hidden`, or the SDK's default (which has none), is not
+    shown."""
+    allowed = link.allowed_payment_method_types
+    card_type = next((kind for kind in CARD_TYPES if not allowed or kind in allowed), None)
+    shown: dict[str, str] = {}
+    for method in (link.config or {}).get("custom_message_for_payment_method_types") or ():
+        for terms in method["payment_method_types"]:
+            message, method_type = terms["message"], terms["payment_method_type"]
+            if message.get("display_mode", "custom_message") != "custom_message":
+                continue
+            if method["payment_method"] != "card":
+                shown[method_type] = message["value"]
+            elif method_type == card_type:
+                shown["card"] = message["value"]
+    return shown

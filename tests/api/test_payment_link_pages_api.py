@@ -68,7 +68,48 @@ def test_the_page_hands_the_sdk_the_link_s_payment_and_layout(api: Api, client: 
         "customerInfoUrl": f"/payment_link/{link['payment_link_id']}/customer_info",
         "returnUrl": f"http://localhost{page_path(link)}",
         "sdkUrl": "/web/0.1/v1/HyperLoader.js",
+        "terms": {},
     }
+
+
+def _terms(method: str, method_type: str, value: str, display_mode: str | None = None) -> dict[str, Any]:
+    message = {"value": value} if display_mode is None else {"value": value, "display_mode": display_mode}
+    return {
+        "payment_method": method,
+        "payment_method_types": [{"payment_method_type": method_type, "message": message}],
+    }
+
+
+MESSAGES = [
+    _terms("card", "debit", "Debited at once."),
+    _terms("card", "credit", "Charged as ACME*SHOES.", "custom_message"),
+    _terms("pay_later", "klarna", "Pay in 3 with Klarna."),
+    _terms("bank_redirect", "ideal", "Hidden.", "hidden"),
+    _terms("bank_redirect", "eps", "The SDK's own.", "default_sdk_message"),
+]
+
+
+@pytest.mark.parametrize(
+    ("allowed", "terms"),
+    [
+        (None, {"card": "Charged as ACME*SHOES.", "klarna": "Pay in 3 with Klarna."}),
+        (["debit", "klarna"], {"card": "Debited at once.", "klarna": "Pay in 3 with Klarna."}),
+    ],
+    ids=["cards paid as credit", "cards paid as debit"],
+)
+def test_the_page_shows_the_link_s_message_for_the_method_type_paid_with(
+    api: Api, client: FlaskClient, allowed: list[str] | None, terms: dict[str, str]
+) -> None:
+    config: dict[str, Any] = {"custom_message_for_payment_method_types": MESSAGES}
+    if allowed is not None:
+        config["allowed_payment_method_types"] = allowed
+    link = make_link(api, payment_link_config=config)
+
+    page = client.get(page_path(link))
+
+    # By the payment element's name of the method chosen; hidden ones and the SDK's default are not shown.
+    assert checkout_data(page)["terms"] == terms
+    assert parse_page(page).by_id("terms").attributes == {"id": "terms", "class": "note", "hidden": ""}
 
 
 def test_the_page_asks_for_the_customer_only_when_the_link_says_so(api: Api, client: FlaskClient) -> None:

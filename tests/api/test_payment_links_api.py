@@ -107,6 +107,119 @@ def test_a_link_keeps_every_field_of_the_spec(api: Api, frozen: str) -> None:
     assert ok(api.get(f"/payment_link/{link['payment_link_id']}")) == link
 
 
+# The real service's shape: a list of methods, each with a message per method type.
+MESSAGES = [
+    {
+        "payment_method": "card",
+        "payment_method_types": [
+            {"payment_method_type": "credit", "message": {"value": "Charged as ACME*SHOES."}},
+            {
+                "payment_method_type": "debit",
+                "message": {"value": "Debited at once.", "display_mode": "custom_message"},
+            },
+        ],
+    },
+    {
+        "payment_method": "pay_later",
+        "payment_method_types": [
+            {"payment_method_type": "klarna", "message": {"value": "Pay in 3.", "display_mode": "hidden"}}
+        ],
+    },
+]
+
+
+def test_a_link_keeps_its_custom_messages_for_method_types_as_sent(api: Api, frozen: str) -> None:
+    config = {"seller_name": "Acme Shoes", "custom_message_for_payment_method_types": MESSAGES}
+
+    link = make_link(api, payment_link_config=config)
+
+    assert link == expected_link(frozen, payment_link_config=config)
+    assert ok(api.get(f"/payment_link/{link['payment_link_id']}"))["payment_link_config"] == config
+
+
+def test_a_payment_with_a_link_takes_custom_messages_for_method_types(api: Api) -> None:
+    config = {"custom_message_for_payment_method_types": MESSAGES}
+    body = payloads.payment(None, payment_id="pay_1", payment_link=True, payment_link_config=config)
+
+    payment = ok(api.post("/payments", body))
+
+    link = ok(api.get(f"/payment_link/{payment['payment_link']['payment_link_id']}"))
+    assert link["payment_link_config"] == config
+
+
+def _messages(**changes: Any) -> dict[str, Any]:
+    """A link whose one custom message for cards has `changes` (None: the field left out)."""
+    terms: dict[str, Any] = {"payment_method_type": "credit", "message": {"value": "Charged as ACME."}}
+    method: dict[str, Any] = {"payment_method": "card", "payment_method_types": [terms]}
+    for name, value in changes.items():
+        target = terms["message"] if name in ("value", "display_mode") else terms if name in terms else method
+        if value is None:
+            del target[name]
+        else:
+            target[name] = value
+    return {
+        "amount": 100,
+        "currency": "USD",
+        "payment_link_config": {"custom_message_for_payment_method_types": [method]},
+    }
+
+
+_AT = "payment_link_config.custom_message_for_payment_method_types"
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        (
+            {
+                "amount": 100,
+                "currency": "USD",
+                "payment_link_config": {"custom_message_for_payment_method_types": {}},
+            },
+            invalid(_AT, "not a valid list"),
+        ),
+        (_messages(payment_method=None), missing(f"{_AT}.0.payment_method")),
+        (
+            _messages(payment_method="cash"),
+            invalid(
+                f"{_AT}.0.payment_method",
+                "must be one of: card, card_redirect, pay_later, wallet, bank_redirect, bank_transfer, "
+                "crypto, bank_debit, reward, real_time_payment, upi, voucher, gift_card, open_banking, "
+                "mobile_payment, network_token",
+            ),
+        ),
+        (_messages(payment_method_types=None), missing(f"{_AT}.0.payment_method_types")),
+        (_messages(payment_method_type=None), missing(f"{_AT}.0.payment_method_types.0.payment_method_type")),
+        (_messages(message=None), missing(f"{_AT}.0.payment_method_types.0.message")),
+        (_messages(value=None), missing(f"{_AT}.0.payment_method_types.0.message.value")),
+        (
+            _messages(display_mode="bold"),
+            invalid(
+                f"{_AT}.0.payment_method_types.0.message.display_mode",
+                "must be one of: default_sdk_message, custom_message, hidden",
+            ),
+        ),
+    ],
+    ids=[
+        "an object",
+        "no method",
+        "an unknown method",
+        "no types",
+        "no type",
+        "no message",
+        "no text",
+        "an unknown display mode",
+    ],
+)
+def test_a_bad_custom_message_for_method_types_is_refused(
+    api: Api, body: dict[str, Any], expected: dict[str, Any]
+) -> None:
+    response = api.post("/payment_link", body)
+
+    assert (response.status_code, response.json) == (400, expected)
+    assert ok(api.post("/payment_link/list", {}))["total_count"] == 0
+
+
 def test_the_link_s_payment_waits_for_its_page(api: Api, frozen: str) -> None:
     link = make_link(api, description="Red shoes", expiry=later(frozen, 3600))
 

@@ -24,6 +24,23 @@ class TransactionDetailSchema(RequestSchema):
     ui_configuration = FreeForm()
 
 
+class CustomMessageSchema(RequestSchema):
+    value = Text(required=True)
+    display_mode = OneOf(real_values.SDK_DISPLAY_MODES)  # absent: custom_message
+
+
+class CustomTermsSchema(RequestSchema):
+    """The message a link's page shows under its payment form while a method type is chosen."""
+
+    payment_method_type = OneOf(real_values.PAYMENT_METHOD_TYPES, required=True)
+    message = fields.Nested(CustomMessageSchema, required=True)
+
+
+class PaymentMethodConfigSchema(RequestSchema):
+    payment_method = OneOf(real_values.PAYMENT_METHODS, required=True)
+    payment_method_types = fields.List(fields.Nested(CustomTermsSchema), required=True)
+
+
 class PaymentLinkConfigSchema(RequestSchema):
     """How the link's page looks: the spec's fields and the rest of the real service's."""
 
@@ -42,7 +59,7 @@ class PaymentLinkConfigSchema(RequestSchema):
     details_layout = fields.String()
     payment_button_text = Text()
     custom_message_for_card_terms = Text()
-    custom_message_for_payment_method_types = FreeForm()
+    custom_message_for_payment_method_types = fields.List(fields.Nested(PaymentMethodConfigSchema))
     payment_button_colour = fields.String()
     skip_status_screen = StrictBoolean()
     payment_button_text_colour = fields.String()

@@ -181,3 +181,35 @@ def test_the_link_page_holds_at_360_px(phone: Page, merchant: Merchant) -> None:
     box = phone.get_by_role("button", name="Pay $25.99").bounding_box()
     assert box is not None
     assert 0 <= box["x"] <= box["x"] + box["width"] <= width[1]
+
+
+def test_the_link_shows_its_message_for_the_method_chosen(page: Page, merchant: Merchant) -> None:
+    messages = [
+        {
+            "payment_method": "card",
+            "payment_method_types": [
+                {"payment_method_type": "credit", "message": {"value": "Charged as ACME*SHOES."}}
+            ],
+        },
+        {
+            "payment_method": "pay_later",
+            "payment_method_types": [
+                {"payment_method_type": "klarna", "message": {"value": "Pay in 3 with Klarna."}}
+            ],
+        },
+    ]
+    link = make_link(
+        merchant, payment_link_config={**CONFIG, "custom_message_for_payment_method_types": messages}
+    )
+
+    page.goto(link["link"])
+
+    terms = page.locator("#terms")
+    expect(terms).to_have_text("Charged as ACME*SHOES.")
+    frame = page.frame_locator("#payment-element iframe")
+    frame.get_by_role("tab", name="Klarna").click()
+    expect(terms).to_have_text("Pay in 3 with Klarna.")
+    frame.get_by_role("tab", name="Affirm").click()
+    expect(terms).to_be_hidden()
+    frame.get_by_role("tab", name="Card").click()
+    expect(terms).to_have_text("Charged as ACME*SHOES.")
