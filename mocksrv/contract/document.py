@@ -70,6 +70,7 @@ def build(app: Flask) -> dict[str, Any]:
     plugin.converter.add_attribute_function(_or_alternative)  # type: ignore[union-attr]
     plugin.converter.add_attribute_function(_one_or_many)  # type: ignore[union-attr]
     plugin.converter.add_attribute_function(_object_or_name)  # type: ignore[union-attr]
+    plugin.converter.add_attribute_function(_alternatives)  # type: ignore[union-attr]
     plugin.converter.add_attribute_function(_null_means_absent)  # type: ignore[union-attr]
     spec.components.security_scheme(SECURITY_SCHEME, {"type": "apiKey", "in": "header", "name": "api-key"})
     spec.components.schema("Error", schema=ErrorSchema)
@@ -166,6 +167,21 @@ def _object_or_name(
         return {}
     as_object = {key: ret.pop(key) for key in ("type", "additionalProperties") if key in ret}
     return {"anyOf": [as_object, {"type": "string", "enum": names}]}
+
+
+def _alternatives(
+    converter: Any, field: fields.Field[Any], ret: dict[str, Any], **kwargs: Any
+) -> dict[str, Any]:
+    """A field that takes any of several shapes (`metadata={"alternatives": [...]}`): each a schema
+    of its own (a schema class) or as written."""
+    alternatives = field.metadata.get("alternatives")
+    if alternatives is None:
+        return {}
+    return {
+        "anyOf": [
+            converter.resolve_nested_schema(item) if isinstance(item, type) else item for item in alternatives
+        ]
+    }
 
 
 def _null_means_absent(

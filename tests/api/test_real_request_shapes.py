@@ -2,8 +2,8 @@
 spec's rules are met (a `profile_id`, billing beside method data, a customer that exists, a card
 that has not expired), and what it sent shows in the answer.
 
-The requests that charge a saved card or a mandate (`payment_token`, `mandate_id`,
-`recurring_details`) need the saved payment methods and mandates mocksrv does not have yet.
+The requests that charge a saved card or a mandate (`payment_token`, `mandate_id`, and
+`recurring_details` naming one) are in the tests of saved methods and mandates.
 """
 
 from __future__ import annotations
@@ -86,6 +86,49 @@ CREATES: dict[str, dict[str, Any]] = {
         "billing": BILLING,
     },
     "billing details": {"billing": BILLING, "customer": {"id": "cus_real"}},
+    "a merchant-initiated payment with a network transaction id and card details": {
+        "confirm": True,
+        "off_session": True,
+        "customer_id": "cus_real",
+        "payment_method": "card",
+        "recurring_details": {
+            "type": "network_transaction_id_and_card_details",
+            "data": {
+                "card_number": "4242424242424242",
+                "card_exp_month": "10",
+                "card_exp_year": "30",
+                "card_holder_name": "Ada Lovelace",
+                "network_transaction_id": "MCC5ZRGMI0925",
+            },
+        },
+    },
+    "a merchant-initiated payment with a network transaction id and network token details": {
+        "confirm": True,
+        "off_session": True,
+        "payment_method": "card",
+        "recurring_details": {
+            "type": "network_transaction_id_and_network_token_details",
+            "data": {
+                "network_token": "4604000460040787",
+                "token_exp_month": "09",
+                "token_exp_year": "2030",
+                "card_holder_name": "Ada Lovelace",
+                "card_network": "Visa",
+                "eci": "05",
+                "network_transaction_id": "MCC5ZRGMI0925",
+            },
+        },
+    },
+    "a merchant-initiated payment with a processor payment token": {
+        "confirm": True,
+        "off_session": True,
+        "customer_id": "cus_real",
+        "payment_method": "card",
+        "recurring_details": {
+            "type": "processor_payment_token",
+            "data": {"processor_payment_token": "pm_1Q0PsIJ", "merchant_connector_id": "mca_123"},
+        },
+    },
     "a split payment": {
         "amount": 200,
         "amount_to_capture": 200,

@@ -100,15 +100,6 @@ def test_a_wrong_cvc_is_refused_and_leaves_the_payment_waiting(api: Api) -> None
             invalid("payment_method_data", "payment_token names what to pay with already: send one of them"),
         ),
         (
-            {
-                "recurring_details": {
-                    "type": "processor_payment_token",
-                    "data": {"processor_payment_token": "x"},
-                }
-            },
-            invalid("recurring_details.type", "mocksrv charges a mandate_id or a payment_method_id"),
-        ),
-        (
             {"recurring_details": {"type": "payment_method_id", "data": "pm_unknown"}},
             invalid("recurring_details.data", "no such payment method"),
         ),

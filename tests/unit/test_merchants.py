@@ -163,7 +163,7 @@ def test_new_merchant_cannot_use_the_default_merchants_profile(sandbox: Sandbox)
 def test_new_merchant_has_its_own_outcome_table(sandbox: Sandbox) -> None:
     other = sandbox.merchants.create(MerchantSeed()).merchant.merchant_id
     sandbox.merchants.replace_outcomes(other, OutcomeTable(()))
-    assert len(sandbox.merchants.outcomes(MERCHANT_ID).rules) == 36
+    assert len(sandbox.merchants.outcomes(MERCHANT_ID).rules) == 37
 
 
 def test_new_merchant_starts_with_the_default_outcome_table(sandbox: Sandbox) -> None:

@@ -43,7 +43,7 @@ from mocksrv.fieldtypes import (
     Timestamp,
     TimestampText,
 )
-from mocksrv.schema import RequestSchema
+from mocksrv.schema import MAX_TEXT_LENGTH, RequestSchema
 
 DESCRIPTOR_LIMIT = 22
 PAYMENT_METHODS = real_values.PAYMENT_METHODS
@@ -243,16 +243,81 @@ class MandateDataSchema(RequestSchema):
     mandate_type = fields.Nested(MandateTypeSchema)
 
 
+def _Required(**kwargs: Any) -> fields.String:  # noqa: N802 - reads as a field type
+    """A text that must be sent, and not empty."""
+    return fields.String(required=True, validate=validate.Length(1, MAX_TEXT_LENGTH), **kwargs)
+
+
+class ProcessorPaymentTokenSchema(RequestSchema):
+    """A processor's token of a payment method, for a merchant-initiated charge."""
+
+    processor_payment_token = _Required()
+    merchant_connector_id = fields.String()  # checked and ignored: one processor
+
+
+class NetworkTransactionSchema(RequestSchema):
+    """What a merchant-initiated charge of a card or network token sends beside its number: the
+    network's id of the customer-initiated payment it follows, and the holder's name. The rest is
+    checked and otherwise ignored: the card's details come from its number."""
+
+    network_transaction_id = _Required()
+    card_holder_name = fields.String(required=True)
+    card_issuer = fields.String()
+    card_network = OneOf(real_values.CARD_NETWORKS)
+    card_type = fields.String()
+    card_issuing_country = fields.String()
+    bank_code = fields.String()
+    nick_name = fields.String()
+
+
+class NetworkTransactionCardSchema(NetworkTransactionSchema):
+    card_number = fields.String(required=True)
+    card_exp_month = fields.String(required=True)
+    card_exp_year = fields.String(required=True)
+    card_issuing_country_code = fields.String()
+
+
+class NetworkTransactionTokenSchema(NetworkTransactionSchema):
+    network_token = fields.String(required=True)
+    token_exp_month = fields.String(required=True)
+    token_exp_year = fields.String(required=True)
+    eci = fields.String()
+
+
+class RecurringData(fields.Field[Any]):
+    """`recurring_details.data`, as its `type` says: the id of a mandate or saved method, or the
+    object of the type's schema (`schemas`)."""
+
+    def __init__(self, schemas: Mapping[str, type[RequestSchema]], **kwargs: Any) -> None:
+        super().__init__(metadata={"alternatives": [{"type": "string"}, *schemas.values()]}, **kwargs)
+        self.schemas = {kind: schema() for kind, schema in schemas.items()}
+
+    def _deserialize(
+        self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any
+    ) -> Any:
+        kind = (data or {}).get("type")
+        schema = self.schemas.get(kind) if isinstance(kind, str) else None
+        if schema is not None:
+            return schema.load(value)
+        if not isinstance(value, str):
+            raise ValidationError("Not a valid string.")
+        return value
+
+
 class RecurringDetailsSchema(RequestSchema):
-    """A saved method or a mandate to charge: `{"type": "mandate_id", "data": "man_..."}`."""
+    """What to charge again: a mandate or a saved method by its id (`{"type": "mandate_id", "data":
+    "man_..."}`), or, without the customer, a processor's token, or a card or network token with the
+    network's id of an earlier customer-initiated payment."""
 
     type = fields.String(required=True, validate=validate.OneOf(real_values.RECURRING_DETAIL_TYPES))
-    data = fields.Raw(required=True)
-
-    @validates_schema
-    def names_an_id(self, data: dict[str, Any], **kwargs: Any) -> None:
-        if data.get("type") in ("mandate_id", "payment_method_id") and not isinstance(data.get("data"), str):
-            raise ValidationError("Not a valid string.", "data")
+    data = RecurringData(
+        {
+            "processor_payment_token": ProcessorPaymentTokenSchema,
+            "network_transaction_id_and_card_details": NetworkTransactionCardSchema,
+            "network_transaction_id_and_network_token_details": NetworkTransactionTokenSchema,
+        },
+        required=True,
+    )
 
 
 class SurchargeSchema(RequestSchema):

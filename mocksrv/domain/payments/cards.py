@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -56,6 +58,18 @@ def brand_of(number: str) -> str:
     return "Unknown"
 
 
+@dataclass(frozen=True, slots=True)
+class CardNames:
+    """The names of a card's number and expiry in the data sent: a card's own, or a network token's."""
+
+    number: str = "card_number"
+    exp_month: str = "card_exp_month"
+    exp_year: str = "card_exp_year"
+
+
+CARD_NAMES = CardNames()
+NETWORK_TOKEN_NAMES = CardNames("network_token", "token_exp_month", "token_exp_year")
+
 # What a test card's issuer is shown as: every card in the sandbox is issued by it.
 CARD_ISSUER = "mocksrv test bank"
 CARD_ISSUING_COUNTRY = "US"
@@ -63,18 +77,23 @@ CARD_TYPES = ("credit", "debit")  # payment_method_type values that are a card's
 
 
 def card_summary(
-    card: dict[str, Any], now: datetime, method_type: str | None = None, path: str = _CARD
+    card: Mapping[str, Any],
+    now: datetime,
+    method_type: str | None = None,
+    path: str = _CARD,
+    names: CardNames = CARD_NAMES,
 ) -> dict[str, Any]:
-    """Check a card and return what is kept of it; raise IR_04 naming the bad field (under `path`).
+    """Check a card and return what is kept of it; raise IR_04 naming the bad field (under `path`,
+    by its `names`).
 
     The spec's names (`last4`, `brand`, `exp_month`, `exp_year`) and the real service's beside
     them; of the number, only the first six digits (`card_isin`) and the last four are kept. The
     CVC is checked when sent (a card saved without one has its check `unavailable`).
     """
-    number = card["card_number"].replace(" ", "")
+    number = normalized_number(card, names)
     if not luhn_valid(number):
-        raise InvalidField(f"{path}.card_number", "the card number is not valid")
-    month, year = card_expiry(card, now, path)
+        raise InvalidField(f"{path}.{names.number}", "the card number is not valid")
+    month, year = card_expiry(card, now, path, names)
     cvc = card.get("card_cvc")
     if cvc is not None:
         check_cvc(cvc, f"{path}.card_cvc")
@@ -96,18 +115,20 @@ def card_summary(
     }
 
 
-def card_expiry(card: dict[str, Any], now: datetime, path: str) -> tuple[int, int]:
+def card_expiry(
+    card: Mapping[str, Any], now: datetime, path: str, names: CardNames = CARD_NAMES
+) -> tuple[int, int]:
     """The month and the four-digit year of a card's expiry; IR_04 if malformed or past on the clock."""
-    month_text = card["card_exp_month"]
+    month_text = card[names.exp_month]
     month = int(month_text) if _digits(month_text) else 0
     if not 1 <= month <= 12:
-        raise InvalidField(f"{path}.card_exp_month", "a month from 01 to 12")
-    year_text = card["card_exp_year"]
+        raise InvalidField(f"{path}.{names.exp_month}", "a month from 01 to 12")
+    year_text = card[names.exp_year]
     if not _digits(year_text) or len(year_text) not in (2, 4):
-        raise InvalidField(f"{path}.card_exp_year", "a year of two or four digits")
+        raise InvalidField(f"{path}.{names.exp_year}", "a year of two or four digits")
     year = int(year_text) + (2000 if len(year_text) == 2 else 0)
     if (year, month) < (now.year, now.month):
-        raise InvalidField(f"{path}.card_exp_year", "the card has expired")
+        raise InvalidField(f"{path}.{names.exp_year}", "the card has expired")
     return month, year
 
 
@@ -116,8 +137,8 @@ def check_cvc(cvc: str, path: str) -> None:
         raise InvalidField(path, "three or four digits")
 
 
-def normalized_number(card: dict[str, Any]) -> str:
-    return str(card["card_number"]).replace(" ", "")
+def normalized_number(card: Mapping[str, Any], names: CardNames = CARD_NAMES) -> str:
+    return str(card[names.number]).replace(" ", "")
 
 
 # The key of the card keys: made anew by each process, so a key tells nothing of its number.

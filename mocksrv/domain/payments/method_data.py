@@ -16,7 +16,15 @@ from mocksrv.domain.errors import InvalidField
 from mocksrv.domain.merchants import MerchantService
 from mocksrv.domain.models import Payment
 from mocksrv.domain.payments.bank import kept_details
-from mocksrv.domain.payments.cards import card_key, card_summary, check_cvc, normalized_number
+from mocksrv.domain.payments.cards import (
+    CARD_NAMES,
+    NETWORK_TOKEN_NAMES,
+    CardNames,
+    card_key,
+    card_summary,
+    check_cvc,
+    normalized_number,
+)
 from mocksrv.domain.payments.outcomes import CARD_CHECKS, Context, Outcome, OutcomeResult
 from mocksrv.domain.recurring.records import (
     Mandate,
@@ -38,7 +46,16 @@ AUTHENTICATION_REQUIRED = Outcome(
     error_code="authentication_required",
     error_message="The card requires authentication, and the customer is not present.",
 )
-RECURRING_TYPES = ("mandate_id", "payment_method_id")
+# recurring_details that name a mandate or a saved method, by its id ...
+SAVED_TYPES = ("mandate_id", "payment_method_id")
+# ... and those that carry what a merchant-initiated payment charges: a processor's token of a method
+# mocksrv never saw (the outcome table decides by its text), or a card or network token, with the
+# network's id of the customer-initiated payment it follows (the number's magic value decides).
+PROCESSOR_TOKEN = "processor_payment_token"
+CHARGED_CARDS: dict[str, CardNames] = {
+    "network_transaction_id_and_card_details": CARD_NAMES,
+    "network_transaction_id_and_network_token_details": NETWORK_TOKEN_NAMES,
+}
 # Method data that goes with a `payment_token`: the saved card's CVC, as a checkout page collects it.
 CARD_TOKEN = "card_token"
 # The fields that name a saved method or a mandate to pay with.
@@ -80,6 +97,9 @@ class MethodResolver:
         """The payment's fields for what the request pays with, its outcome among them."""
         fields = paying.fields
         _one_way(fields)
+        details = fields.get("recurring_details")
+        if details is not None and details["type"] not in SAVED_TYPES:
+            return self._merchant_initiated(paying, details["type"], details["data"], now)
         recurring = _recurring(fields)
         if recurring is not None:
             return self._recurring(paying, *recurring)
@@ -122,28 +142,47 @@ class MethodResolver:
         method = fields.get("payment_method") or kind
         if method != kind:
             raise InvalidField("payment_method_data", f"holds {kind} data for payment_method {method}")
+        if kind == "card":
+            return self._card(paying, data["card"], now)
         method_type = fields.get("payment_method_type")
-        extra: dict[str, Any] = {}
-        if kind == "card":
-            card = data["card"]
-            number = normalized_number(card)
-            kept: dict[str, Any] = {"card": card_summary(card, now, method_type)}
-            matched = {"card": {**card, "card_number": number}}
-            if paying.saves:
-                extra["card_key"] = card_key(number)
-        else:
-            kept, matched = {kind: kept_details(data[kind])}, {kind: data[kind]}
-        outcome = self._outcome(paying, method, method_type, matched)
-        if kind == "card":
-            kept["card"]["payment_checks"] = _checks(kept["card"], paying.billing, outcome)
-        return {
-            "payment_method": method,
-            "payment_method_type": method_type,
-            "payment_method_data": kept,
-            "outcome": outcome,
-            "payment_method_id": None,
-            **extra,
-        }
+        outcome = self._outcome(paying, method, method_type, {kind: data[kind]})
+        return _paid_with(method, method_type, {kind: kept_details(data[kind])}, outcome)
+
+    def _card(
+        self,
+        paying: Paying,
+        card: Mapping[str, Any],
+        now: datetime,
+        path: str = "payment_method_data.card",
+        names: CardNames = CARD_NAMES,
+    ) -> dict[str, Any]:
+        """Pay with a card sent in full (its number under `names`): what is kept of it, and its
+        number's outcome."""
+        method_type = paying.fields.get("payment_method_type")
+        number = normalized_number(card, names)
+        summary = card_summary(card, now, method_type, path, names)
+        outcome = self._outcome(paying, "card", method_type, {"card": {**card, "card_number": number}})
+        summary["payment_checks"] = _checks(summary, paying.billing, outcome)
+        changes = _paid_with("card", method_type, {"card": summary}, outcome)
+        if paying.saves:
+            changes["card_key"] = card_key(number)
+        return changes
+
+    def _merchant_initiated(
+        self, paying: Paying, kind: str, data: Mapping[str, Any], now: datetime
+    ) -> dict[str, Any]:
+        """Pay, without the customer, with what `recurring_details` carries: a card, a network token
+        or a processor's token."""
+        paying = _without_customer(paying)
+        method = paying.fields.get("payment_method") or "card"
+        if kind == PROCESSOR_TOKEN:
+            # Nothing is known of the method behind the token, and the token itself is not kept.
+            method_type = paying.fields.get("payment_method_type")
+            outcome = self._outcome(paying, method, method_type, {kind: data})
+            return _paid_with(method, method_type, None, outcome)
+        if method != "card":
+            raise InvalidField("payment_method", f"recurring_details of type {kind} charge a card")
+        return self._card(paying, data, now, "recurring_details.data", CHARGED_CARDS[kind])
 
     def _token(self, paying: Paying, token: str) -> dict[str, Any]:
         saved = self._payment_methods.by_token(paying.merchant_id, token)
@@ -157,10 +196,7 @@ class MethodResolver:
             if mandate.status is not MandateStatus.ACTIVE:
                 raise MandateInvalid(status_refusal(mandate), param="mandate_id")
             self._check_customer(paying, mandate.customer_id, path)
-            # Charging a mandate is a merchant-initiated payment: the customer is not there.
-            paying = dataclasses.replace(
-                paying, context=dataclasses.replace(paying.context, off_session=True)
-            )
+            paying = _without_customer(paying)  # charging a mandate is a merchant-initiated payment
             saved = self._payment_methods.find(paying.merchant_id, mandate.payment_method_id)
             if saved is None:
                 raise MandateInvalid("the mandate's payment method has been deleted", param=path)
@@ -228,14 +264,28 @@ class MethodResolver:
             raise InvalidField(path, "it belongs to another customer than the payment's")
 
 
+def _paid_with(
+    method: str, method_type: str | None, kept: dict[str, Any] | None, outcome: Outcome
+) -> dict[str, Any]:
+    """The payment's fields for method data sent with the request (no saved method)."""
+    return {
+        "payment_method": method,
+        "payment_method_type": method_type,
+        "payment_method_data": kept,
+        "outcome": outcome,
+        "payment_method_id": None,
+    }
+
+
+def _without_customer(paying: Paying) -> Paying:
+    """The payment, made by the merchant without the customer there (off session)."""
+    return dataclasses.replace(paying, context=dataclasses.replace(paying.context, off_session=True))
+
+
 def _recurring(fields: Mapping[str, Any]) -> tuple[str, str, str] | None:
     """(kind, id, the field's path) of the saved method or mandate the request names, if any."""
     details = fields.get("recurring_details")
     if details is not None:
-        if details["type"] not in RECURRING_TYPES:
-            raise InvalidField(
-                "recurring_details.type", "mocksrv charges a mandate_id or a payment_method_id"
-            )
         return details["type"], details["data"], "recurring_details.data"
     if fields.get("mandate_id") is not None:
         return "mandate_id", fields["mandate_id"], "mandate_id"

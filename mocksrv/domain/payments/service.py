@@ -166,7 +166,11 @@ class PaymentService:
         confirm = bool(fields.get("confirm"))
         if confirm and payment.outcome is None:
             raise InvalidField("payment_method_data", missing=True)
-        if confirm and method.get("payment_method_id") is None and "payment_method" not in fields:
+        # A saved method, a mandate and recurring details name the method they charge themselves.
+        names_its_method = (
+            method.get("payment_method_id") is not None or fields.get("recurring_details") is not None
+        )
+        if confirm and not names_its_method and "payment_method" not in fields:
             raise InvalidField("payment_method", missing=True)
         with self._store.transaction(merchant_id):
             if self._store.get(PAYMENTS, merchant_id, payment_id) is not None:
