@@ -11,8 +11,9 @@ from mocksrv.domain.payments.bank import CVC_FIELDS, LAST_FOUR_FIELDS
 
 # As a payment method's details are kept, in any case, but for `number` (a phone's, in any body) and
 # `network_token` (also the name of the kind that holds one): a gift card's number and a network
-# token are masked as any card-like run of digits is.
-LAST_FOUR_KEYS = LAST_FOUR_FIELDS - {"number", "network_token"}
+# token are masked as any card-like run of digits is. And a processor's token, which charges the
+# customer's method again as a card number does (payments never keep it).
+LAST_FOUR_KEYS = (LAST_FOUR_FIELDS - {"number", "network_token"}) | {"processor_payment_token"}
 HIDDEN_KEYS = CVC_FIELDS
 HIDDEN = "***"
 # 12 to 19 digits, as a card number is written: in one run, or in groups split by spaces or dashes.

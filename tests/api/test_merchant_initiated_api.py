@@ -154,6 +154,11 @@ def test_a_processor_token_is_charged_without_the_customer_and_not_kept(api: Api
     assert response.json == mit_payment(frozen, payment_method_data=None)
     assert token not in response.get_data(as_text=True)
     assert token not in str(retrieve(api, "pay_mit"))
+    [entry] = [entry for entry in ok(api.get("/__mock/requests"))["data"] if entry["method"] == "POST"]
+    assert entry["request_body"]["recurring_details"]["data"] == {
+        "processor_payment_token": "*" * (len(token) - 4) + "1234",
+        "merchant_connector_id": "mca_1",
+    }
 
 
 def test_a_processor_token_pays_as_the_method_the_request_names(api: Api) -> None:
