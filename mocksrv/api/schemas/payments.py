@@ -49,20 +49,25 @@ DESCRIPTOR_LIMIT = 22
 PAYMENT_METHODS = real_values.PAYMENT_METHODS
 
 
-class CardSchema(RequestSchema):
-    card_number = fields.String(required=True)
-    card_exp_month = fields.String(required=True)
-    card_exp_year = fields.String(required=True)
-    card_cvc = fields.String(required=True)
-    card_holder_name = fields.String()
-    # The real service's, checked and otherwise ignored: the card's details come from its number.
+class CardDetailsSchema(RequestSchema):
+    """The real service's details of a card beside its number, checked and otherwise ignored: the
+    card's details come from its number."""
+
     nick_name = fields.String()
     card_issuer = fields.String()
     card_network = OneOf(real_values.CARD_NETWORKS)
     card_type = fields.String()
     card_issuing_country = fields.String()
-    card_issuing_country_code = fields.String()
     bank_code = fields.String()
+
+
+class CardSchema(CardDetailsSchema):
+    card_number = fields.String(required=True)
+    card_exp_month = fields.String(required=True)
+    card_exp_year = fields.String(required=True)
+    card_cvc = fields.String(required=True)
+    card_holder_name = fields.String()
+    card_issuing_country_code = fields.String()
 
 
 class CryptoSchema(RequestSchema):
@@ -255,19 +260,12 @@ class ProcessorPaymentTokenSchema(RequestSchema):
     merchant_connector_id = fields.String()  # checked and ignored: one processor
 
 
-class NetworkTransactionSchema(RequestSchema):
+class NetworkTransactionSchema(CardDetailsSchema):
     """What a merchant-initiated charge of a card or network token sends beside its number: the
-    network's id of the customer-initiated payment it follows, and the holder's name. The rest is
-    checked and otherwise ignored: the card's details come from its number."""
+    network's id of the customer-initiated payment it follows, and the holder's name."""
 
     network_transaction_id = _Required()
     card_holder_name = fields.String(required=True)
-    card_issuer = fields.String()
-    card_network = OneOf(real_values.CARD_NETWORKS)
-    card_type = fields.String()
-    card_issuing_country = fields.String()
-    bank_code = fields.String()
-    nick_name = fields.String()
 
 
 class NetworkTransactionCardSchema(NetworkTransactionSchema):
