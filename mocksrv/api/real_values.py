@@ -217,8 +217,6 @@ PAYOUT_ENTITY_TYPES = (
 PAYOUT_PRIORITIES = ("instant", "fast", "regular", "wire", "cross_border", "internal")
 
 ACCEPTANCE_TYPES = ("online", "offline")
-
-SDK_DISPLAY_MODES = ("default_sdk_message", "custom_message", "hidden")
 RECURRING_DETAIL_TYPES = (
     "mandate_id",
     "payment_method_id",
@@ -226,6 +224,8 @@ RECURRING_DETAIL_TYPES = (
     "network_transaction_id_and_card_details",
     "network_transaction_id_and_network_token_details",
 )
+
+SDK_DISPLAY_MODES = ("default_sdk_message", "custom_message", "hidden")
 
 CONNECTORS = (
     "authipay",
