@@ -11,7 +11,8 @@ from mocksrv.api.schemas.common import OneOf as OneOf
 from mocksrv.api.schemas.customers import CustomerCreateSchema as CustomerCreateSchema
 from mocksrv.api.schemas.customers import CustomerFieldsSchema as CustomerFieldsSchema
 from mocksrv.api.schemas.customers import CustomerListSchema as CustomerListSchema
-from mocksrv.api.schemas.payments import BARE_METHOD_DATA as BARE_METHOD_DATA
+from mocksrv.api.schemas.method_data import BARE_METHOD_DATA as BARE_METHOD_DATA
+from mocksrv.api.schemas.method_data import PaymentMethodDataSchema as PaymentMethodDataSchema
 from mocksrv.api.schemas.payments import BrowserConfirmSchema as BrowserConfirmSchema
 from mocksrv.api.schemas.payments import CancelSchema as CancelSchema
 from mocksrv.api.schemas.payments import CaptureSchema as CaptureSchema
@@ -20,7 +21,6 @@ from mocksrv.api.schemas.payments import PaymentConfirmSchema as PaymentConfirmS
 from mocksrv.api.schemas.payments import PaymentCreateSchema as PaymentCreateSchema
 from mocksrv.api.schemas.payments import PaymentFieldsSchema as PaymentFieldsSchema
 from mocksrv.api.schemas.payments import PaymentListSchema as PaymentListSchema
-from mocksrv.api.schemas.payments import PaymentMethodDataSchema as PaymentMethodDataSchema
 from mocksrv.api.schemas.payments import PaymentQuerySchema as PaymentQuerySchema
 from mocksrv.api.schemas.payments import PaymentRetrieveQuerySchema as PaymentRetrieveQuerySchema
 from mocksrv.api.schemas.payments import PaymentUpdateSchema as PaymentUpdateSchema
