@@ -8,7 +8,9 @@ from typing import Any
 from flask import Blueprint, Response, jsonify
 from marshmallow import fields, validate
 
+from mocksrv.api import real_values
 from mocksrv.api.answers.profiles import ProfileAnswerSchema
+from mocksrv.api.schemas.common import OneOf
 from mocksrv.contract import Auth, documented
 from mocksrv.domain.merchants import MAX_SESSION_EXPIRY
 from mocksrv.fieldtypes import FreeForm, HttpUrl, StrictBoolean, StrictInteger
@@ -19,44 +21,10 @@ from mocksrv.schema import RequestSchema
 profiles = Blueprint("profiles", __name__)
 
 
-# The real service's status names, for the webhook status filters a profile update may send.
-INTENT_STATUSES = (
-    "succeeded",
-    "failed",
-    "cancelled",
-    "cancelled_post_capture",
-    "processing",
-    "requires_customer_action",
-    "requires_merchant_action",
-    "requires_payment_method",
-    "requires_confirmation",
-    "requires_capture",
-    "partially_captured",
-    "partially_captured_and_capturable",
-    "partially_authorized_and_requires_capture",
-    "partially_captured_and_processing",
-    "conflicted",
-    "expired",
-)
-PAYOUT_STATUSES = (
-    "success",
-    "failed",
-    "cancelled",
-    "initiated",
-    "expired",
-    "reversed",
-    "pending",
-    "ineligible",
-    "requires_creation",
-    "requires_confirmation",
-    "requires_payout_method_data",
-    "requires_fulfillment",
-    "requires_vendor_account_creation",
-)
-
-
 class WebhookDetailsSchema(RequestSchema):
-    """The real webhook settings; only `webhook_url` is kept, the rest is checked and ignored."""
+    """The real webhook settings. `webhook_url` says where events go; the others are stored and shown,
+    and change no delivery. The two status lists the real type requires may be left out: a profile
+    that never had them set shows the statuses whose events mocksrv sends."""
 
     webhook_url = HttpUrl(allow_none=True)
     webhook_version = fields.String(validate=validate.Length(max=255))
@@ -65,9 +33,9 @@ class WebhookDetailsSchema(RequestSchema):
     payment_created_enabled = StrictBoolean()
     payment_succeeded_enabled = StrictBoolean()
     payment_failed_enabled = StrictBoolean()
-    payment_statuses_enabled = fields.List(fields.String(validate=validate.OneOf(INTENT_STATUSES)))
-    refund_statuses_enabled = fields.List(fields.String(validate=validate.OneOf(INTENT_STATUSES)))
-    payout_statuses_enabled = fields.List(fields.String(validate=validate.OneOf(PAYOUT_STATUSES)))
+    payment_statuses_enabled = fields.List(OneOf(real_values.INTENT_STATUSES))
+    refund_statuses_enabled = fields.List(OneOf(real_values.INTENT_STATUSES))
+    payout_statuses_enabled = fields.List(OneOf(real_values.PAYOUT_STATUSES))
 
 
 class ProfileUpdateSchema(RequestSchema):
@@ -136,8 +104,11 @@ _update = ProfileUpdateSchema()  # the real create takes the same fields
 def _kept(fields_: dict[str, Any]) -> dict[str, Any]:
     """The fields of a create or update that the profile record keeps, under the record's names."""
     kept = {name: value for name, value in fields_.items() if name in KEPT}
-    if "webhook_url" in fields_.get("webhook_details", {}):
-        kept["webhook_url"] = fields_["webhook_details"]["webhook_url"]
+    settings = dict(fields_.get("webhook_details") or {})
+    if "webhook_url" in settings:
+        kept["webhook_url"] = settings.pop("webhook_url")
+    if settings:
+        kept["webhook_settings"] = settings
     return kept
 
 

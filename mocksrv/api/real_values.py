@@ -418,3 +418,39 @@ PAYMENT_METHOD_ISSUER_CODES = (
     "jp_sepa",
     "jp_bacs",
 )
+
+# IntentStatus, and PayoutStatus: the statuses a profile's webhook settings list (the real document
+# types the refund list as IntentStatus too).
+INTENT_STATUSES = (
+    "succeeded",
+    "failed",
+    "cancelled",
+    "cancelled_post_capture",
+    "processing",
+    "requires_customer_action",
+    "requires_merchant_action",
+    "requires_payment_method",
+    "requires_confirmation",
+    "requires_capture",
+    "partially_captured",
+    "partially_captured_and_capturable",
+    "partially_authorized_and_requires_capture",
+    "partially_captured_and_processing",
+    "conflicted",
+    "expired",
+)
+PAYOUT_STATUSES = (
+    "success",
+    "failed",
+    "cancelled",
+    "initiated",
+    "expired",
+    "reversed",
+    "pending",
+    "ineligible",
+    "requires_creation",
+    "requires_confirmation",
+    "requires_payout_method_data",
+    "requires_fulfillment",
+    "requires_vendor_account_creation",
+)

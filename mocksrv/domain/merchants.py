@@ -22,6 +22,7 @@ from mocksrv.domain.models import (
     Merchant,
     Principal,
     Profile,
+    WebhookSettings,
     evolve,
 )
 from mocksrv.domain.payments.outcomes import OutcomeTable
@@ -70,6 +71,11 @@ class MerchantCredentials:
     secret_key: str
     publishable_key: str
     legacy_client_secret: str | None = None  # the legacy card API's; its client id is the merchant's
+
+
+def _with_settings(settings: WebhookSettings, sent: Mapping[str, Any]) -> WebhookSettings:
+    """`settings` with those sent in their place; a list of statuses is kept as a tuple."""
+    return evolve(settings, **{name: tuple(v) if isinstance(v, list) else v for name, v in sent.items()})
 
 
 def new_signing_key(entropy: Entropy = SYSTEM) -> str:
@@ -279,6 +285,7 @@ class MerchantService:
                 created=self._clock.now(merchant_id),
                 return_url=fields.get("return_url"),
                 webhook_url=fields.get("webhook_url"),
+                webhook_settings=_with_settings(WebhookSettings(), fields.get("webhook_settings", {})),
             )
             self._store.put(PROFILES, merchant_id, profile)
             return profile
@@ -307,9 +314,14 @@ class MerchantService:
         return self.profile(merchant_id, self.profile_id_of(merchant_id, resource))
 
     def update_profile(self, merchant_id: str, profile_id: str, changes: Mapping[str, Any]) -> Profile:
-        """Change a profile's settings; a signing key set to null is replaced by a random one."""
+        """Change a profile's settings; a signing key set to null is replaced by a random one, and each
+        webhook setting sent (`webhook_settings`) replaces its own alone."""
         with self._store.transaction(merchant_id):
-            updated = evolve(self.retrieve_profile(merchant_id, profile_id), **changes)
+            profile = self.retrieve_profile(merchant_id, profile_id)
+            if "webhook_settings" in changes:
+                sent = changes["webhook_settings"]
+                changes = {**changes, "webhook_settings": _with_settings(profile.webhook_settings, sent)}
+            updated = evolve(profile, **changes)
             if not updated.payment_response_hash_key:
                 updated = evolve(
                     updated, payment_response_hash_key=new_signing_key(self._store.ids(merchant_id))

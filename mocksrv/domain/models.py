@@ -144,6 +144,24 @@ class Merchant:
 
 
 @dataclass(frozen=True, slots=True)
+class WebhookSettings:
+    """A profile's webhook settings beside its URL, as the merchant last sent each (None: never sent).
+
+    They are stored and shown; which events are sent is decisions section 6's, whatever they say.
+    """
+
+    webhook_version: str | None = None
+    webhook_username: str | None = None
+    webhook_password: str | None = None
+    payment_created_enabled: bool | None = None
+    payment_succeeded_enabled: bool | None = None
+    payment_failed_enabled: bool | None = None
+    payment_statuses_enabled: tuple[str, ...] | None = None
+    refund_statuses_enabled: tuple[str, ...] | None = None
+    payout_statuses_enabled: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Profile:
     profile_id: str
     merchant_id: str
@@ -153,6 +171,7 @@ class Profile:
     created: datetime
     return_url: str | None = None
     webhook_url: str | None = None
+    webhook_settings: WebhookSettings = WebhookSettings()
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,6 +11,11 @@ from mocksrv.domain.models import ApiKey, Customer, Profile
 from mocksrv.domain.payouts import Payout
 from mocksrv.domain.refunds import Refund
 from mocksrv.domain.store import Timer
+from mocksrv.domain.webhooks.triggers import (
+    PAYMENT_STATUSES_REPORTED,
+    PAYOUT_STATUSES_REPORTED,
+    REFUND_STATUSES_REPORTED,
+)
 from mocksrv.representations.common import JsonObject, timestamp
 
 
@@ -74,11 +79,36 @@ def profile_json(profile: Profile) -> JsonObject:
         "profile_id": profile.profile_id,
         "profile_name": profile.profile_name,
         "return_url": profile.return_url,
-        "webhook_details": {"webhook_url": profile.webhook_url},
+        "webhook_details": webhook_details_json(profile),
         "payment_response_hash_key": profile.payment_response_hash_key,
         "session_expiry": profile.session_expiry,
         **PROFILE_CONSTANT_SETTINGS,
     }
+
+
+def webhook_details_json(profile: Profile) -> JsonObject:
+    """A profile's webhook settings as the real answer shows them; a status list never set shows the
+    statuses whose events mocksrv sends."""
+    settings = profile.webhook_settings
+    return {
+        "webhook_version": settings.webhook_version,
+        "webhook_username": settings.webhook_username,
+        "webhook_password": settings.webhook_password,
+        "webhook_url": profile.webhook_url,
+        "payment_created_enabled": settings.payment_created_enabled,
+        "payment_succeeded_enabled": settings.payment_succeeded_enabled,
+        "payment_failed_enabled": settings.payment_failed_enabled,
+        "payment_statuses_enabled": _or_reported(
+            settings.payment_statuses_enabled, PAYMENT_STATUSES_REPORTED
+        ),
+        "refund_statuses_enabled": _or_reported(settings.refund_statuses_enabled, REFUND_STATUSES_REPORTED),
+        "payout_statuses_enabled": _or_reported(settings.payout_statuses_enabled, PAYOUT_STATUSES_REPORTED),
+    }
+
+
+def _or_reported(sent: tuple[str, ...] | None, reported: tuple[str, ...]) -> list[str]:
+    """A status list as it was sent (an empty one too), else the statuses whose events are sent."""
+    return list(reported if sent is None else sent)
 
 
 def api_key_json(key: ApiKey) -> JsonObject:

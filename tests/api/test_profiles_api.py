@@ -56,6 +56,41 @@ CONSTANT_SETTINGS = {
 }
 
 
+# The statuses whose events mocksrv sends (decisions section 6), in the order of their enums: what a
+# profile shows for each webhook status list until one is set.
+PAYMENT_STATUSES_SENT = [
+    "requires_customer_action",
+    "requires_merchant_action",
+    "processing",
+    "requires_capture",
+    "partially_captured",
+    "partially_captured_and_capturable",
+    "succeeded",
+    "failed",
+    "cancelled",
+    "expired",
+]
+REFUND_STATUSES_SENT = ["succeeded", "failed"]
+PAYOUT_STATUSES_SENT = ["pending", "success", "failed", "cancelled", "reversed"]
+
+
+def webhook_details(**changes: Any) -> dict[str, Any]:
+    """A profile's `webhook_details` with nothing set but the URL; `changes` override."""
+    return {
+        "webhook_version": None,
+        "webhook_username": None,
+        "webhook_password": None,
+        "webhook_url": None,
+        "payment_created_enabled": None,
+        "payment_succeeded_enabled": None,
+        "payment_failed_enabled": None,
+        "payment_statuses_enabled": PAYMENT_STATUSES_SENT,
+        "refund_statuses_enabled": REFUND_STATUSES_SENT,
+        "payout_statuses_enabled": PAYOUT_STATUSES_SENT,
+        **changes,
+    }
+
+
 def default_profile(**changes: Any) -> dict[str, Any]:
     """The fixture's profile as the API shows it; `changes` override."""
     body: dict[str, Any] = {
@@ -63,7 +98,7 @@ def default_profile(**changes: Any) -> dict[str, Any]:
         "profile_id": PROFILE_ID,
         "profile_name": "default",
         "return_url": None,
-        "webhook_details": {"webhook_url": None},
+        "webhook_details": webhook_details(),
         "payment_response_hash_key": SIGNING_KEY,
         "session_expiry": 900,
         **CONSTANT_SETTINGS,
@@ -117,7 +152,7 @@ def test_list_of_a_new_merchant_shows_its_generated_profile(other_merchant: Othe
             "profile_id": other_merchant.credentials["profile_id"],
             "profile_name": "default",
             "return_url": None,
-            "webhook_details": {"webhook_url": None},
+            "webhook_details": webhook_details(),
             "payment_response_hash_key": other_merchant.credentials["payment_response_hash_key"],
             "session_expiry": 900,
             **CONSTANT_SETTINGS,
@@ -160,7 +195,7 @@ def test_update_sets_the_webhook_url(api: Api) -> None:
     response = api.post(PROFILE, {"webhook_details": {"webhook_url": HOOK_URL}})
 
     assert response.status_code == 200
-    assert response.json == default_profile(webhook_details={"webhook_url": HOOK_URL})
+    assert response.json == default_profile(webhook_details=webhook_details(webhook_url=HOOK_URL))
 
 
 @pytest.mark.parametrize(
@@ -177,13 +212,13 @@ def test_update_takes_a_webhook_url_of_a_compose_service_or_the_highest_port(api
     response = api.post(PROFILE, {"webhook_details": {"webhook_url": url}})
 
     assert response.status_code == 200
-    assert ok(api.get(PROFILES)) == [default_profile(webhook_details={"webhook_url": url})]
+    assert ok(api.get(PROFILES)) == [default_profile(webhook_details=webhook_details(webhook_url=url))]
 
 
 def test_the_updated_webhook_url_is_listed(api: Api) -> None:
     ok(api.post(PROFILE, {"webhook_details": {"webhook_url": HOOK_URL}}))
 
-    assert ok(api.get(PROFILES)) == [default_profile(webhook_details={"webhook_url": HOOK_URL})]
+    assert ok(api.get(PROFILES)) == [default_profile(webhook_details=webhook_details(webhook_url=HOOK_URL))]
 
 
 def test_update_with_a_null_webhook_url_removes_it(api: Api) -> None:
@@ -201,7 +236,7 @@ def test_update_with_empty_webhook_details_keeps_the_url(api: Api) -> None:
     response = api.post(PROFILE, {"webhook_details": {}})
 
     assert response.status_code == 200
-    assert response.json == default_profile(webhook_details={"webhook_url": HOOK_URL})
+    assert response.json == default_profile(webhook_details=webhook_details(webhook_url=HOOK_URL))
 
 
 def test_update_sets_the_return_url_session_expiry_and_name(api: Api) -> None:
@@ -255,7 +290,7 @@ def test_update_with_the_admin_key_works(admin: Api) -> None:
     response = admin.post(PROFILE, {"webhook_details": {"webhook_url": HOOK_URL}})
 
     assert response.status_code == 200
-    assert response.json == default_profile(webhook_details={"webhook_url": HOOK_URL})
+    assert response.json == default_profile(webhook_details=webhook_details(webhook_url=HOOK_URL))
 
 
 def test_the_updated_session_expiry_sets_the_client_secret_lifetime(api: Api, frozen: str) -> None:
@@ -329,6 +364,18 @@ def test_the_updated_return_url_is_the_default_for_payments(api: Api) -> None:
             {"webhook_details": {"payment_created_enabled": "true"}},
             invalid_for_any_reason("webhook_details.payment_created_enabled"),
         ),
+        (
+            {"webhook_details": {"refund_statuses_enabled": "succeeded"}},
+            invalid_for_any_reason("webhook_details.refund_statuses_enabled"),
+        ),
+        (
+            {"webhook_details": {"payout_statuses_enabled": ["succeeded"]}},
+            invalid_for_any_reason("webhook_details.payout_statuses_enabled.0"),
+        ),
+        (
+            {"webhook_details": {"webhook_password": "x" * 256}},
+            invalid_for_any_reason("webhook_details.webhook_password"),
+        ),
     ],
     ids=case_id,
 )
@@ -365,20 +412,87 @@ def test_update_with_the_real_settings_it_does_not_model_accepts_and_ignores_the
             "merchant_business_country": "US",
             "is_external_vault_enabled": "skip",
             "tax_connector_id": None,
-            "webhook_details": {
-                "webhook_url": HOOK_URL,
-                "webhook_version": "1.0.2",
-                "payment_created_enabled": True,
-                "payment_statuses_enabled": ["succeeded", "failed"],
-                "refund_statuses_enabled": ["succeeded"],
-                "payout_statuses_enabled": ["success"],
-            },
         },
     )
 
     assert response.status_code == 200
-    assert response.json == default_profile(profile_name="shop", webhook_details={"webhook_url": HOOK_URL})
+    assert response.json == default_profile(profile_name="shop")
     assert ok(api.get(PROFILES)) == [response.json]
+
+
+# Every setting of the real WebhookDetails, sent and shown back.
+EVERY_WEBHOOK_SETTING = {
+    "webhook_version": "1.0.2",
+    "webhook_username": "shop",
+    "webhook_password": "hook-password",
+    "webhook_url": HOOK_URL,
+    "payment_created_enabled": True,
+    "payment_succeeded_enabled": False,
+    "payment_failed_enabled": True,
+    "payment_statuses_enabled": ["succeeded", "failed"],
+    "refund_statuses_enabled": ["succeeded"],
+    "payout_statuses_enabled": ["success"],
+}
+
+
+def test_update_shows_every_webhook_setting_sent(api: Api) -> None:
+    response = api.post(PROFILE, {"webhook_details": EVERY_WEBHOOK_SETTING})
+
+    assert response.status_code == 200
+    assert response.json == default_profile(webhook_details=EVERY_WEBHOOK_SETTING)
+    assert ok(api.get(PROFILES)) == [response.json]
+    assert ok(api.get(PROFILE)) == response.json
+
+
+def test_a_profile_never_given_status_lists_shows_the_statuses_whose_events_are_sent(api: Api) -> None:
+    response = api.get(PROFILE)
+
+    assert response.status_code == 200
+    assert response.json["webhook_details"] == webhook_details()
+    assert (
+        response.json["webhook_details"]["refund_statuses_enabled"],
+        response.json["webhook_details"]["payout_statuses_enabled"],
+    ) == (["succeeded", "failed"], ["pending", "success", "failed", "cancelled", "reversed"])
+
+
+def test_update_of_one_webhook_setting_keeps_the_others(api: Api) -> None:
+    ok(api.post(PROFILE, {"webhook_details": EVERY_WEBHOOK_SETTING}))
+
+    response = api.post(
+        PROFILE, {"webhook_details": {"payment_statuses_enabled": ["failed"], "webhook_version": None}}
+    )
+
+    assert response.status_code == 200
+    assert response.json == default_profile(
+        webhook_details={**EVERY_WEBHOOK_SETTING, "payment_statuses_enabled": ["failed"]}
+    )
+
+
+def test_an_empty_status_list_is_shown_as_sent(api: Api) -> None:
+    response = api.post(PROFILE, {"webhook_details": {"refund_statuses_enabled": []}})
+
+    assert response.status_code == 200
+    assert response.json == default_profile(webhook_details=webhook_details(refund_statuses_enabled=[]))
+
+
+def test_webhook_details_without_the_status_lists_are_taken(api: Api) -> None:
+    # The real type requires both lists; mocksrv takes a URL alone, as README says.
+    response = api.post(
+        PROFILE, {"webhook_details": {"webhook_url": HOOK_URL, "payment_failed_enabled": False}}
+    )
+
+    assert response.status_code == 200
+    assert response.json["webhook_details"] == webhook_details(
+        webhook_url=HOOK_URL, payment_failed_enabled=False
+    )
+
+
+def test_the_status_lists_change_no_delivery(api: Api, frozen: str, hooked: str) -> None:
+    ok(api.post(PROFILE, {"webhook_details": {"payment_statuses_enabled": ["failed"]}}))
+
+    create(api, payment_id="pay_1")
+
+    assert ok(api.get("/__mock/events"))["data"] == [event_summary("payment_succeeded", "pay_1", frozen)]
 
 
 @pytest.mark.parametrize(
@@ -476,10 +590,22 @@ def test_create_keeps_its_name_urls_signing_key_and_session_expiry(api: Api) -> 
         profile_id=GENERATED_PROFILE_ID,
         profile_name="outlet",
         return_url="https://outlet.example/done",
-        webhook_details={"webhook_url": SECOND_HOOK_URL},
+        webhook_details=webhook_details(webhook_url=SECOND_HOOK_URL, payment_created_enabled=True),
         payment_response_hash_key="whsec_outlet",
         session_expiry=60,
     )
+
+
+def test_create_shows_every_webhook_setting_sent(api: Api) -> None:
+    response = api.post(PROFILES, {"webhook_details": EVERY_WEBHOOK_SETTING})
+
+    assert response.status_code == 200
+    assert response.json == default_profile(
+        profile_id=GENERATED_PROFILE_ID,
+        payment_response_hash_key=GENERATED_SIGNING_KEY,
+        webhook_details=EVERY_WEBHOOK_SETTING,
+    )
+    assert ok(api.get(f"{PROFILES}/{response.json['profile_id']}")) == response.json
 
 
 def test_a_created_profile_is_listed_beside_the_default_one(api: Api) -> None:
@@ -664,8 +790,8 @@ def test_control_plane_sets_the_webhook_url(api: Api) -> None:
     response = api.put("/__mock/webhook_url", {"webhook_url": HOOK_URL})
 
     assert response.status_code == 200
-    assert response.json == default_profile(webhook_details={"webhook_url": HOOK_URL})
-    assert ok(api.get(PROFILES)) == [default_profile(webhook_details={"webhook_url": HOOK_URL})]
+    assert response.json == default_profile(webhook_details=webhook_details(webhook_url=HOOK_URL))
+    assert ok(api.get(PROFILES)) == [default_profile(webhook_details=webhook_details(webhook_url=HOOK_URL))]
 
 
 def test_control_plane_removes_the_webhook_url_with_null(api: Api, hooked: str) -> None:
@@ -679,7 +805,7 @@ def test_the_admin_sets_the_webhook_url_of_the_merchant_named(admin: Api) -> Non
     response = admin.put("/__mock/webhook_url", {"merchant_id": MERCHANT_ID, "webhook_url": HOOK_URL})
 
     assert response.status_code == 200
-    assert response.json == default_profile(webhook_details={"webhook_url": HOOK_URL})
+    assert response.json == default_profile(webhook_details=webhook_details(webhook_url=HOOK_URL))
 
 
 @pytest.mark.parametrize(

@@ -75,6 +75,24 @@ def test_a_merchant_restores_its_own_snapshot_and_finds_its_payments(api: Api) -
     assert without_time_taken(api.get("/__mock/snapshot").json) == without_time_taken(document)
 
 
+def test_a_profiles_webhook_settings_are_restored(api: Api) -> None:
+    profile = f"/account/{MERCHANT_ID}/business_profile/{payloads.PROFILE_ID}"
+    settings = {
+        "webhook_version": "1.0.2",
+        "payment_created_enabled": True,
+        "refund_statuses_enabled": ["failed"],
+    }
+    shown = api.post(profile, {"webhook_details": settings}).json
+    document = api.get("/__mock/snapshot").json
+    api.post(profile, {"webhook_details": {"webhook_version": "2", "refund_statuses_enabled": []}})
+
+    restored = api.post("/__mock/restore", document)
+
+    assert restored.status_code == 200
+    assert api.get(profile).json == shown
+    assert {name: shown["webhook_details"][name] for name in settings} == settings
+
+
 def test_the_admin_takes_every_merchant_or_the_one_named(admin: Api, other_merchant: OtherMerchant) -> None:
     everything = admin.get("/__mock/snapshot")
     assert everything.status_code == 200

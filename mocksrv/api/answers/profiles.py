@@ -4,11 +4,23 @@ from __future__ import annotations
 
 from marshmallow import fields
 
-from mocksrv.contract import AnswerSchema
+from mocksrv.api.real_values import INTENT_STATUSES, PAYOUT_STATUSES
+from mocksrv.contract import AnswerSchema, one_of
 
 
 class ProfileWebhookDetailsAnswerSchema(AnswerSchema):
+    """The real WebhookDetails: each setting as sent, null if never sent; the status lists never null."""
+
+    webhook_version = fields.String(allow_none=True)
+    webhook_username = fields.String(allow_none=True)
+    webhook_password = fields.String(allow_none=True)
     webhook_url = fields.String(allow_none=True)
+    payment_created_enabled = fields.Boolean(allow_none=True)
+    payment_succeeded_enabled = fields.Boolean(allow_none=True)
+    payment_failed_enabled = fields.Boolean(allow_none=True)
+    payment_statuses_enabled = fields.List(one_of(INTENT_STATUSES))
+    refund_statuses_enabled = fields.List(one_of(INTENT_STATUSES))
+    payout_statuses_enabled = fields.List(one_of(PAYOUT_STATUSES))
 
 
 class ProfileAnswerSchema(AnswerSchema):
