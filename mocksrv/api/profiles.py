@@ -12,7 +12,7 @@ from mocksrv.api import real_values
 from mocksrv.api.answers.profiles import ProfileAnswerSchema
 from mocksrv.api.schemas.common import OneOf
 from mocksrv.contract import Auth, documented
-from mocksrv.domain.merchants import MAX_SESSION_EXPIRY
+from mocksrv.domain.merchants import MAX_RETURN_URL_LENGTH, MAX_SESSION_EXPIRY
 from mocksrv.fieldtypes import FreeForm, HttpUrl, StrictBoolean, StrictInteger
 from mocksrv.representations import profile_json
 from mocksrv.rest import authenticate_for_merchant, json_body, load, sandbox
@@ -43,10 +43,14 @@ class ProfileUpdateSchema(RequestSchema):
     ignored, the flags among them being shown as the constants of PROFILE_CONSTANT_SETTINGS."""
 
     profile_name = fields.String(validate=validate.Length(1, 64))
-    return_url = HttpUrl(allow_none=True)
+    return_url = HttpUrl(allow_none=True, validate=validate.Length(max=MAX_RETURN_URL_LENGTH))
     webhook_details = fields.Nested(WebhookDetailsSchema)
-    payment_response_hash_key = fields.String(allow_none=True, validate=validate.Length(1, 256))
-    session_expiry = StrictInteger(validate=validate.Range(1, MAX_SESSION_EXPIRY))
+    # An empty key is taken, as the real service takes it: HMAC-SHA512 with an empty key is defined
+    # (RFC 2104 pads the key with zeros), so every signature is made and checks, though anyone can
+    # make it. Null asks for a new random key.
+    payment_response_hash_key = fields.String(allow_none=True, validate=validate.Length(max=256))
+    # 0, the real minimum: the client secret of a payment made under the profile expires as it is made.
+    session_expiry = StrictInteger(validate=validate.Range(0, MAX_SESSION_EXPIRY))
 
     enable_payment_response_hash = StrictBoolean()
     redirect_to_merchant_with_http_post = StrictBoolean()

@@ -25,7 +25,7 @@ from mocksrv.control.answers import (
 )
 from mocksrv.domain.controls.triggers import RECIPES, trigger
 from mocksrv.domain.errors import ResourceNotFound, Unauthorized
-from mocksrv.domain.merchants import MAX_SESSION_EXPIRY, MerchantSeed
+from mocksrv.domain.merchants import MAX_RETURN_URL_LENGTH, MAX_SESSION_EXPIRY, MerchantSeed
 from mocksrv.domain.models import KeyKind
 from mocksrv.domain.payments.outcomes import OutcomeTable
 from mocksrv.domain.sandbox import TRANSITION_TABLES
@@ -71,7 +71,7 @@ class MerchantOnlySchema(RequestSchema):
 class NewMerchantSchema(RequestSchema):
     merchant_id = fields.String(validate=RESOURCE_ID)
     profile_name = fields.String()
-    return_url = HttpUrl()
+    return_url = HttpUrl(validate=validate.Length(max=MAX_RETURN_URL_LENGTH))
     webhook_url = HttpUrl()
     session_expiry = fields.Integer(strict=True, validate=validate.Range(1, MAX_SESSION_EXPIRY))
     rate_limit = fields.Integer(strict=True, validate=validate.Range(min=0))

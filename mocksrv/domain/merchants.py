@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -36,6 +36,7 @@ DEFAULT_PROFILE_NAME = "default"  # what a profile created without a name is cal
 # The names the API key routes show for the keys every merchant starts with.
 _STARTING_KEY_NAMES = {KeyKind.SECRET: "default", KeyKind.PUBLISHABLE: "publishable"}
 MAX_SESSION_EXPIRY = 365 * 24 * 3600  # a profile's session_expiry, in seconds: at most a year
+MAX_RETURN_URL_LENGTH = 255  # a profile's return_url, as the real service bounds it
 _OTHER_ENVIRONMENT_KEY = {
     Environment.SANDBOX: "Production keys are not accepted by the sandbox",
     Environment.PRODUCTION: "Sandbox keys are not accepted in production",
@@ -76,6 +77,12 @@ class MerchantCredentials:
 def _with_settings(settings: WebhookSettings, sent: Mapping[str, Any]) -> WebhookSettings:
     """`settings` with those sent in their place; a list of statuses is kept as a tuple."""
     return evolve(settings, **{name: tuple(v) if isinstance(v, list) else v for name, v in sent.items()})
+
+
+def _given(fields: Mapping[str, Any], name: str, default: Callable[[], Any]) -> Any:
+    """The value sent for a field, an empty or zero one too; else (absent or null) the default."""
+    value = fields.get(name)
+    return default() if value is None else value
 
 
 def new_signing_key(entropy: Entropy = SYSTEM) -> str:
@@ -280,8 +287,10 @@ class MerchantService:
                 ),
                 merchant_id=merchant_id,
                 profile_name=fields.get("profile_name") or DEFAULT_PROFILE_NAME,
-                payment_response_hash_key=fields.get("payment_response_hash_key") or new_signing_key(ids),
-                session_expiry=fields.get("session_expiry") or DEFAULT_SESSION_EXPIRY,
+                payment_response_hash_key=_given(
+                    fields, "payment_response_hash_key", lambda: new_signing_key(ids)
+                ),
+                session_expiry=_given(fields, "session_expiry", lambda: DEFAULT_SESSION_EXPIRY),
                 created=self._clock.now(merchant_id),
                 return_url=fields.get("return_url"),
                 webhook_url=fields.get("webhook_url"),
@@ -322,7 +331,7 @@ class MerchantService:
                 sent = changes["webhook_settings"]
                 changes = {**changes, "webhook_settings": _with_settings(profile.webhook_settings, sent)}
             updated = evolve(profile, **changes)
-            if not updated.payment_response_hash_key:
+            if updated.payment_response_hash_key is None:
                 updated = evolve(
                     updated, payment_response_hash_key=new_signing_key(self._store.ids(merchant_id))
                 )

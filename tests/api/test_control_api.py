@@ -581,6 +581,11 @@ def test_a_merchant_id_in_use_is_he_01(admin: Api) -> None:
             {"return_url": "shop"},
             invalid("return_url", "not an http or https URL with a host and a port of 1 to 65535"),
         ),
+        # A profile's return URL is at most 255 characters, as the real service's profiles take it.
+        (
+            {"return_url": "https://new.example/" + "a" * 236},
+            invalid("return_url", "longer than maximum length 255"),
+        ),
         ({"secret_key": "snd_mine"}, malformed("unknown field `secret_key`")),
         # A part of the legacy API's paths: /api/v1/<connector>/card/initiate.
         ({"connector": "a/b"}, invalid("connector", "1-64 letters, digits, _, . or -")),

@@ -5,6 +5,8 @@ Under the test client no dispatcher runs: queued events stay `pending`, and noth
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 from contextlib import ExitStack
 from typing import Any
 
@@ -39,6 +41,8 @@ MERCHANT_NOT_FOUND = error("HE_02", "Merchant does not exist in our records")
 PROFILE_NOT_FOUND = error("HE_02", "Business profile does not exist in our records")
 EVENT_NOT_FOUND = error("HE_02", "Event does not exist in our records")
 NO_DELIVERIES = {"data": [], "total_count": 0, "has_more": False}
+# A return URL as long as the real service takes one: 255 characters.
+LONGEST_RETURN_URL = "https://shop.example/" + "a" * 234
 
 
 # The settings every profile shows as constants, under the real names: the redirect to return_url is
@@ -301,6 +305,45 @@ def test_the_updated_session_expiry_sets_the_client_secret_lifetime(api: Api, fr
     assert body["expires_on"] == later(frozen, 60)
 
 
+def test_update_takes_a_return_url_of_255_characters(api: Api) -> None:
+    response = api.post(PROFILE, {"return_url": LONGEST_RETURN_URL})
+
+    assert response.status_code == 200
+    assert response.json == default_profile(return_url=LONGEST_RETURN_URL)
+    assert len(LONGEST_RETURN_URL) == 255
+
+
+def test_a_session_expiry_of_0_expires_the_client_secret_as_the_payment_is_made(
+    api: Api, browser: Api, frozen: str
+) -> None:
+    updated = api.post(PROFILE, {"session_expiry": 0})
+    payment = create(api, None, payment_id="pay_1")
+
+    response = browser.post(
+        "/payments/pay_1/confirm", payloads.confirmation(client_secret=payment["client_secret"])
+    )
+
+    assert updated.json == default_profile(session_expiry=0)
+    assert payment["expires_on"] == frozen
+    assert response.status_code == 400
+    assert response.json == error("IR_08", "The provided client_secret has expired", "client_secret")
+    assert ok(api.get("/payments/pay_1")) == payment
+
+
+def test_an_empty_signing_key_is_kept_and_signs_with_hmac_of_an_empty_key(api: Api, hooked: str) -> None:
+    response = api.post(PROFILE, {"payment_response_hash_key": ""})
+    create(api, payment_id="pay_1")
+    (event,) = ok(api.get("/__mock/events"))["data"]
+
+    request = ok(api.post(f"/events/{MERCHANT_ID}/{event['event_id']}/retry"))["request"]
+
+    assert response.json == default_profile(
+        payment_response_hash_key="", webhook_details=webhook_details(webhook_url=HOOK_URL)
+    )
+    signature = hmac.new(b"", request["body"].encode(), hashlib.sha512).hexdigest()
+    assert request["headers"][1] == ["X-Webhook-Signature-512", signature]
+
+
 def test_the_updated_return_url_is_the_default_for_payments(api: Api) -> None:
     ok(api.post(PROFILE, {"return_url": "https://shop.example/done"}))
     body = payloads.payment(CHALLENGE_CARD)
@@ -342,10 +385,11 @@ def test_the_updated_return_url_is_the_default_for_payments(api: Api) -> None:
             {"return_url": "shop"},
             invalid("return_url", "not an http or https URL with a host and a port of 1 to 65535"),
         ),
-        ({"session_expiry": 0}, invalid_for_any_reason("session_expiry")),
+        ({"return_url": LONGEST_RETURN_URL + "a"}, invalid_for_any_reason("return_url")),
+        ({"session_expiry": -1}, invalid_for_any_reason("session_expiry")),
         ({"session_expiry": "60"}, invalid_for_any_reason("session_expiry")),
         ({"profile_name": ""}, invalid_for_any_reason("profile_name")),
-        ({"payment_response_hash_key": ""}, invalid_for_any_reason("payment_response_hash_key")),
+        ({"payment_response_hash_key": "k" * 257}, invalid_for_any_reason("payment_response_hash_key")),
         ({"profile_id": "pro_other"}, malformed("unknown field `profile_id`")),
         ({"enable_payment_response_hash": "yes"}, invalid_for_any_reason("enable_payment_response_hash")),
         ({"force_3ds_challenge": 1}, invalid_for_any_reason("force_3ds_challenge")),
@@ -596,6 +640,15 @@ def test_create_keeps_its_name_urls_signing_key_and_session_expiry(api: Api) -> 
     )
 
 
+def test_create_keeps_an_empty_signing_key_and_a_session_expiry_of_0(api: Api) -> None:
+    response = api.post(PROFILES, {"payment_response_hash_key": "", "session_expiry": 0})
+
+    assert response.status_code == 200
+    assert response.json == default_profile(
+        profile_id=GENERATED_PROFILE_ID, payment_response_hash_key="", session_expiry=0
+    )
+
+
 def test_create_shows_every_webhook_setting_sent(api: Api) -> None:
     response = api.post(PROFILES, {"webhook_details": EVERY_WEBHOOK_SETTING})
 
@@ -633,7 +686,8 @@ def test_create_with_the_admin_key_works(admin: Api) -> None:
                 "webhook_details.webhook_url", "not an http or https URL with a host and a port of 1 to 65535"
             ),
         ),
-        ({"session_expiry": 0}, invalid_for_any_reason("session_expiry")),
+        ({"session_expiry": -1}, invalid_for_any_reason("session_expiry")),
+        ({"return_url": LONGEST_RETURN_URL + "a"}, invalid_for_any_reason("return_url")),
         ({"profile_id": "pro_mine"}, malformed("unknown field `profile_id`")),
     ],
     ids=case_id,
