@@ -34,7 +34,7 @@ def _expiration(value: str) -> None:
 
 
 class ApiKeyCreateSchema(RequestSchema):
-    name = fields.String(required=True, validate=validate.Length(1, 64))
+    name = fields.String(required=True, validate=validate.Length(max=64))  # empty too, as the real one
     description = fields.String(validate=validate.Length(max=256))
     expiration = fields.String(required=True, validate=_expiration)
 
@@ -42,7 +42,7 @@ class ApiKeyCreateSchema(RequestSchema):
 class ApiKeyUpdateSchema(RequestSchema):
     """Each field sent replaces the key's; null or absent keeps it."""
 
-    name = fields.String(validate=validate.Length(1, 64))
+    name = fields.String(validate=validate.Length(max=64))
     description = fields.String(validate=validate.Length(max=256))
     expiration = fields.String(validate=_expiration)
 

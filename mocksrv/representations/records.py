@@ -116,7 +116,8 @@ def api_key_json(key: ApiKey) -> JsonObject:
     return {
         "key_id": key.key_id,
         "merchant_id": key.merchant_id,
-        "name": key.name or key.kind.value,  # records stored before keys had names
+        # A record stored before keys had names has none; an empty name is shown as it was given.
+        "name": key.kind.value if key.name is None else key.name,
         "description": key.description,
         "prefix": key.prefix,
         "created": format_timestamp(key.created),
