@@ -62,7 +62,7 @@ _ephemeral_key_create = EphemeralKeyCreateSchema()
 
 
 @sessions.post("/payments/session_tokens")
-@documented(SessionTokensAnswerSchema, body=_session_tokens, errors=(404,), auth=Auth.PUBLISHABLE)
+@documented(SessionTokensAnswerSchema, body=_session_tokens, errors=(404,), auth=Auth.PUBLISHABLE_ONLY)
 def create_session_tokens() -> Json:
     principal = authenticate(publishable=True)
     if principal.kind is not KeyKind.PUBLISHABLE:

@@ -25,6 +25,7 @@ class Auth(Enum):
     NONE = "none"
     SECRET = "secret"  # a merchant's secret key
     PUBLISHABLE = "publishable"  # a merchant's secret or publishable key
+    PUBLISHABLE_ONLY = "publishable_only"  # a merchant's publishable key, and no other: a browser's route
     CONTROL = "control"  # the admin key, or a merchant's secret key for its own merchant
     ADMIN = "admin"  # the admin key only
 
@@ -56,7 +57,7 @@ class Operation:
             found.add(404)
         if self.auth is not Auth.NONE:
             found.add(401)
-        if self.auth in (Auth.SECRET, Auth.PUBLISHABLE):
+        if self.auth in (Auth.SECRET, Auth.PUBLISHABLE, Auth.PUBLISHABLE_ONLY):
             found.add(429)
         return sorted(found)
 

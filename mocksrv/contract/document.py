@@ -19,7 +19,22 @@ from mocksrv.schema import RequestSchema
 from mocksrv.version import __version__
 
 OPENAPI_VERSION = "3.1.0"
-SECURITY_SCHEME = "api_key"
+# Every key travels in the `api-key` header; the schemes say which kind, named as the real service's
+# document names them.
+_SECURITY_SCHEMES = {
+    "api_key": "A merchant's secret key",
+    "publishable_key": "A merchant's publishable key, for a browser",
+    "admin_api_key": "The control plane's admin key",
+}
+# Which of them a route takes: any one of those listed.
+_SECURITY: dict[Auth, tuple[str, ...]] = {
+    Auth.NONE: (),
+    Auth.SECRET: ("api_key",),
+    Auth.PUBLISHABLE: ("api_key", "publishable_key"),
+    Auth.PUBLISHABLE_ONLY: ("publishable_key",),
+    Auth.CONTROL: ("admin_api_key", "api_key"),
+    Auth.ADMIN: ("admin_api_key",),
+}
 ERROR_RESPONSE = "Error"
 PAGE_ERROR_RESPONSE = "PageError"
 _EXTENSION = "mocksrv.openapi"
@@ -72,7 +87,9 @@ def build(app: Flask) -> dict[str, Any]:
     plugin.converter.add_attribute_function(_object_or_name)  # type: ignore[union-attr]
     plugin.converter.add_attribute_function(_alternatives)  # type: ignore[union-attr]
     plugin.converter.add_attribute_function(_null_means_absent)  # type: ignore[union-attr]
-    spec.components.security_scheme(SECURITY_SCHEME, {"type": "apiKey", "in": "header", "name": "api-key"})
+    for name, description in _SECURITY_SCHEMES.items():
+        scheme = {"type": "apiKey", "in": "header", "name": "api-key", "description": description}
+        spec.components.security_scheme(name, scheme)
     spec.components.schema("Error", schema=ErrorSchema)
     spec.components.response(
         ERROR_RESPONSE,
@@ -217,7 +234,7 @@ def _operation(app: Flask, rule: Rule, operation: Operation, operation_id: str) 
         "summary": summary.splitlines()[0],
         "tags": [operation.tag or rule.endpoint.split(".")[0]],
         "responses": _responses(operation, has_path_ids=bool(rule.arguments)),
-        "security": [] if operation.auth is Auth.NONE else [{SECURITY_SCHEME: []}],
+        "security": [{scheme: []} for scheme in _SECURITY[operation.auth]],
     }
     if parameters:
         entry["parameters"] = parameters

@@ -75,3 +75,30 @@ def test_a_route_without_its_description_stops_the_document(app: Flask) -> None:
 
     with pytest.raises(LookupError, match=r"route /undescribed \(undescribed\) has no @documented"):
         document(app)
+
+
+@pytest.mark.parametrize(
+    ("path", "method", "schemes"),
+    [
+        ("/payments", "post", ["api_key"]),
+        ("/payments/{payment_id}", "get", ["api_key", "publishable_key"]),
+        ("/payments/{payment_id}/confirm", "post", ["api_key", "publishable_key"]),
+        ("/payments/session_tokens", "post", ["publishable_key"]),
+        ("/__mock/clock", "get", ["admin_api_key", "api_key"]),
+        ("/__mock/merchants", "post", ["admin_api_key"]),
+        ("/openapi.json", "get", []),
+    ],
+)
+def test_the_document_names_the_keys_each_route_takes(
+    app: Flask, path: str, method: str, schemes: list[str]
+) -> None:
+    operation = document(app)["paths"][path][method]
+
+    assert operation["security"] == [{scheme: []} for scheme in schemes]
+
+
+def test_every_key_is_sent_in_the_api_key_header(app: Flask) -> None:
+    schemes = document(app)["components"]["securitySchemes"]
+
+    assert sorted(schemes) == ["admin_api_key", "api_key", "publishable_key"]
+    assert {(s["type"], s["in"], s["name"]) for s in schemes.values()} == {("apiKey", "header", "api-key")}
