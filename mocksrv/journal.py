@@ -85,7 +85,7 @@ def _query(query: bytes) -> str:
 
 
 def _key_kind() -> str | None:
-    """The kind of key the request was sent with: secret, publishable or admin."""
+    """The kind of key the request was sent with: secret, publishable, ephemeral or admin."""
     kind: KeyKind | None = g.get("key_kind")
     if kind is not None:
         return kind.value

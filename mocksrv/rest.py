@@ -16,6 +16,7 @@ from werkzeug.exceptions import ClientDisconnected, HTTPException
 from werkzeug.routing import BaseConverter
 from werkzeug.wsgi import LimitedStream
 
+from mocksrv.domain.ephemeral_keys import is_ephemeral_key
 from mocksrv.domain.errors import (
     BodyTooLarge,
     DomainError,
@@ -315,11 +316,19 @@ def _first_error(messages: Any, prefix: str = "") -> tuple[str, str]:
 # -- keys and limits --------------------------------------------------------------------------
 
 
-def authenticate(*, publishable: bool = False) -> Principal:
-    """Check the `api-key` header and count the request against the key's rate limit."""
+def authenticate(*, publishable: bool = False, customer_id: str | None = None) -> Principal:
+    """Check the `api-key` header and count the request against the key's rate limit.
+
+    Every route takes the merchant's secret key; `publishable` takes its publishable key too, and
+    `customer_id` the ephemeral key of that customer (a route that acts for the customer it names).
+    """
     sandbox_ = sandbox()
     # The header as the WSGI server hands it over, which is what `request.headers` reads.
-    principal = sandbox_.merchants.authenticate(current_request().environ.get("HTTP_API_KEY"))
+    key = current_request().environ.get("HTTP_API_KEY")
+    if customer_id is not None and is_ephemeral_key(key):
+        principal = sandbox_.ephemeral_keys.authenticate(key, customer_id)
+    else:
+        principal = sandbox_.merchants.authenticate(key)
     g.merchant_id = principal.merchant_id
     if principal.kind is KeyKind.PUBLISHABLE and not publishable:
         g.key_kind = principal.kind

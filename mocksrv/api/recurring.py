@@ -3,7 +3,8 @@
 The merchant's routes take the secret key. The two a checkout page calls take the publishable key
 with the payment's `client_secret` (or the secret key with it): the saved methods of the payment's
 customer (`GET /customers/payment_methods`) and the methods the page may offer for the payment
-(`GET /account/payment_methods`).
+(`GET /account/payment_methods`). Setting a customer's default method also takes that customer's
+ephemeral key, the one credential the real service takes there.
 """
 
 from __future__ import annotations
@@ -107,9 +108,10 @@ def list_account_payment_methods() -> Json:
 
 
 @recurring.post("/<id:customer_id>/payment_methods/<id:payment_method_id>/default")
-@documented(DefaultPaymentMethodAnswerSchema, errors=(400,))
+@documented(DefaultPaymentMethodAnswerSchema, errors=(400,), auth=Auth.EPHEMERAL)
 def set_default_payment_method(customer_id: str, payment_method_id: str) -> Json:
-    principal = authenticate()
+    """Set the customer's default method: the merchant's secret key, or the customer's ephemeral key."""
+    principal = authenticate(customer_id=customer_id)
     method = sandbox().payment_methods.set_default(principal.merchant_id, customer_id, payment_method_id)
     return {
         "default_payment_method_id": method.payment_method_id,

@@ -9,6 +9,7 @@ checks the payment and its `client_secret` exactly as retrieving a payment with 
 `POST /ephemeral_keys` (secret key) creates a key for an existing customer of the merchant; it
 expires one hour later on the mock clock. `DELETE /ephemeral_keys/:id` deletes it and answers the
 deleted key. Their `created_at` and `expires` are ISO 8601 times, as every time the server writes.
+The key's secret is the `api-key` of a route that acts for that customer (`authenticate(customer_id=)`).
 """
 
 from __future__ import annotations

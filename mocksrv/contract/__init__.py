@@ -26,6 +26,7 @@ class Auth(Enum):
     SECRET = "secret"  # a merchant's secret key
     PUBLISHABLE = "publishable"  # a merchant's secret or publishable key
     PUBLISHABLE_ONLY = "publishable_only"  # a merchant's publishable key, and no other: a browser's route
+    EPHEMERAL = "ephemeral"  # a merchant's secret key, or the ephemeral key of the customer the path names
     CONTROL = "control"  # the admin key, or a merchant's secret key for its own merchant
     ADMIN = "admin"  # the admin key only
 
@@ -57,7 +58,7 @@ class Operation:
             found.add(404)
         if self.auth is not Auth.NONE:
             found.add(401)
-        if self.auth in (Auth.SECRET, Auth.PUBLISHABLE, Auth.PUBLISHABLE_ONLY):
+        if self.auth in (Auth.SECRET, Auth.PUBLISHABLE, Auth.PUBLISHABLE_ONLY, Auth.EPHEMERAL):
             found.add(429)
         return sorted(found)
 

@@ -24,6 +24,7 @@ OPENAPI_VERSION = "3.1.0"
 _SECURITY_SCHEMES = {
     "api_key": "A merchant's secret key",
     "publishable_key": "A merchant's publishable key, for a browser",
+    "ephemeral_key": "An ephemeral key's secret (POST /ephemeral_keys), for the one customer it was made for",
     "admin_api_key": "The control plane's admin key",
 }
 # Which of them a route takes: any one of those listed.
@@ -32,6 +33,7 @@ _SECURITY: dict[Auth, tuple[str, ...]] = {
     Auth.SECRET: ("api_key",),
     Auth.PUBLISHABLE: ("api_key", "publishable_key"),
     Auth.PUBLISHABLE_ONLY: ("publishable_key",),
+    Auth.EPHEMERAL: ("api_key", "ephemeral_key"),
     Auth.CONTROL: ("admin_api_key", "api_key"),
     Auth.ADMIN: ("admin_api_key",),
 }

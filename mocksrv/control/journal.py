@@ -38,7 +38,7 @@ class ControlRequestAnswerSchema(AnswerSchema):
     query = fields.String()
     status = fields.Integer(allow_none=True, metadata={"description": "null: the client got no answer"})
     latency_ms = fields.Float()
-    key_kind = one_of(["secret", "publishable", "admin"], allow_none=True)
+    key_kind = one_of(["secret", "publishable", "ephemeral", "admin"], allow_none=True)
     request_body = fields.Raw(allow_none=True, metadata={"description": "the masked JSON, or text"})
     response_body = fields.Raw(allow_none=True, metadata={"description": "the masked JSON, or text"})
     fault = fields.Nested(ControlFaultAppliedAnswerSchema, allow_none=True)

@@ -108,6 +108,7 @@ class CaptureMethod(StrEnum):
 class KeyKind(StrEnum):
     SECRET = "secret"
     PUBLISHABLE = "publishable"
+    EPHEMERAL = "ephemeral"  # a customer's ephemeral key (ephemeral_keys.py), never an API key's record
 
 
 class ApiKeyStatus(StrEnum):

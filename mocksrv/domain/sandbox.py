@@ -163,7 +163,7 @@ class Sandbox:
         )
         self.api_keys = ApiKeyService(self.store, self.clock, self.outbox, self.merchants)
         self.customers = CustomerService(self.store, self.clock)
-        self.ephemeral_keys = EphemeralKeyService(self.store, self.clock)
+        self.ephemeral_keys = EphemeralKeyService(self.store, self.clock, self.merchants)
         self.refunds = RefundService(self.store, self.clock, self.scheduler, self.outbox)
         self.payouts = PayoutService(self.store, self.clock, self.scheduler, self.outbox, self.merchants)
         self.disputes = DisputeService(self.store, self.clock, self.scheduler, self.outbox)

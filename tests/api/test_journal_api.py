@@ -131,6 +131,20 @@ def test_a_card_number_in_the_query_is_masked(api: Api) -> None:
     assert entry["query"] == "card=************4242"
 
 
+def test_an_ephemeral_keys_requests_are_recorded_as_ephemeral(api: Api) -> None:
+    ok(api.post("/customers", {"customer_id": "cus_1"}))
+    card = {"card_number": "4242424242424242", "card_exp_month": "12", "card_exp_year": "2040"}
+    body = {"payment_method": "card", "customer_id": "cus_1", "card": {**card, "card_holder_name": "Ada"}}
+    method = ok(api.post("/payment_methods", body))
+    key = ok(api.post("/ephemeral_keys", {"customer_id": "cus_1"}))
+    path = f"/cus_1/payment_methods/{method['payment_method_id']}/default"
+    ok(api.as_key(key["secret"]).post(path))
+
+    newest = recorded(api)[0]
+
+    assert (newest["path"], newest["status"], newest["key_kind"]) == (path, 200, "ephemeral")
+
+
 def test_the_admin_key_is_recorded_as_admin(admin: Api, api: Api) -> None:
     ok(admin.get(f"/account/{MERCHANT_ID}/business_profile"))
 

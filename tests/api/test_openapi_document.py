@@ -84,6 +84,7 @@ def test_a_route_without_its_description_stops_the_document(app: Flask) -> None:
         ("/payments/{payment_id}", "get", ["api_key", "publishable_key"]),
         ("/payments/{payment_id}/confirm", "post", ["api_key", "publishable_key"]),
         ("/payments/session_tokens", "post", ["publishable_key"]),
+        ("/{customer_id}/payment_methods/{payment_method_id}/default", "post", ["api_key", "ephemeral_key"]),
         ("/__mock/clock", "get", ["admin_api_key", "api_key"]),
         ("/__mock/merchants", "post", ["admin_api_key"]),
         ("/openapi.json", "get", []),
@@ -100,5 +101,5 @@ def test_the_document_names_the_keys_each_route_takes(
 def test_every_key_is_sent_in_the_api_key_header(app: Flask) -> None:
     schemes = document(app)["components"]["securitySchemes"]
 
-    assert sorted(schemes) == ["admin_api_key", "api_key", "publishable_key"]
+    assert sorted(schemes) == ["admin_api_key", "api_key", "ephemeral_key", "publishable_key"]
     assert {(s["type"], s["in"], s["name"]) for s in schemes.values()} == {("apiKey", "header", "api-key")}

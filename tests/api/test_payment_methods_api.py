@@ -13,6 +13,7 @@ from tests import payloads
 from tests.api.conftest import OtherMerchant
 from tests.api.expected import (
     RETURN_URL,
+    UNAUTHORIZED,
     Matches,
     case_id,
     error,
@@ -32,6 +33,8 @@ GENERATED_TOKEN = Matches(r"token_[A-Za-z0-9]{20}")
 METHOD_NOT_FOUND = error("HE_02", "Payment method does not exist in our records")
 CUSTOMER_NOT_FOUND = error("HE_02", "Customer does not exist in our records")
 NO_SUCH_CUSTOMER = invalid("customer_id", "no such customer; create it with POST /customers first")
+REFUSED_KEY = error("IR_01", UNAUTHORIZED)
+HOUR = 3600
 CLIENT_SECRET_MISSING = error("IR_08", "Missing required param: client_secret", "client_secret")
 CLIENT_SECRET_WRONG = error(
     "IR_09",
@@ -56,6 +59,7 @@ FULL: dict[str, Any] = {
     "metadata": {"crm_id": "42"},
     "billing": copy.deepcopy(BILLING),
 }
+CARD_UPDATE = {"card_exp_month": "01", "card_exp_year": "2040", "card_holder_name": "Ada Lovelace"}
 MANDATE_DATA: dict[str, Any] = {
     "customer_acceptance": {
         "acceptance_type": "online",
@@ -246,6 +250,12 @@ def token_of(api: Api, payment_method_id: str, customer_id: str = "cus_1") -> st
         if m["payment_method_id"] == payment_method_id
     ]
     return str(token)
+
+
+def ephemeral(api: Api, customer_id: str = "cus_1") -> Api:
+    """The client with an ephemeral key of the customer, as a browser SDK holds one."""
+    key = ok(api.post("/ephemeral_keys", {"customer_id": customer_id}))
+    return api.as_key(key["secret"])
 
 
 def pay_with_token(api: Api, token: str, payment_id: str) -> dict[str, Any]:
@@ -898,6 +908,153 @@ def test_default_of_an_unknown_method_is_he_02(api: Api) -> None:
 
     assert response.status_code == 404
     assert response.json == METHOD_NOT_FOUND
+
+
+def test_the_customers_ephemeral_key_sets_its_default(api: Api) -> None:
+    add_customer(api)
+    first = save_card(api)
+    advance(api, 1)
+    second = save_bank_transfer(api)
+    customer = ephemeral(api)
+
+    response = customer.post(f"/cus_1/payment_methods/{first['payment_method_id']}/default")
+
+    assert response.status_code == 200
+    assert response.json == {
+        "default_payment_method_id": first["payment_method_id"],
+        "customer_id": "cus_1",
+        "payment_method": "card",
+        "payment_method_type": "credit",
+    }
+    assert methods_of(api) == saved_list(listed(second), listed(first, default=True))
+
+
+def test_another_customers_ephemeral_key_cannot_set_a_default(api: Api) -> None:
+    add_customer(api)
+    add_customer(api, "cus_2")
+    mine = save_card(api)
+    theirs = save_card(api, "cus_2")
+    other = ephemeral(api, "cus_2")
+
+    answers = [
+        other.post(f"/cus_1/payment_methods/{mine['payment_method_id']}/default"),
+        other.post(f"/cus_1/payment_methods/{theirs['payment_method_id']}/default"),
+    ]
+
+    assert [(a.status_code, a.json) for a in answers] == [(401, REFUSED_KEY), (401, REFUSED_KEY)]
+    assert methods_of(api) == saved_list(listed(mine))
+    assert methods_of(api, "cus_2") == saved_list(listed(theirs))
+
+
+@pytest.mark.parametrize(("seconds", "status"), [(HOUR - 1, 200), (HOUR, 401)])
+def test_an_ephemeral_key_sets_a_default_only_until_it_expires(api: Api, seconds: int, status: int) -> None:
+    add_customer(api)
+    created = save_card(api)
+    customer = ephemeral(api)
+    advance(api, seconds)
+
+    response = customer.post(f"/cus_1/payment_methods/{created['payment_method_id']}/default")
+
+    assert response.status_code == status
+    assert methods_of(api) == saved_list(listed(created, default=status == 200))
+    if status == 401:
+        assert response.json == REFUSED_KEY
+
+
+def test_a_deleted_ephemeral_key_cannot_set_a_default(api: Api) -> None:
+    add_customer(api)
+    created = save_card(api)
+    key = ok(api.post("/ephemeral_keys", {"customer_id": "cus_1"}))
+    ok(api.delete(f"/ephemeral_keys/{key['id']}"))
+
+    response = api.as_key(key["secret"]).post(
+        f"/cus_1/payment_methods/{created['payment_method_id']}/default"
+    )
+
+    assert response.status_code == 401
+    assert response.json == REFUSED_KEY
+    assert methods_of(api) == saved_list(listed(created))
+
+
+def test_an_ephemeral_key_of_a_reset_merchant_cannot_set_a_default(api: Api) -> None:
+    add_customer(api)
+    customer = ephemeral(api)
+    ok(api.post("/__mock/reset"))
+    add_customer(api)
+    created = save_card(api)
+
+    response = customer.post(f"/cus_1/payment_methods/{created['payment_method_id']}/default")
+
+    assert response.status_code == 401
+    assert response.json == REFUSED_KEY
+
+
+def test_another_merchants_ephemeral_key_acts_on_its_own_merchant_only(
+    api: Api, other_merchant: OtherMerchant
+) -> None:
+    add_customer(api)
+    mine = save_card(api)
+    add_customer(other_merchant.api)
+    theirs = save_card(other_merchant.api)
+    other = ephemeral(other_merchant.api)
+
+    response = other.post(f"/cus_1/payment_methods/{mine['payment_method_id']}/default")
+
+    assert response.status_code == 404
+    assert response.json == METHOD_NOT_FOUND
+    assert methods_of(api) == saved_list(listed(mine))
+    assert methods_of(other_merchant.api) == saved_list(listed(theirs))
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "epk_" + "0" * 32 + MERCHANT_ID,  # the shape of a key of this merchant, never issued
+        "epk_" + "0" * 32 + "merchant_unknown",
+        "epk_" + "0" * 32,
+        "epk_not_hex_digits_at_all_here_but_long_enough" + MERCHANT_ID,
+        "epk_",
+    ],
+)
+def test_a_key_that_was_never_issued_cannot_set_a_default(api: Api, key: str) -> None:
+    add_customer(api)
+    created = save_card(api)
+
+    response = api.as_key(key).post(f"/cus_1/payment_methods/{created['payment_method_id']}/default")
+
+    assert response.status_code == 401
+    assert response.json == REFUSED_KEY
+    assert methods_of(api) == saved_list(listed(created))
+
+
+def test_the_publishable_key_cannot_set_a_default(api: Api, browser: Api) -> None:
+    add_customer(api)
+    created = save_card(api)
+
+    response = browser.post(f"/cus_1/payment_methods/{created['payment_method_id']}/default")
+
+    assert response.status_code == 401
+    assert response.json == REFUSED_KEY
+    assert methods_of(api) == saved_list(listed(created))
+
+
+def test_an_ephemeral_key_opens_no_other_route(api: Api) -> None:
+    add_customer(api)
+    created = save_card(api)
+    customer = ephemeral(api)
+    path = f"/payment_methods/{created['payment_method_id']}"
+
+    answers = [
+        customer.get("/customers/cus_1/payment_methods"),
+        customer.get(path),
+        customer.post(f"{path}/update", {"card": {**CARD_UPDATE}}),
+        customer.delete(path),
+        customer.get("/customers/cus_1"),
+        customer.post("/ephemeral_keys", {"customer_id": "cus_1"}),
+    ]
+
+    assert [(a.status_code, a.json) for a in answers] == [(401, REFUSED_KEY)] * len(answers)
+    assert ok(api.get(path)) == created
 
 
 # -- a card saved by a payment ----------------------------------------------------------------

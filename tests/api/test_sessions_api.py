@@ -193,7 +193,8 @@ def _key_body(frozen: str, customer_id: str = "cus_1", offset: int = 0) -> dict[
         "customer_id": customer_id,
         "created_at": created,
         "expires": later(created, HOUR),
-        "secret": Matches(r"epk_[0-9a-f]{32}"),
+        # The real service's form, and the merchant's id, which names the store that holds the key.
+        "secret": Matches(rf"epk_[0-9a-f]{{32}}{MERCHANT_ID}"),
     }
 
 
