@@ -1,4 +1,9 @@
-"""Routes of /payment_link: create, list and retrieve a link; its page is in mocksrv.web."""
+"""Routes of /payment_link: create, list and retrieve a link; its page is in mocksrv.web.
+
+Retrieving a link also takes the publishable key, as the real service does, with the client secret
+of the link's payment (the one its page pays with) as `client_secret` in the query: checked as a
+retrieve of that payment with the key checks it (IR_08 when missing, IR_09 when wrong).
+"""
 
 from __future__ import annotations
 
@@ -16,6 +21,7 @@ from mocksrv.api.schemas.links import (
 )
 from mocksrv.contract import Auth, documented
 from mocksrv.domain.links.records import PaymentLink
+from mocksrv.domain.models import KeyKind
 from mocksrv.representations import list_json, payment_link_json
 from mocksrv.rest import authenticate, base_url, json_body, load, sandbox, show_payment
 
@@ -29,8 +35,11 @@ _customer_info = CustomerInfoSchema()
 Json = dict[str, Any]
 
 
-def _link_json(link: PaymentLink) -> Json:
-    payment = sandbox().payments.retrieve(link.merchant_id, link.payment_id)
+def _link_json(link: PaymentLink, client_secret: str | None = None, *, secret_required: bool = False) -> Json:
+    """The link with its payment; a client secret sent is checked as a retrieve of the payment checks it."""
+    payment = sandbox().payments.retrieve(
+        link.merchant_id, link.payment_id, client_secret, secret_required=secret_required
+    )
     return payment_link_json(link, payment, base_url())
 
 
@@ -52,11 +61,12 @@ def list_payment_links() -> Json:
 
 
 @links.get("/payment_link/<id:payment_link_id>")
-@documented(PaymentLinkAnswerSchema, query=_query, errors=(404,))
+@documented(PaymentLinkAnswerSchema, query=_query, auth=Auth.PUBLISHABLE, errors=(404,))
 def retrieve_payment_link(payment_link_id: str) -> Json:
-    principal = authenticate()
-    load(_query, request.args.to_dict())
-    return _link_json(sandbox().payment_links.retrieve(principal.merchant_id, payment_link_id))
+    principal = authenticate(publishable=True)
+    query = load(_query, request.args.to_dict())
+    link = sandbox().payment_links.retrieve(principal.merchant_id, payment_link_id)
+    return _link_json(link, query.get("client_secret"), secret_required=principal.kind is KeyKind.PUBLISHABLE)
 
 
 @links.post("/payment_link/<id:payment_link_id>/customer_info")

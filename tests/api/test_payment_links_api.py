@@ -28,6 +28,11 @@ LINK_ID = Matches(r"plink_[A-Za-z0-9]{20}")
 PAYMENT_ID = Matches(r"pay_[A-Za-z0-9]{20}")
 FIFTEEN_MINUTES = 15 * 60
 LINK_NOT_FOUND = error("HE_02", "Payment Link does not exist in our records")
+CLIENT_SECRET_WRONG = error(
+    "IR_09",
+    "The client_secret provided does not match the client_secret associated with the Payment",
+    "client_secret",
+)
 CONFIG = {
     "seller_name": "Acme Shoes",
     "sdk_layout": "accordion",
@@ -479,14 +484,65 @@ def test_another_merchant_s_link_is_not_found(api: Api, other_merchant: Any) -> 
     assert ok(other_merchant.api.post("/payment_link/list", {}))["total_count"] == 0
 
 
-@pytest.mark.parametrize(
-    ("method", "path"),
-    [("post", "/payment_link"), ("post", "/payment_link/list"), ("get", "/payment_link/x")],
-)
-def test_the_publishable_key_cannot_manage_links(browser: Api, method: str, path: str) -> None:
-    response = getattr(browser, method)(path, {}) if method == "post" else browser.get(path)
+@pytest.mark.parametrize("path", ["/payment_link", "/payment_link/list"])
+def test_the_publishable_key_cannot_manage_links(browser: Api, path: str) -> None:
+    response = browser.post(path, {})
 
     assert (response.status_code, response.json) == (401, error("IR_01", UNAUTHORIZED))
+
+
+def test_the_publishable_key_retrieves_a_link_with_its_payments_client_secret(
+    api: Api, browser: Api, frozen: str
+) -> None:
+    link = make_link(api, description="Red shoes")
+    client_secret = retrieve(api, link["payment_id"])["client_secret"]
+
+    response = browser.get(f"/payment_link/{link['payment_link_id']}?client_secret={client_secret}")
+
+    assert response.status_code == 200
+    assert response.json == link == expected_link(frozen, description="Red shoes")
+
+
+def test_the_publishable_key_without_the_client_secret_is_ir_08(api: Api, browser: Api) -> None:
+    link = make_link(api)
+
+    response = browser.get(f"/payment_link/{link['payment_link_id']}")
+
+    assert response.status_code == 400
+    assert response.json == error("IR_08", "Missing required param: client_secret", "client_secret")
+
+
+def test_a_wrong_client_secret_is_ir_09_with_either_key(api: Api, browser: Api) -> None:
+    link = make_link(api)
+    other = make_link(api)
+    others_secret = retrieve(api, other["payment_id"])["client_secret"]
+    path = f"/payment_link/{link['payment_link_id']}"
+
+    answers = [
+        browser.get(f"{path}?client_secret={others_secret}"),
+        browser.get(f"{path}?client_secret={link['payment_id']}_secret_wrong"),
+        api.get(f"{path}?client_secret={others_secret}"),
+    ]
+
+    assert [(a.status_code, a.json) for a in answers] == [(400, CLIENT_SECRET_WRONG)] * 3
+
+
+def test_the_secret_key_retrieves_a_link_with_or_without_its_client_secret(api: Api) -> None:
+    link = make_link(api)
+    client_secret = retrieve(api, link["payment_id"])["client_secret"]
+    path = f"/payment_link/{link['payment_link_id']}"
+
+    assert ok(api.get(path)) == ok(api.get(f"{path}?client_secret={client_secret}")) == link
+
+
+def test_the_publishable_key_of_another_merchant_finds_no_link(api: Api, other_merchant: Any) -> None:
+    link = make_link(api)
+    client_secret = retrieve(api, link["payment_id"])["client_secret"]
+    theirs = api.as_key(other_merchant.credentials["publishable_key"])
+
+    response = theirs.get(f"/payment_link/{link['payment_link_id']}?client_secret={client_secret}")
+
+    assert (response.status_code, response.json) == (404, LINK_NOT_FOUND)
 
 
 def test_the_link_table_is_listed(api: Api) -> None:
