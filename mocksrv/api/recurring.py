@@ -3,8 +3,9 @@
 The merchant's routes take the secret key. The two a checkout page calls take the publishable key
 with the payment's `client_secret` (or the secret key with it): the saved methods of the payment's
 customer (`GET /customers/payment_methods`) and the methods the page may offer for the payment
-(`GET /account/payment_methods`). Setting a customer's default method also takes that customer's
-ephemeral key, the one credential the real service takes there.
+(`GET /account/payment_methods`). Updating a saved method takes the publishable key with the
+method's own client secret (domain/recurring/payment_methods.py). Setting a customer's default
+method also takes that customer's ephemeral key, the one credential the real service takes there.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from mocksrv.api.schemas.recurring import (
 from mocksrv.contract import Auth, documented
 from mocksrv.domain.errors import ClientSecretMissing
 from mocksrv.domain.ids import client_secret_owner
-from mocksrv.domain.models import Payment
+from mocksrv.domain.models import KeyKind, Payment
 from mocksrv.representations.recurring import (
     account_payment_methods_json,
     customer_payment_methods_json,
@@ -65,11 +66,17 @@ def retrieve_payment_method(payment_method_id: str) -> Json:
 
 
 @recurring.post("/payment_methods/<id:payment_method_id>/update")
-@documented(PaymentMethodAnswerSchema, body=_update)
+@documented(PaymentMethodAnswerSchema, body=_update, auth=Auth.PUBLISHABLE)
 def update_payment_method(payment_method_id: str) -> Json:
-    principal = authenticate()
+    """Update a saved card: the secret key, or the publishable key with the method's client secret."""
+    principal = authenticate(publishable=True)
     fields = load(_update, json_body())
-    method = sandbox().payment_methods.update(principal.merchant_id, payment_method_id, fields)
+    method = sandbox().payment_methods.update(
+        principal.merchant_id,
+        payment_method_id,
+        fields,
+        secret_required=principal.kind is KeyKind.PUBLISHABLE,
+    )
     return payment_method_json(method)
 
 

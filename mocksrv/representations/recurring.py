@@ -63,7 +63,7 @@ def payment_method_json(method: SavedPaymentMethod) -> JsonObject:
         "created": timestamp(method.created),
         "bank_transfer": details.get("bank_transfer"),
         "last_used_at": timestamp(method.last_used_at),
-        "client_secret": None,
+        "client_secret": method.client_secret,
     }
 
 

@@ -30,6 +30,7 @@ pytestmark = pytest.mark.usefixtures("frozen")
 
 GENERATED_PM_ID = Matches(r"pm_[A-Za-z0-9]{20}")
 GENERATED_TOKEN = Matches(r"token_[A-Za-z0-9]{20}")
+GENERATED_CLIENT_SECRET = Matches(r"secret_[A-Za-z0-9]{23}")  # 30 characters
 METHOD_NOT_FOUND = error("HE_02", "Payment method does not exist in our records")
 CUSTOMER_NOT_FOUND = error("HE_02", "Customer does not exist in our records")
 NO_SUCH_CUSTOMER = invalid("customer_id", "no such customer; create it with POST /customers first")
@@ -41,6 +42,13 @@ CLIENT_SECRET_WRONG = error(
     "The client_secret provided does not match the client_secret associated with the Payment",
     "client_secret",
 )
+METHOD_CLIENT_SECRET_WRONG = error(
+    "IR_09",
+    "The client_secret provided does not match the client_secret associated with the Payment method",
+    "client_secret",
+)
+CLIENT_SECRET_EXPIRED = error("IR_08", "The provided client_secret has expired", "client_secret")
+FIFTEEN_MINUTES = 15 * 60
 BROWSER_ROUTES = ("/customers/payment_methods", "/account/payment_methods")
 
 CARD: dict[str, Any] = {
@@ -118,7 +126,7 @@ def payment_method(now: str, **changes: Any) -> dict[str, Any]:
         "created": now,
         "bank_transfer": None,
         "last_used_at": None,
-        "client_secret": None,
+        "client_secret": GENERATED_CLIENT_SECRET,
     }
     body.update(changes)
     return body
@@ -630,6 +638,140 @@ def test_update_an_unknown_method_is_he_02(api: Api) -> None:
 
     assert response.status_code == 404
     assert response.json == METHOD_NOT_FOUND
+
+
+def test_the_publishable_key_updates_a_method_with_its_client_secret(
+    api: Api, browser: Api, frozen: str
+) -> None:
+    add_customer(api)
+    created = save_card(api)
+    path = f"/payment_methods/{created['payment_method_id']}"
+
+    response = browser.post(
+        f"{path}/update",
+        {"card": {**CARD_UPDATE, "nick_name": "Old"}, "client_secret": created["client_secret"]},
+    )
+
+    assert response.status_code == 200
+    expected = {**created, "card": locker_card(month="01", year="2040", nick_name="Old")}
+    assert response.json == expected
+    assert ok(api.get(path)) == expected
+
+
+def test_a_method_saved_by_a_payment_is_updated_with_its_client_secret(api: Api, browser: Api) -> None:
+    add_customer(api)
+    paid = create(api, payment_id="pay_1", customer_id="cus_1", setup_future_usage="off_session")
+    path = f"/payment_methods/{paid['payment_method_id']}"
+    saved = ok(api.get(path))
+
+    response = browser.post(f"{path}/update", {"card": CARD_UPDATE, "client_secret": saved["client_secret"]})
+
+    assert response.status_code == 200
+    expected = {**saved, "card": locker_card(month="01", year="2040", holder="Ada Lovelace", nick_name=None)}
+    assert response.json == expected
+    assert ok(api.get(path)) == expected
+
+
+@pytest.mark.parametrize("client_secret", [None, "absent"])
+def test_the_publishable_key_without_the_client_secret_is_ir_08(
+    api: Api, browser: Api, client_secret: str | None
+) -> None:
+    add_customer(api)
+    created = save_card(api)
+    path = f"/payment_methods/{created['payment_method_id']}"
+    body: dict[str, Any] = {"card": CARD_UPDATE}
+    if client_secret != "absent":
+        body["client_secret"] = client_secret
+
+    response = browser.post(f"{path}/update", body)
+
+    assert response.status_code == 400
+    assert response.json == CLIENT_SECRET_MISSING
+    assert ok(api.get(path)) == created
+
+
+def test_another_methods_client_secret_is_ir_09_with_either_key(api: Api, browser: Api) -> None:
+    add_customer(api)
+    add_customer(api, "cus_2")
+    created = save_card(api)
+    sibling = save_bank_transfer(api)
+    theirs = save_card(api, "cus_2")
+    path = f"/payment_methods/{created['payment_method_id']}"
+
+    answers = [
+        browser.post(f"{path}/update", {"card": CARD_UPDATE, "client_secret": sibling["client_secret"]}),
+        browser.post(f"{path}/update", {"card": CARD_UPDATE, "client_secret": theirs["client_secret"]}),
+        browser.post(f"{path}/update", {"card": CARD_UPDATE, "client_secret": "secret_" + "0" * 23}),
+        api.post(f"{path}/update", {"card": CARD_UPDATE, "client_secret": theirs["client_secret"]}),
+    ]
+
+    assert [(a.status_code, a.json) for a in answers] == [(400, METHOD_CLIENT_SECRET_WRONG)] * 4
+    assert ok(api.get(path)) == created
+
+
+@pytest.mark.parametrize("client_secret", ["short", "secret_" + "0" * 24, ""])
+def test_a_client_secret_of_other_than_30_characters_is_ir_04(
+    api: Api, browser: Api, client_secret: str
+) -> None:
+    add_customer(api)
+    created = save_card(api)
+    path = f"/payment_methods/{created['payment_method_id']}"
+    body = {"card": CARD_UPDATE, "client_secret": client_secret}
+
+    answers = [browser.post(f"{path}/update", body), api.post(f"{path}/update", body)]
+
+    assert [(a.status_code, a.json) for a in answers] == [
+        (400, invalid("client_secret", "length must be 30"))
+    ] * 2
+    assert ok(api.get(path)) == created
+
+
+@pytest.mark.parametrize(("seconds", "status"), [(FIFTEEN_MINUTES - 1, 200), (FIFTEEN_MINUTES, 400)])
+def test_a_methods_client_secret_lives_fifteen_minutes_after_it_was_saved(
+    api: Api, browser: Api, seconds: int, status: int
+) -> None:
+    add_customer(api)
+    created = save_card(api)
+    path = f"/payment_methods/{created['payment_method_id']}"
+    advance(api, seconds)
+    body = {"card": CARD_UPDATE, "client_secret": created["client_secret"]}
+
+    answers = [browser.post(f"{path}/update", body), api.post(f"{path}/update", body)]
+
+    assert [a.status_code for a in answers] == [status, status]
+    if status == 400:
+        assert [a.json for a in answers] == [CLIENT_SECRET_EXPIRED] * 2
+        assert ok(api.get(path)) == created
+    else:
+        assert ok(api.get(path))["card"] == locker_card(month="01", year="2040")
+
+
+def test_another_merchants_publishable_key_finds_no_method(api: Api, other_merchant: OtherMerchant) -> None:
+    add_customer(api)
+    created = save_card(api)
+    path = f"/payment_methods/{created['payment_method_id']}"
+    theirs = api.as_key(other_merchant.credentials["publishable_key"])
+
+    response = theirs.post(f"{path}/update", {"card": CARD_UPDATE, "client_secret": created["client_secret"]})
+
+    assert response.status_code == 404
+    assert response.json == METHOD_NOT_FOUND
+    assert ok(api.get(path)) == created
+
+
+def test_the_publishable_key_only_updates_a_method(api: Api, browser: Api) -> None:
+    add_customer(api)
+    created = save_card(api)
+    path = f"/payment_methods/{created['payment_method_id']}"
+
+    answers = [
+        browser.get(path),
+        browser.delete(path),
+        browser.post("/payment_methods", {"payment_method": "card", "card": CARD, "customer_id": "cus_1"}),
+    ]
+
+    assert [(a.status_code, a.json) for a in answers] == [(401, REFUSED_KEY)] * 3
+    assert methods_of(api) == saved_list(listed(created))
 
 
 def test_update_a_card_of_a_method_that_is_no_card_is_ir_04(api: Api) -> None:

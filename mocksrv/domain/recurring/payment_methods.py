@@ -1,13 +1,27 @@
-"""Saved payment methods: a customer's cards (and other methods), saved by a payment or created alone."""
+"""Saved payment methods: a customer's cards (and other methods), saved by a payment or created alone.
+
+Each method has a client secret of its own, made when it is saved: `secret_` and 23 letters and
+digits, the 30 characters of the real service's `PaymentMethodUpdate.client_secret`. With it a
+browser (the publishable key) may update that one method, for CLIENT_SECRET_VALIDITY after the
+method was saved on the merchant's mock clock: the real service's fifteen minutes.
+"""
 
 from __future__ import annotations
 
+import hmac
 import sys
 from collections.abc import Mapping
+from datetime import datetime, timedelta
 from typing import Any
 
 from mocksrv.domain.clock import Clock
-from mocksrv.domain.errors import InvalidField, ResourceNotFound
+from mocksrv.domain.errors import (
+    ClientSecretExpired,
+    ClientSecretInvalid,
+    ClientSecretMissing,
+    InvalidField,
+    ResourceNotFound,
+)
 from mocksrv.domain.events import PAID_EVENTS, Event, EventType
 from mocksrv.domain.ids import Entropy, new_id
 from mocksrv.domain.models import Customer, JsonObject, Payment, build, evolve
@@ -19,6 +33,7 @@ from mocksrv.domain.recurring.setup import sets_up
 from mocksrv.domain.store import MemoryStore, Query
 
 NOT_FOUND = "Payment method"
+CLIENT_SECRET_VALIDITY = timedelta(minutes=15)
 
 # What a saved card shows of the payment's card summary (`cards.card_summary`).
 _SAVED_CARD_FIELDS = (
@@ -99,6 +114,7 @@ class PaymentMethodService:
                 payment_method_type=fields.get("payment_method_type"),
                 created=now,
                 payment_token=_new_token(self._store.ids(merchant_id)),
+                client_secret=_new_client_secret(self._store.ids(merchant_id)),
                 customer_id=customer_id,
                 metadata=fields.get("metadata"),
                 billing=fields.get("billing"),
@@ -110,12 +126,26 @@ class PaymentMethodService:
             return method
 
     def update(
-        self, merchant_id: str, payment_method_id: str, fields: Mapping[str, Any]
+        self,
+        merchant_id: str,
+        payment_method_id: str,
+        fields: Mapping[str, Any],
+        *,
+        secret_required: bool = False,
     ) -> SavedPaymentMethod:
-        """A card's new expiry, holder name or nick name (`POST /payment_methods/:id/update`)."""
+        """A card's new expiry, holder name or nick name (`POST /payment_methods/:id/update`).
+
+        A `client_secret` sent must be the method's own and live: IR_09 if not its own, IR_08 once
+        expired; `secret_required` (the publishable key) makes one needed (IR_08 without).
+        """
         now = self._clock.now(merchant_id)
+        client_secret = fields.get("client_secret")
+        if client_secret is None and secret_required:
+            raise ClientSecretMissing()
         with self._store.transaction(merchant_id):
             method = self.retrieve(merchant_id, payment_method_id)
+            if client_secret is not None:
+                _check_client_secret(method, client_secret, now)
             card = fields.get("card")
             if card is None:
                 return method
@@ -199,6 +229,7 @@ class PaymentMethodService:
             payment_method_type=payment.payment_method_type,
             created=event.created,
             payment_token=_new_token(self._store.ids(merchant_id)),
+            client_secret=_new_client_secret(self._store.ids(merchant_id)),
             customer_id=payment.customer_id,
             card=None if card is None else _saved_card(card),
             card_key=payment.card_key,
@@ -226,3 +257,15 @@ def _other_details(kind: str, fields: Mapping[str, Any]) -> JsonObject:
 
 def _new_token(entropy: Entropy) -> str:
     return new_id("token", 20, entropy)  # letters and digits, as the real service writes one
+
+
+def _new_client_secret(entropy: Entropy) -> str:
+    return new_id("secret", 23, entropy)  # 30 characters, in the form of the real service's example
+
+
+def _check_client_secret(method: SavedPaymentMethod, client_secret: str, now: datetime) -> None:
+    own = method.client_secret
+    if own is None or not hmac.compare_digest(client_secret.encode(), own.encode()):
+        raise ClientSecretInvalid(NOT_FOUND)
+    if now >= method.created + CLIENT_SECRET_VALIDITY:
+        raise ClientSecretExpired()

@@ -33,6 +33,8 @@ class SavedPaymentMethod:
     customer_acceptance: JsonObject | None = None
     off_session: bool = False  # saved for payments without the customer (setup_future_usage)
     last_used_at: datetime | None = None
+    # What lets a browser update this method with the publishable key, for a while after it was saved.
+    client_secret: str | None = None
 
 
 class MandateStatus(StrEnum):
