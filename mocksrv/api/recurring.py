@@ -3,9 +3,11 @@
 The merchant's routes take the secret key. The two a checkout page calls take the publishable key
 with the payment's `client_secret` (or the secret key with it): the saved methods of the payment's
 customer (`GET /customers/payment_methods`) and the methods the page may offer for the payment
-(`GET /account/payment_methods`). Updating a saved method takes the publishable key with the
-method's own client secret (domain/recurring/payment_methods.py). Setting a customer's default
-method also takes that customer's ephemeral key, the one credential the real service takes there.
+(`GET /account/payment_methods`; with the secret key and no client secret, the methods the
+merchant offers, for no payment, as the real service answers). Updating a saved method takes the
+publishable key with the method's own client secret (domain/recurring/payment_methods.py). Setting
+a customer's default method also takes that customer's ephemeral key, the one credential the real
+service takes there.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from mocksrv.api.schemas.recurring import (
 from mocksrv.contract import Auth, documented
 from mocksrv.domain.errors import ClientSecretMissing
 from mocksrv.domain.ids import client_secret_owner
-from mocksrv.domain.models import KeyKind, Payment
+from mocksrv.domain.models import KeyKind, Payment, Principal
 from mocksrv.representations.recurring import (
     account_payment_methods_json,
     customer_payment_methods_json,
@@ -100,7 +102,8 @@ def list_customer_payment_methods(customer_id: str) -> Json:
 @documented(CustomerPaymentMethodsAnswerSchema, query=_saved_query, auth=Auth.PUBLISHABLE, errors=(404,))
 def list_payment_customer_payment_methods() -> Json:
     """The saved methods of the customer of the payment the client secret belongs to."""
-    payment = _payment_of_client_secret()
+    principal = authenticate(publishable=True)
+    payment = _payment_of_client_secret(principal, load(_saved_query, request.args.to_dict()))
     if payment.customer_id is None:
         return customer_payment_methods_json([], None) | {"is_guest_customer": True}
     return _saved_methods(payment.merchant_id, payment.customer_id)
@@ -109,9 +112,16 @@ def list_payment_customer_payment_methods() -> Json:
 @recurring.get("/account/payment_methods")
 @documented(AccountPaymentMethodsAnswerSchema, query=_saved_query, auth=Auth.PUBLISHABLE, errors=(404,))
 def list_account_payment_methods() -> Json:
-    payment = _payment_of_client_secret()
-    profile = sandbox().merchants.profile_or_default(payment.merchant_id, payment.profile_id)
-    return account_payment_methods_json(payment, profile)
+    """The methods a checkout page may offer for the client secret's payment, or for none (secret key)."""
+    principal = authenticate(publishable=True)
+    query = load(_saved_query, request.args.to_dict())
+    merchants = sandbox().merchants
+    if principal.kind is KeyKind.SECRET and query.get("client_secret") is None:
+        return account_payment_methods_json(None, merchants.default_profile(principal.merchant_id))
+    payment = _payment_of_client_secret(principal, query)
+    return account_payment_methods_json(
+        payment, merchants.profile_or_default(payment.merchant_id, payment.profile_id)
+    )
 
 
 @recurring.post("/<id:customer_id>/payment_methods/<id:payment_method_id>/default")
@@ -156,11 +166,9 @@ def _saved_methods(merchant_id: str, customer_id: str) -> Json:
     return customer_payment_methods_json(methods, customer.default_payment_method_id)
 
 
-def _payment_of_client_secret() -> Payment:
+def _payment_of_client_secret(principal: Principal, query: Json) -> Payment:
     """The payment a client secret in the query belongs to (`pay_..._secret_...`), checked as a
     retrieve with the publishable key checks it: IR_08 if missing, IR_09 if wrong."""
-    principal = authenticate(publishable=True)
-    query = load(_saved_query, request.args.to_dict())
     client_secret = query.get("client_secret")
     if not client_secret:
         raise ClientSecretMissing()

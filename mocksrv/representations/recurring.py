@@ -153,9 +153,15 @@ def payment_type(payment: Payment) -> str:
     return "normal"
 
 
-def account_payment_methods_json(payment: Payment, profile: Profile) -> JsonObject:
-    """The methods a checkout page may offer for the payment (`GET /account/payment_methods`)."""
-    allowed = set((payment.echoed or {}).get("allowed_payment_method_types") or ())
+def account_payment_methods_json(payment: Payment | None, profile: Profile) -> JsonObject:
+    """The methods a checkout page may offer for the payment (`GET /account/payment_methods`).
+
+    Without a payment (the secret key, no client secret): every method the merchant offers, the
+    profile's return URL, and null for what only a payment has (its currency, mandate and type), as
+    the real service answers; its document calls `currency` required, but its type is optional.
+    """
+    echoed = (payment.echoed if payment is not None else None) or {}
+    allowed = set(echoed.get("allowed_payment_method_types") or ())
     enabled = []
     for method, types in ENABLED_METHODS:
         offered = [t for t in types if not allowed or t in allowed]
@@ -166,21 +172,21 @@ def account_payment_methods_json(payment: Payment, profile: Profile) -> JsonObje
                     "payment_method_types": [_method_type_json(method, t) for t in offered],
                 }
             )
-    mandate_data = (payment.echoed or {}).get("mandate_data") or {}
+    mandate_data = echoed.get("mandate_data") or {}
     return {
-        "redirect_url": payment.return_url,
-        "currency": payment.currency,
+        "redirect_url": profile.return_url if payment is None else payment.return_url,
+        "currency": None if payment is None else payment.currency,
         "payment_methods": enabled,
         "mandate_payment": mandate_data.get("mandate_type"),
         "merchant_name": profile.profile_name,
         "show_surcharge_breakup_screen": False,
-        "payment_type": payment_type(payment),
+        "payment_type": None if payment is None else payment_type(payment),
         "request_external_three_ds_authentication": False,
         "collect_shipping_details_from_wallets": False,
         "collect_billing_details_from_wallets": False,
         "is_tax_calculation_enabled": False,
         "sdk_next_action": {"next_action": "confirm"},
-        "is_guest_customer": payment.customer_id is None,
+        "is_guest_customer": payment is not None and payment.customer_id is None,
     }
 
 

@@ -24,7 +24,7 @@ from tests.api.expected import (
 )
 from tests.api.scenarios import DECLINE_CARD, advance, create, ok, retrieve
 from tests.conftest import Api
-from tests.payloads import BILLING, MERCHANT_ID
+from tests.payloads import BILLING, MERCHANT_ID, PROFILE_ID
 
 pytestmark = pytest.mark.usefixtures("frozen")
 
@@ -1439,6 +1439,42 @@ def test_account_methods_show_the_payment_type_and_mandate(
 
     assert response.status_code == 200
     assert response.json == account_methods(payment_type=payment_type, mandate_payment=mandate_payment)
+
+
+# The real service's answer for no payment: null for what only a payment has.
+NO_PAYMENT = {"redirect_url": None, "currency": None, "payment_type": None, "is_guest_customer": False}
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["", "?accepted_countries=US&accepted_countries=DE&amount=100&recurring_enabled=true", "?limit=5"],
+)
+def test_account_methods_with_the_secret_key_and_no_client_secret_are_the_merchants(
+    api: Api, query: str
+) -> None:
+    add_customer(api)
+    create(api, None, payment_id="pay_1", customer_id="cus_1", allowed_payment_method_types=["credit"])
+
+    response = api.get(f"/account/payment_methods{query}")
+
+    assert response.status_code == 200
+    assert response.json == account_methods(**NO_PAYMENT)
+
+
+def test_account_methods_for_no_payment_show_the_default_profile(
+    api: Api, other_merchant: OtherMerchant
+) -> None:
+    profile = f"/account/{MERCHANT_ID}/business_profile/{PROFILE_ID}"
+    ok(api.post(profile, {"return_url": "https://shop.example/done", "profile_name": "shop"}))
+
+    mine = api.get("/account/payment_methods")
+    theirs = other_merchant.api.get("/account/payment_methods")
+
+    assert (mine.status_code, theirs.status_code) == (200, 200)
+    assert mine.json == account_methods(
+        **{**NO_PAYMENT, "redirect_url": "https://shop.example/done", "merchant_name": "shop"}
+    )
+    assert theirs.json == account_methods(**NO_PAYMENT)
 
 
 def test_a_checkout_list_changes_nothing(api: Api, browser: Api) -> None:

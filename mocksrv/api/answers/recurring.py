@@ -115,12 +115,12 @@ class SdkNextActionAnswerSchema(AnswerSchema):
 
 class AccountPaymentMethodsAnswerSchema(AnswerSchema):
     redirect_url = fields.String(allow_none=True)
-    currency = fields.String()
+    currency = fields.String(allow_none=True, metadata={"description": "null without a payment"})
     payment_methods = fields.List(fields.Nested(EnabledMethodAnswerSchema))
     mandate_payment = fields.Dict(allow_none=True)
     merchant_name = fields.String(allow_none=True)
     show_surcharge_breakup_screen = fields.Boolean()
-    payment_type = one_of(["normal", "new_mandate", "setup_mandate", "recurring_mandate"])
+    payment_type = one_of(["normal", "new_mandate", "setup_mandate", "recurring_mandate"], allow_none=True)
     request_external_three_ds_authentication = fields.Boolean()
     collect_shipping_details_from_wallets = fields.Boolean()
     collect_billing_details_from_wallets = fields.Boolean()
