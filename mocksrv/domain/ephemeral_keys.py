@@ -19,7 +19,7 @@ from typing import TypeGuard
 
 from mocksrv.domain.clock import Clock
 from mocksrv.domain.errors import ResourceNotFound, Unauthorized
-from mocksrv.domain.ids import new_id, new_secret
+from mocksrv.domain.ids import merchant_in_secret, new_id, new_secret
 from mocksrv.domain.merchants import MerchantService
 from mocksrv.domain.models import KeyKind, Principal
 from mocksrv.domain.payments.service import check_customer
@@ -31,7 +31,6 @@ EPHEMERAL_KEY_COLLECTION = Collection(EPHEMERAL_KEYS, "id", indexed=("secret",))
 EPHEMERAL_KEY_VALIDITY = timedelta(hours=1)
 EPHEMERAL_KEY_PREFIX = "epk_"
 _SECRET_DIGITS = 32
-_HEX = frozenset("0123456789abcdef")
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +84,7 @@ class EphemeralKeyService:
     def authenticate(self, secret: str, customer_id: str) -> Principal:
         """Who a request sent with the key `secret` acts as, for `customer_id`; IR_01 unless the key
         is that customer's and lives (neither deleted nor past its expiry on the mock clock)."""
-        merchant_id = _merchant_of(secret)
+        merchant_id = merchant_in_secret(secret, EPHEMERAL_KEY_PREFIX, _SECRET_DIGITS)
         # Only a known merchant's store is looked in: a lookup would make a space for any other name.
         if merchant_id is None or not self._merchants.exists(merchant_id):
             raise Unauthorized()
@@ -110,13 +109,3 @@ class EphemeralKeyService:
 def is_ephemeral_key(key: str | None) -> TypeGuard[str]:
     """Whether an `api-key` is sent as an ephemeral key's secret (valid or not)."""
     return key is not None and key.startswith(EPHEMERAL_KEY_PREFIX)
-
-
-def _merchant_of(secret: str) -> str | None:
-    """The merchant a secret names, if it has a secret's shape."""
-    digits_end = len(EPHEMERAL_KEY_PREFIX) + _SECRET_DIGITS
-    if not secret.startswith(EPHEMERAL_KEY_PREFIX) or len(secret) <= digits_end:
-        return None
-    if not _HEX.issuperset(secret[len(EPHEMERAL_KEY_PREFIX) : digits_end]):
-        return None
-    return secret[digits_end:]

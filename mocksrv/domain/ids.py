@@ -22,6 +22,7 @@ _ALPHABET = (string.digits + string.ascii_letters).encode()
 # character carries 5.950 bits against a uniform choice's 5.954: an id of 20 has 119.
 _LETTERS_AND_DIGITS = bytes(_ALPHABET[byte % len(_ALPHABET)] for byte in range(256))
 _BLOCK = 4096
+_HEX = frozenset("0123456789abcdef")
 MAX_SEED = 2**63 - 1  # a seed is written in snapshots, as a JSON number of 64 bits
 
 
@@ -144,3 +145,14 @@ def client_secret_owner(client_secret: str) -> str:
 def new_secret(length: int = 32, entropy: Entropy = SYSTEM) -> str:
     """Return `length` random hex digits."""
     return entropy.take((length + 1) // 2).hex()[:length]
+
+
+def merchant_in_secret(secret: str, prefix: str, digits: int) -> str | None:
+    """The merchant a secret of the form `prefix`, `digits` hex digits and a merchant's id names
+    (legacy tokens, ephemeral keys); None for a secret of another shape."""
+    digits_end = len(prefix) + digits
+    if not secret.startswith(prefix) or len(secret) <= digits_end:
+        return None
+    if not _HEX.issuperset(secret[len(prefix) : digits_end]):
+        return None
+    return secret[digits_end:]

@@ -15,7 +15,7 @@ from enum import StrEnum
 
 from mocksrv.domain.clock import Clock
 from mocksrv.domain.errors import Unauthorized
-from mocksrv.domain.ids import new_secret
+from mocksrv.domain.ids import merchant_in_secret, new_secret
 from mocksrv.domain.lifecycle import Lifecycle
 from mocksrv.domain.merchants import MERCHANTS, MerchantService, key_hash
 from mocksrv.domain.models import Merchant
@@ -29,7 +29,6 @@ EXPIRE_TIMER = "legacy_token.expire"
 TOKEN_LIFETIME = timedelta(hours=1)  # decisions, section 4
 TOKEN_PREFIX = "lat_"
 _SECRET_DIGITS = 40
-_HEX = frozenset("0123456789abcdef")
 
 BAD_CLIENT = "Invalid client credentials: the client id or client secret is wrong"
 BAD_TOKEN = "Invalid access token"
@@ -118,7 +117,7 @@ class LegacyTokenService:
 
     def authenticate(self, access_token: str) -> LegacyToken:
         """The active token; IR_01 for a token not issued here, or past its expiry on the mock clock."""
-        merchant_id = _merchant_of(access_token)
+        merchant_id = merchant_in_secret(access_token, TOKEN_PREFIX, _SECRET_DIGITS)
         # Only a known merchant's store is looked in: a lookup would make a space for any other name.
         if merchant_id is None or not self._merchants.exists(merchant_id):
             raise Unauthorized(BAD_TOKEN)
@@ -138,13 +137,3 @@ class LegacyTokenService:
         if record is None or record.status is not LegacyTokenStatus.ACTIVE:
             return
         self._lifecycle.move(record, LegacyTokenEvent.EXPIRE, self._clock.now(merchant_id))
-
-
-def _merchant_of(access_token: str) -> str | None:
-    """The merchant a token names, if it has a token's shape."""
-    secret_end = len(TOKEN_PREFIX) + _SECRET_DIGITS
-    if not access_token.startswith(TOKEN_PREFIX) or len(access_token) <= secret_end:
-        return None
-    if not _HEX.issuperset(access_token[len(TOKEN_PREFIX) : secret_end]):
-        return None
-    return access_token[secret_end:]
