@@ -1,9 +1,10 @@
 """What /payments and /health answer.
 
 A payment's fields as `payment_json` writes them. What a payment keeps as sent (its billing, order
-lines, browser details, method data other than a card or bank account, and the real service's
+lines, browser details, the method data whose answer is what was sent, and the real service's
 fields in `ECHOED`) takes the types of the request schema that took it; an echoed field is
-present only once a create or update has sent it.
+present only once a create or update has sent it. Other method data is answered as a summary
+(`mocksrv/representations/method_data.py`).
 """
 
 from __future__ import annotations
