@@ -1,4 +1,5 @@
-"""A payment's method data as the real service answers it: a summary, not the request sent back.
+"""Method data as the real service answers it: a summary, not the request sent back; a payment's,
+and a payout's.
 
 A payment keeps its method data as sent, card and account numbers cut to their last four and CVCs
 left out. Its answer shows what the real service's response types hold for each kind: an Apple Pay,
@@ -30,14 +31,7 @@ def _answered(kind: str, details: Any) -> Any:
     flat = _FLAT.get(kind)
     if flat is not None and isinstance(details, Mapping):
         return flat(details)
-    families = _FAMILIES.get(kind)
-    if families is None or not isinstance(details, Mapping) or len(details) != 1:
-        return details
-    ((name, sent),) = details.items()
-    summary = families.get(name)
-    if summary is None:
-        return details
-    return summary(sent if isinstance(sent, Mapping) else {})
+    return _answered_in(_FAMILIES.get(kind), details)
 
 
 def _last4(value: Any) -> str | None:
@@ -317,3 +311,52 @@ _FLAT: dict[str, _Summary] = {
     "crypto": lambda sent: _picked(sent, "pay_currency", "network"),
     "network_token": _network_token,
 }
+
+
+# -- payouts ----------------------------------------------------------------------------------------
+
+# A payout's wallet or bank redirect is answered without the kind's name, as its details alone.
+_PAYOUT_UNTAGGED: dict[str, dict[str, _Summary]] = {
+    "wallet": {
+        "paypal": lambda sent: _picked(sent, "email", "telephone_number", "paypal_id"),
+        "venmo": lambda sent: _picked(sent, "telephone_number"),
+        "apple_pay_decrypt": lambda sent: {
+            "card_exp_month": sent.get("expiry_month"),
+            "card_exp_year": sent.get("expiry_year"),
+            "card_holder_name": sent.get("card_holder_name"),
+        },
+    },
+    "bank_redirect": {"interac": lambda sent: _picked(sent, "email")},
+}
+
+
+def payout_method_json(data: Mapping[str, Any] | None) -> JsonObject | None:
+    """The payout method as the real service answers it: a card as kept, also under the real names
+    (`last4`, `card_exp_month`, `card_exp_year`) beside the ones it was sent with; a wallet or bank
+    redirect as its details alone, without the kind's name; a bank account as kept."""
+    if data is None:
+        return None
+    shown: JsonObject = {}
+    for kind, details in data.items():
+        if kind == "card" and isinstance(details, Mapping):
+            shown[kind] = {
+                **details,
+                "last4": str(details.get("card_number", ""))[-4:],
+                "card_exp_month": details.get("expiry_month"),
+                "card_exp_year": details.get("expiry_year"),
+            }
+        else:
+            shown[kind] = _answered_in(_PAYOUT_UNTAGGED.get(kind), details)
+    return shown
+
+
+def _answered_in(families: Mapping[str, _Summary] | None, details: Any) -> Any:
+    """`details` (`{kind: sent}`) summed up by the summary of its one kind, if `families` has one;
+    else as kept."""
+    if families is None or not isinstance(details, Mapping) or len(details) != 1:
+        return details
+    ((name, sent),) = details.items()
+    summary = families.get(name)
+    if summary is None:
+        return details
+    return summary(sent if isinstance(sent, Mapping) else {})

@@ -17,6 +17,7 @@ from mocksrv.domain.webhooks.triggers import (
     REFUND_STATUSES_REPORTED,
 )
 from mocksrv.representations.common import JsonObject, timestamp
+from mocksrv.representations.method_data import payout_method_json
 
 
 def customer_json(customer: Customer) -> JsonObject:
@@ -165,7 +166,7 @@ def payout_json(payout: Payout) -> JsonObject:
         "amount": payout.amount,
         "currency": payout.currency,
         "payout_type": payout.payout_type,
-        "payout_method_data": _payout_method_json(payout.payout_method_data),
+        "payout_method_data": payout_method_json(payout.payout_method_data),
         "customer_id": payout.customer_id,
         "description": payout.description,
         "metadata": payout.metadata,
@@ -191,20 +192,6 @@ def payout_json(payout: Payout) -> JsonObject:
         "phone_country_code": payout.phone_country_code,
         "payout_method_id": payout.payout_method_id,
     }
-
-
-def _payout_method_json(data: JsonObject | None) -> JsonObject | None:
-    """The payout method as kept, a card's also under the real service's names (`last4`,
-    `card_exp_month`, `card_exp_year`) beside the ones it was sent with."""
-    if data is None or data.get("card") is None:
-        return data
-    card = data["card"]
-    real = {
-        "last4": str(card.get("card_number", ""))[-4:],
-        "card_exp_month": card.get("expiry_month"),
-        "card_exp_year": card.get("expiry_year"),
-    }
-    return {**data, "card": {**card, **real}}
 
 
 # A dispute's status as a processor reports it, in the words card processors commonly use.

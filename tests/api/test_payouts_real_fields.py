@@ -8,11 +8,13 @@ profile_id and client_secret; the ones stored and shown; and the ones only check
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import orjson
 import pytest
 
+from mocksrv.domain.sandbox import Sandbox
 from tests.api.expected import case_id, error, invalid, malformed, missing
 from tests.api.scenarios import advance, ok
 from tests.api.test_payouts_api import (
@@ -258,17 +260,31 @@ def test_every_bank_transfer_is_accepted_and_keeps_only_the_last_four(
                 "card_exp_year": "2030",
             },
         ),
-        ("wallet", {"paypal": {"email": "ada@example.com"}}, {"paypal": {"email": "ada@example.com"}}),
+        # A wallet and a bank redirect are answered as their details alone, as the real service does.
         (
-            "bank_redirect",
-            {"interac": {"email": "ada@example.com"}},
-            {"interac": {"email": "ada@example.com"}},
+            "wallet",
+            {"paypal": {"email": "ada@example.com"}},
+            {"email": "ada@example.com", "telephone_number": None, "paypal_id": None},
         ),
+        ("wallet", {"venmo": {"telephone_number": "4155550100"}}, {"telephone_number": "4155550100"}),
+        (
+            "wallet",
+            {
+                "apple_pay_decrypt": {
+                    "dpan": "4761360080000093",
+                    "expiry_month": "12",
+                    "expiry_year": "2030",
+                    "card_holder_name": "Ada Lovelace",
+                }
+            },
+            {"card_exp_month": "12", "card_exp_year": "2030", "card_holder_name": "Ada Lovelace"},
+        ),
+        ("bank_redirect", {"interac": {"email": "ada@example.com"}}, {"email": "ada@example.com"}),
     ],
-    ids=["card", "wallet", "bank_redirect"],
+    ids=["card", "paypal", "venmo", "apple_pay_decrypt", "interac"],
 )
 def test_every_payout_type_is_accepted(
-    api: Api, frozen: str, payout_type: str, method: dict[str, Any], shown: dict[str, Any]
+    api: Api, sandbox: Sandbox, frozen: str, payout_type: str, method: dict[str, Any], shown: dict[str, Any]
 ) -> None:
     body = {
         **CREATE,
@@ -283,6 +299,9 @@ def test_every_payout_type_is_accepted(
     assert response.json == payout_body(
         frozen, payout_type=payout_type, payout_method_data={payout_type: shown}
     )
+    stored = json.dumps(sandbox.payouts.retrieve(MERCHANT_ID, "po_1").payout_method_data)
+    assert "4761360080000093" not in stored
+    assert "4111111111111111" not in stored
 
 
 @pytest.mark.parametrize(

@@ -49,7 +49,7 @@ def test_a_json_body_is_kept_as_the_walk_masks_it(value: Any) -> None:
 
 
 def test_every_masked_key_has_one_of_the_endings_looked_for() -> None:
-    assert _KEY_ENDINGS == (b'_number"', b'_token"', b'cvc"', b'cvv"', b'cvv2"', b'iban"', b'pin"')
+    assert _KEY_ENDINGS == (b'_number"', b'_token"', b'cvc"', b'cvv"', b'cvv2"', b'dpan"', b'iban"', b'pin"')
     for name in MASKED_KEYS:
         assert any(f'"{name}"'.encode().endswith(end) for end in _KEY_ENDINGS), name
 

@@ -9,8 +9,8 @@ from typing import Any
 # `bank_account_iban` is a Giropay redirect's).
 ACCOUNT_NUMBER_FIELDS = ("account_number", "bank_account_number", "iban", "bank_account_iban")
 # Kept and shown to their last four: card and account numbers; `number` is a gift card's, and
-# `network_token` the number a card network issued in place of a card's.
-LAST_FOUR_FIELDS = frozenset({"card_number", "number", "network_token", *ACCOUNT_NUMBER_FIELDS})
+# `network_token` and `dpan` (an Apple Pay payout's) numbers a card network issued in place of a card's.
+LAST_FOUR_FIELDS = frozenset({"card_number", "number", "network_token", "dpan", *ACCOUNT_NUMBER_FIELDS})
 # Never kept nor shown: a card's security code under each of its names (cvv: the legacy card API's),
 # and a gift card's PIN and CVV2.
 CVC_FIELDS = frozenset({"card_cvc", "cvc", "cvv", "cvv2", "pin"})
