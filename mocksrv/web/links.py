@@ -3,6 +3,9 @@ the payment's status. An expired or used link says so; it never shows the API's 
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+from typing import Any
+
 from flask import Blueprint, render_template, request
 from werkzeug.wrappers import Response
 
@@ -101,6 +104,19 @@ def _checkout(link: PaymentLink, payment: Payment) -> dict[str, object]:
     }
 
 
+def _custom_messages(config: Mapping[str, Any]) -> Iterator[tuple[Any, Any, Mapping[str, Any]]]:
+    """(payment method, method type, message) of each custom message of the config, in the real
+    service's list shape; a config kept in another (by a version before it checked the shape, in a
+    state file or snapshot) shows none of it."""
+    methods = config.get("custom_message_for_payment_method_types")
+    for method in methods if isinstance(methods, list) else ():
+        types = method.get("payment_method_types") if isinstance(method, Mapping) else None
+        for terms in types if isinstance(types, list) else ():
+            message = terms.get("message") if isinstance(terms, Mapping) else None
+            if isinstance(message, Mapping) and isinstance(message.get("value"), str):
+                yield method.get("payment_method"), terms.get("payment_method_type"), message
+
+
 def _terms(link: PaymentLink) -> dict[str, str]:
     """The message to show under the payment form while a method is chosen, by the element's name of
     the method (`card`, `klarna`, ...): the link's custom message for the method type it pays with.
@@ -111,13 +127,11 @@ def _terms(link: PaymentLink) -> dict[str, str]:
     allowed = link.allowed_payment_method_types
     card_type = next((kind for kind in CARD_TYPES if not allowed or kind in allowed), None)
     shown: dict[str, str] = {}
-    for method in (link.config or {}).get("custom_message_for_payment_method_types") or ():
-        for terms in method["payment_method_types"]:
-            message, method_type = terms["message"], terms["payment_method_type"]
-            if message.get("display_mode", "custom_message") != "custom_message":
-                continue
-            if method["payment_method"] != "card":
-                shown[method_type] = message["value"]
-            elif method_type == card_type:
-                shown["card"] = message["value"]
+    for method, method_type, message in _custom_messages(link.config or {}):
+        if message.get("display_mode", "custom_message") != "custom_message":
+            continue
+        if method != "card":
+            shown[method_type] = message["value"]
+        elif method_type == card_type:
+            shown["card"] = message["value"]
     return shown

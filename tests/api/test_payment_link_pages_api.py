@@ -94,8 +94,9 @@ MESSAGES = [
     [
         (None, {"card": "Charged as ACME*SHOES.", "klarna": "Pay in 3 with Klarna."}),
         (["debit", "klarna"], {"card": "Debited at once.", "klarna": "Pay in 3 with Klarna."}),
+        (["card", "klarna"], {"card": "Charged as ACME*SHOES.", "klarna": "Pay in 3 with Klarna."}),
     ],
-    ids=["cards paid as credit", "cards paid as debit"],
+    ids=["cards paid as credit", "cards paid as debit", "the spec's card, paid as credit"],
 )
 def test_the_page_shows_the_link_s_message_for_the_method_type_paid_with(
     api: Api, client: FlaskClient, allowed: list[str] | None, terms: dict[str, str]

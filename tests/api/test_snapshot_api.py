@@ -8,6 +8,7 @@ from typing import Any
 
 import orjson
 import pytest
+from flask import Flask
 from flask.testing import FlaskClient
 
 from mocksrv.app import create_app, create_sandbox
@@ -600,3 +601,60 @@ def test_a_document_whose_merchants_share_a_legacy_client_is_refused(api: Api, a
         400,
         error("IR_04", f"Invalid snapshot: {param}: a legacy client id is held twice", param),
     )
+
+
+def _records(document: Any, kind: str) -> list[dict[str, Any]]:
+    """The fields of every record of `kind` (`$Payment`, `$PaymentLink`) in a snapshot document."""
+    found: list[dict[str, Any]] = []
+    if isinstance(document, dict):
+        if isinstance(document.get(kind), dict):
+            found.append(document[kind])
+        for value in document.values():
+            found += _records(value, kind)
+    elif isinstance(document, list):
+        for item in document:
+            found += _records(item, kind)
+    return found
+
+
+@pytest.mark.parametrize(
+    "split",
+    [
+        {"xendit_split_payment": {"multiple_splits": [{"amount": 100}]}},
+        {"xendit_split_payment": "legacy"},
+        "legacy",
+    ],
+)
+def test_a_split_kept_in_a_shape_from_before_it_was_checked_is_served_as_kept(app: Flask, split: Any) -> None:
+    # A state file of a version that took any split holds a shape the document no longer lists:
+    # answered to a client that does not check answers against the document.
+    api = Api(FlaskClient(app, app.response_class))
+    created = create_payment(api)
+    document = api.get("/__mock/snapshot").json
+    (payment,) = _records(document, "$Payment")
+    payment["echoed"] = {**(payment.get("echoed") or {}), "split_payments": split}
+    assert api.post("/__mock/restore", document).status_code == 200
+
+    shown = api.get(f"/payments/{created['payment_id']}")
+
+    assert (shown.status_code, shown.json["split_payments"]) == (200, split)
+    assert api.get("/payments/list").status_code == 200
+
+
+@pytest.mark.parametrize(
+    "messages",
+    [{"card": {"value": "Terms apply"}}, [{"payment_method": "card"}], [{"payment_method_types": [{}]}]],
+)
+def test_a_link_page_with_custom_messages_in_a_shape_from_before_they_were_checked_shows_none(
+    api: Api, client: FlaskClient, messages: Any
+) -> None:
+    link = api.post("/payment_link", {"amount": 100, "currency": "USD"}).json
+    document = api.get("/__mock/snapshot").json
+    (kept,) = _records(document, "$PaymentLink")
+    kept["config"] = {**(kept.get("config") or {}), "custom_message_for_payment_method_types": messages}
+    assert api.post("/__mock/restore", document).status_code == 200
+
+    page = client.get(f"/payment_link/{MERCHANT_ID}/{link['payment_link_id']}")
+
+    assert page.status_code == 200
+    assert "Terms apply" not in page.get_data(as_text=True)

@@ -86,4 +86,5 @@ class PaymentLink:
 
     @property
     def allowed_payment_method_types(self) -> list[str]:
-        return list((self.config or {}).get("allowed_payment_method_types") or ())
+        """The method types the link's page offers: the real ones, the spec's `card` as its types."""
+        return payment_method_types((self.config or {}).get("allowed_payment_method_types") or [])

@@ -86,5 +86,8 @@ def method_billing(fields: Mapping[str, Any]) -> Any:
 def makes_split_rule(echoed: Mapping[str, Any] | None) -> bool:
     """Whether the payment's split is a Xendit split among several accounts: a split rule, which
     the processor makes for the payment and names by an id of its own."""
-    xendit = ((echoed or {}).get("split_payments") or {}).get("xendit_split_payment") or {}
-    return "multiple_splits" in xendit
+    split = (echoed or {}).get("split_payments")
+    xendit = split.get("xendit_split_payment") if isinstance(split, Mapping) else None
+    # As the schema takes it, an object of accounts; kept otherwise by a version before it checked
+    # splits (a state file, a snapshot), and shown as kept.
+    return isinstance(xendit, Mapping) and isinstance(xendit.get("multiple_splits"), Mapping)
