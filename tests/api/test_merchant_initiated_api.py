@@ -295,3 +295,55 @@ def test_card_details_beside_method_data_are_refused(api: Api) -> None:
         "payment_method_data",
     )
     assert payment_count(api) == 0
+
+
+@pytest.mark.parametrize(
+    ("kind", "data"),
+    [
+        (CARD_DETAILS, card_details()),
+        (TOKEN_DETAILS, token_details()),
+        (PROCESSOR_TOKEN, {"processor_payment_token": "tok_1"}),
+    ],
+)
+def test_the_customer_s_browser_cannot_charge_without_the_customer(
+    api: Api, browser: Api, kind: str, data: dict[str, Any]
+) -> None:
+    created = ok(api.post("/payments", payloads.payment(None, payment_id="pay_1")))
+    confirmation = {
+        "client_secret": created["client_secret"],
+        "recurring_details": {"type": kind, "data": data},
+    }
+
+    response = browser.post("/payments/pay_1/confirm", confirmation)
+
+    assert (response.status_code, response.json) == (
+        400,
+        invalid(
+            "recurring_details.type", f"{kind} charges without the customer: send it with the secret key"
+        ),
+    )
+    assert retrieve(api, "pay_1") == created
+
+
+@pytest.mark.parametrize(
+    "setup",
+    [
+        {"setup_future_usage": "off_session", "customer_id": "cus_1"},
+        {"setup_future_usage": "on_session", "customer_id": "cus_1"},
+    ],
+)
+def test_a_processor_token_saves_nothing(api: Api, setup: dict[str, Any]) -> None:
+    ok(api.post("/customers", {"customer_id": "cus_1"}))
+    body = charge_body(PROCESSOR_TOKEN, {"processor_payment_token": "tok_1"}, **setup)
+
+    response = api.post("/payments", body)
+
+    assert (response.status_code, response.json) == (
+        400,
+        invalid(
+            "setup_future_usage",
+            "a processor's token saves no method and sets up no mandate: nothing is known of it",
+        ),
+    )
+    assert payment_count(api) == 0
+    assert ok(api.get("/customers/cus_1/payment_methods"))["customer_payment_methods"] == []

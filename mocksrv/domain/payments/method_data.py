@@ -173,9 +173,18 @@ class MethodResolver:
     ) -> dict[str, Any]:
         """Pay, without the customer, with what `recurring_details` carries: a card, a network token
         or a processor's token."""
+        if paying.by_customer:  # the customer's browser: it pays with the customer there
+            raise InvalidField(
+                "recurring_details.type", f"{kind} charges without the customer: send it with the secret key"
+            )
         paying = _without_customer(paying)
         method = paying.fields.get("payment_method") or "card"
         if kind == PROCESSOR_TOKEN:
+            if paying.saves:
+                raise InvalidField(
+                    "setup_future_usage",
+                    "a processor's token saves no method and sets up no mandate: nothing is known of it",
+                )
             # Nothing is known of the method behind the token, and the token itself is not kept.
             method_type = paying.fields.get("payment_method_type")
             outcome = self._outcome(paying, method, method_type, {kind: data})
