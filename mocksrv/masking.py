@@ -9,13 +9,16 @@ from typing import Any
 
 from mocksrv.domain.payments.bank import CVC_FIELDS, LAST_FOUR_FIELDS
 
-# As a payment method's details are kept, in any case, but for `number` (a phone's, in any body) and
-# `network_token` (also the name of the kind that holds one): a gift card's number and a network
-# token are masked as any card-like run of digits is. And a processor's token, which charges the
-# customer's method again as a card number does (payments never keep it).
-LAST_FOUR_KEYS = (LAST_FOUR_FIELDS - {"number", "network_token"}) | {"processor_payment_token"}
-HIDDEN_KEYS = CVC_FIELDS
+# As a payment method's details are kept, in any case, but for `number`: a phone's, in any body; a
+# gift card's number is masked as any card-like run of digits is. And a processor's token, which
+# charges the customer's method again as a card number does (payments never keep it).
+LAST_FOUR_KEYS = (LAST_FOUR_FIELDS - {"number"}) | {"processor_payment_token"}
+# CVCs, and the password a profile's webhooks are sent with (kept, and shown to the merchant, as the
+# real service shows it, but never written to a log or the journal).
+HIDDEN_KEYS = CVC_FIELDS | {"webhook_password"}
 HIDDEN = "***"
+# Keys that also name a kind of method data, an object whose fields are masked as any are.
+_ALSO_KINDS = frozenset({"network_token"})
 # 12 to 19 digits, as a card number is written: in one run, or in groups split by spaces or dashes.
 CARD_LIKE = re.compile(r"(?<![0-9])[0-9](?:[ -]?[0-9]){11,18}(?![0-9])")
 # In a body that is not JSON (a form, broken JSON, text): a key of those above and its value, as in
@@ -87,5 +90,7 @@ def _mask_entry(key: str, value: Any) -> Any:
     if named in HIDDEN_KEYS:
         return HIDDEN
     if named in LAST_FOUR_KEYS:
+        if named in _ALSO_KINDS and isinstance(value, dict):
+            return mask_json(value)
         return last_four(str(value)) if isinstance(value, str | int) else HIDDEN
     return mask_json(value)

@@ -49,7 +49,17 @@ def test_a_json_body_is_kept_as_the_walk_masks_it(value: Any) -> None:
 
 
 def test_every_masked_key_has_one_of_the_endings_looked_for() -> None:
-    assert _KEY_ENDINGS == (b'_number"', b'_token"', b'cvc"', b'cvv"', b'cvv2"', b'dpan"', b'iban"', b'pin"')
+    assert _KEY_ENDINGS == (
+        b'_number"',
+        b'_password"',
+        b'_token"',
+        b'cvc"',
+        b'cvv"',
+        b'cvv2"',
+        b'dpan"',
+        b'iban"',
+        b'pin"',
+    )
     for name in MASKED_KEYS:
         assert any(f'"{name}"'.encode().endswith(end) for end in _KEY_ENDINGS), name
 
@@ -65,6 +75,22 @@ def test_keys_are_masked_whatever_their_case() -> None:
         "CARD_CVC": "***",
         "Card_Number": "***************2460",
         "IBAN": "******************5555",
+    }
+
+
+def test_a_network_token_of_any_length_and_a_webhook_password_are_masked_by_key() -> None:
+    token = "46040004600407870001"  # 20 digits: longer than a card number, no card-like run
+    body = orjson.dumps(
+        {
+            "payment_method_data": {"network_token": {"network_token": token, "token_exp_month": "10"}},
+            "webhook_details": {"webhook_password": "hunter2"},
+        }
+    )
+    assert orjson.loads(orjson.dumps(journal_body(body))) == {
+        "payment_method_data": {
+            "network_token": {"network_token": "****************0001", "token_exp_month": "10"}
+        },
+        "webhook_details": {"webhook_password": "***"},
     }
 
 
