@@ -13,6 +13,7 @@ lives.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TypeGuard
@@ -104,6 +105,14 @@ class EphemeralKeyService:
             key = self.retrieve(merchant_id, key_id)
             self._store.delete(EPHEMERAL_KEYS, merchant_id, key_id)
             return key
+
+    def delete_of_customer(self, merchant_id: str, customer_id: str) -> None:
+        """Delete every key of the customer (in the caller's transaction)."""
+        keys: list[EphemeralKey] = self._store.query(
+            EPHEMERAL_KEYS, merchant_id, Query.of(customer_id=customer_id, limit=sys.maxsize)
+        ).items
+        for key in keys:
+            self._store.delete(EPHEMERAL_KEYS, merchant_id, key.id)
 
 
 def is_ephemeral_key(key: str | None) -> TypeGuard[str]:

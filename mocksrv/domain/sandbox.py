@@ -198,12 +198,14 @@ class Sandbox:
         return credentials
 
     def delete_customer(self, merchant_id: str, customer_id: str) -> Customer:
-        """Delete a customer with its saved methods; refused (IR_10) while a mandate of it is active or
-        pending (its setup payment may yet be paid)."""
+        """Delete a customer with its saved methods and ephemeral keys (which would otherwise act for a
+        new customer of the same id); refused (IR_10) while a mandate of it is active or pending (its
+        setup payment may yet be paid)."""
         with self.store.transaction(merchant_id):
             self.customers.retrieve(merchant_id, customer_id)
             self.mandates.check_none_in_force(merchant_id, customer_id)
             self.payment_methods.delete_of_customer(merchant_id, customer_id)
+            self.ephemeral_keys.delete_of_customer(merchant_id, customer_id)
             return self.customers.delete(merchant_id, customer_id)
 
     def seed_payments(self, merchant_id: str, count: int) -> int:

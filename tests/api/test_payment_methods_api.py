@@ -1101,6 +1101,19 @@ def test_a_deleted_ephemeral_key_cannot_set_a_default(api: Api) -> None:
     assert methods_of(api) == saved_list(listed(created))
 
 
+def test_an_ephemeral_key_of_a_deleted_customer_cannot_act_for_a_new_one_of_the_same_id(api: Api) -> None:
+    add_customer(api)
+    old = ephemeral(api)
+    ok(api.delete("/customers/cus_1"))
+    add_customer(api)
+    created = save_card(api)
+
+    response = old.post(f"/cus_1/payment_methods/{created['payment_method_id']}/default")
+
+    assert (response.status_code, response.json) == (401, REFUSED_KEY)
+    assert methods_of(api) == saved_list(listed(created))
+
+
 def test_an_ephemeral_key_of_a_reset_merchant_cannot_set_a_default(api: Api) -> None:
     add_customer(api)
     customer = ephemeral(api)
