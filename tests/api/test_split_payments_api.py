@@ -188,3 +188,21 @@ def test_a_split_of_another_shape_is_refused_naming_the_path(
 
     assert (response.status_code, response.json) == (400, expected)
     assert payment_count(api) == 0
+
+
+@pytest.mark.parametrize("action", ["update", "confirm"])
+def test_a_refused_request_with_a_split_draws_no_split_rule_id(api: Api, action: str) -> None:
+    def next_payment_id(refused: bool) -> str:
+        ok(api.post("/__mock/reset"))
+        ok(api.put("/__mock/ids", {"seed": 7}))
+        created = create(api, None)
+        if refused:
+            path = f"/payments/{created['payment_id']}" + ("/confirm" if action == "confirm" else "")
+            body = {**payloads.confirmation("4242424242424241"), "split_payments": XENDIT_MULTIPLE}
+            assert api.post(path, body).json == invalid(
+                "payment_method_data.card.card_number", "the card number is not valid"
+            )
+        payment_id: str = create(api, None)["payment_id"]
+        return payment_id
+
+    assert next_payment_id(refused=True) == next_payment_id(refused=False)

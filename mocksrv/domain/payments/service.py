@@ -192,7 +192,7 @@ class PaymentService:
                 event = PaymentEvent.ATTACH_METHOD
             else:
                 event = PaymentEvent.UPDATE_DETAILS
-            return self._lifecycle.move(payment, event, now, **changes)
+            return self._lifecycle.move(payment, event, now, **changes, **self._split_rule(payment, changes))
 
     def confirm(
         self,
@@ -386,6 +386,7 @@ class PaymentService:
         merchant_id = payment.merchant_id
         if mandate is not None:  # stored first: the payment's event moves it (MandateService.on_event)
             self._store.put(MANDATES, merchant_id, mandate)
+        changes.update(self._split_rule(payment, sent))  # an id drawn once every check has passed
         updated = self._lifecycle.move(payment, _EVENTS[f"{action}.{step}"], now, **{**sent, **changes})
         if step == "authorize":
             self._scheduler.schedule(
@@ -413,15 +414,17 @@ class PaymentService:
             raise InvalidField("payment_id", "names another payment than the path does")
         check_customer(self._store, payment.merchant_id, fields)
         changes = described_fields(fields, payment.echoed)
-        split_rule_id = self._split_rule_id(payment.merchant_id, payment.split_rule_id, changes.get("echoed"))
-        if split_rule_id != payment.split_rule_id:
-            changes["split_rule_id"] = split_rule_id
         changes.update({name: fields[name] for name in ("amount", "currency") if name in fields})
         if "capture_method" in fields:
             changes["capture_method"] = CaptureMethod(fields["capture_method"])
         if "session_expiry" in fields:
             changes["client_secret_expires_at"] = now + timedelta(seconds=fields["session_expiry"])
         return changes
+
+    def _split_rule(self, payment: Payment, changes: Mapping[str, Any]) -> dict[str, Any]:
+        """The payment's split rule id as the changes make it, if they make one: `{}` otherwise."""
+        made = self._split_rule_id(payment.merchant_id, payment.split_rule_id, changes.get("echoed"))
+        return {} if made == payment.split_rule_id else {"split_rule_id": made}
 
     def _split_rule_id(
         self, merchant_id: str, made: str | None, echoed: Mapping[str, Any] | None
