@@ -23,7 +23,7 @@ from mocksrv.domain.errors import ResourceNotFound, Unauthorized
 from mocksrv.domain.ids import merchant_in_secret, new_id, new_secret
 from mocksrv.domain.merchants import MerchantService
 from mocksrv.domain.models import KeyKind, Principal
-from mocksrv.domain.payments.service import check_customer
+from mocksrv.domain.payments.sent import check_customer
 from mocksrv.domain.store import Collection, MemoryStore, Query
 
 EPHEMERAL_KEYS = "ephemeral_key"

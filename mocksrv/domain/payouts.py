@@ -26,7 +26,7 @@ from mocksrv.domain.models import CONNECTOR, JsonObject, Page, Profile
 from mocksrv.domain.outbox import Outbox
 from mocksrv.domain.payments.bank import kept_details
 from mocksrv.domain.payments.outcomes import OutcomeResult
-from mocksrv.domain.payments.service import check_customer
+from mocksrv.domain.payments.sent import check_customer
 from mocksrv.domain.scheduler import Scheduler
 from mocksrv.domain.store import MemoryStore, Query
 from mocksrv.domain.transitions import TransitionTable, action_of, rows

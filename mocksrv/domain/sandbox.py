@@ -32,7 +32,8 @@ from mocksrv.domain.models import Customer, Environment
 from mocksrv.domain.outbox import Outbox
 from mocksrv.domain.payments.method_data import MethodResolver
 from mocksrv.domain.payments.outcomes import OutcomeTable
-from mocksrv.domain.payments.service import CUSTOMERS, PAYMENTS, PaymentService
+from mocksrv.domain.payments.sent import CUSTOMERS
+from mocksrv.domain.payments.service import PAYMENTS, PaymentService
 from mocksrv.domain.payments.states import PAYMENT_TRANSITIONS
 from mocksrv.domain.payouts import PAYOUT_TRANSITIONS, PAYOUTS, PayoutService
 from mocksrv.domain.ratelimit import RateLimiter

@@ -46,7 +46,8 @@ from mocksrv.domain.legacy.tokens import LEGACY_TOKENS, LegacyToken
 from mocksrv.domain.links.records import PAYMENT_LINKS, PaymentLink
 from mocksrv.domain.merchants import API_KEYS, MERCHANTS, PROFILES
 from mocksrv.domain.models import ApiKey, Customer, Merchant, Payment, Profile, evolve
-from mocksrv.domain.payments.service import CUSTOMERS, PAYMENTS
+from mocksrv.domain.payments.sent import CUSTOMERS
+from mocksrv.domain.payments.service import PAYMENTS
 from mocksrv.domain.payouts import PAYOUTS, Payout
 from mocksrv.domain.recurring.records import MANDATES, PAYMENT_METHODS, Mandate, SavedPaymentMethod
 from mocksrv.domain.refunds import REFUNDS, Refund

@@ -2,30 +2,31 @@
 
 from __future__ import annotations
 
-import hmac
 from collections.abc import Mapping
 from datetime import datetime, timedelta
 from types import MappingProxyType
 from typing import Any
 
 from mocksrv.domain.clock import Clock
-from mocksrv.domain.errors import (
-    ClientSecretExpired,
-    ClientSecretInvalid,
-    ClientSecretMissing,
-    DuplicateResource,
-    InvalidField,
-    PaymentNotFound,
-)
+from mocksrv.domain.errors import ClientSecretExpired, DuplicateResource, InvalidField, PaymentNotFound
 from mocksrv.domain.events import ContentType
 from mocksrv.domain.ids import new_client_secret, new_id
 from mocksrv.domain.lifecycle import Lifecycle
 from mocksrv.domain.merchants import MerchantService
 from mocksrv.domain.models import Capture, CaptureMethod, Page, Payment, build, evolve
 from mocksrv.domain.outbox import Outbox
-from mocksrv.domain.payments.fields import described_fields, makes_split_rule
+from mocksrv.domain.payments.fields import described_fields
 from mocksrv.domain.payments.method_data import MethodResolver, Paying, sends_method
-from mocksrv.domain.payments.outcomes import SUCCESS, Context, Outcome, OutcomeResult
+from mocksrv.domain.payments.outcomes import SUCCESS, Outcome, OutcomeResult
+from mocksrv.domain.payments.sent import (
+    check_client_secret,
+    check_customer,
+    outcome_context,
+    paying_for,
+    sent_changes,
+    split_rule_change,
+    split_rule_id,
+)
 from mocksrv.domain.payments.states import (
     CAPTURE_CONFLICT_STATES,
     PAYMENT_TRANSITIONS,
@@ -38,7 +39,6 @@ from mocksrv.domain.scheduler import Scheduler
 from mocksrv.domain.store import MemoryStore, Query
 
 PAYMENTS = "payment"
-CUSTOMERS = "customer"
 SETTLE_TIMER = "payment.settle"
 EXPIRE_TIMER = "payment.expire"
 TRANSFER_TIMER = "payment.transfer_window"
@@ -106,7 +106,7 @@ class PaymentService:
         secret_required: bool = False,
     ) -> Payment:
         payment = self._get(merchant_id, payment_id)
-        _check_client_secret(payment, client_secret, secret_required)
+        check_client_secret(payment, client_secret, secret_required)
         return payment
 
     def list(self, merchant_id: str, query: Query) -> Page:
@@ -140,7 +140,7 @@ class PaymentService:
                 fields,
                 described.get("customer_id"),
                 described.get("billing"),
-                _context(described.get("echoed"), fields.get("authentication_type")),
+                outcome_context(described.get("echoed"), fields.get("authentication_type")),
                 saves=sets_up(fields),
             )
             method = self._methods.resolve(paying, now)
@@ -159,7 +159,7 @@ class PaymentService:
             modified_at=now,
             client_secret=new_client_secret(payment_id, self._store.ids(merchant_id)),
             client_secret_expires_at=now + timedelta(seconds=expiry),
-            split_rule_id=self._split_rule_id(merchant_id, None, described.get("echoed")),
+            split_rule_id=split_rule_id(self._store, merchant_id, None, described.get("echoed")),
             **described,
             **method,
         )
@@ -186,13 +186,14 @@ class PaymentService:
             payment = self._get(merchant_id, payment_id)
             PAYMENT_TRANSITIONS.check_action(payment.status, "update")
             now = self._clock.now(merchant_id)
-            changes = self._sent(payment, fields, now)
+            changes = sent_changes(self._store, payment, fields, now)
             if sends_method(fields):
-                changes.update(self._resolve(payment, fields, changes, now))
+                changes.update(self._methods.resolve(paying_for(payment, fields, changes), now))
                 event = PaymentEvent.ATTACH_METHOD
             else:
                 event = PaymentEvent.UPDATE_DETAILS
-            return self._lifecycle.move(payment, event, now, **changes, **self._split_rule(payment, changes))
+            changes.update(split_rule_change(self._store, payment, changes))
+            return self._lifecycle.move(payment, event, now, **changes)
 
     def confirm(
         self,
@@ -206,13 +207,14 @@ class PaymentService:
         with self._store.transaction(merchant_id):
             payment = self._get(merchant_id, payment_id)
             now = self._clock.now(merchant_id)
-            _check_client_secret(payment, client_secret, secret_required)
+            check_client_secret(payment, client_secret, secret_required)
             PAYMENT_TRANSITIONS.check_action(payment.status, "confirm")
             if client_secret is not None and now >= payment.client_secret_expires_at:
                 raise ClientSecretExpired()
-            changes = self._sent(payment, fields, now)
+            changes = sent_changes(self._store, payment, fields, now)
             if sends_method(fields):
-                changes.update(self._resolve(payment, fields, changes, now, by_customer=secret_required))
+                paying = paying_for(payment, fields, changes, by_customer=secret_required)
+                changes.update(self._methods.resolve(paying, now))
             outcome = changes.get("outcome", payment.outcome)
             if outcome is None:
                 raise InvalidField("payment_method_data", missing=True)
@@ -386,7 +388,8 @@ class PaymentService:
         merchant_id = payment.merchant_id
         if mandate is not None:  # stored first: the payment's event moves it (MandateService.on_event)
             self._store.put(MANDATES, merchant_id, mandate)
-        changes.update(self._split_rule(payment, sent))  # an id drawn once every check has passed
+        # The id is drawn only now, once every check has passed.
+        changes.update(split_rule_change(self._store, payment, sent))
         updated = self._lifecycle.move(payment, _EVENTS[f"{action}.{step}"], now, **{**sent, **changes})
         if step == "authorize":
             self._scheduler.schedule(
@@ -408,58 +411,6 @@ class PaymentService:
             raise PaymentNotFound()
         return payment
 
-    def _sent(self, payment: Payment, fields: Mapping[str, Any], now: datetime) -> dict[str, Any]:
-        """The changes an update or a confirmation sends, but for what it pays with."""
-        if fields.get("payment_id", payment.payment_id) != payment.payment_id:
-            raise InvalidField("payment_id", "names another payment than the path does")
-        check_customer(self._store, payment.merchant_id, fields)
-        changes = described_fields(fields, payment.echoed)
-        changes.update({name: fields[name] for name in ("amount", "currency") if name in fields})
-        if "capture_method" in fields:
-            changes["capture_method"] = CaptureMethod(fields["capture_method"])
-        if "session_expiry" in fields:
-            changes["client_secret_expires_at"] = now + timedelta(seconds=fields["session_expiry"])
-        return changes
-
-    def _split_rule(self, payment: Payment, changes: Mapping[str, Any]) -> dict[str, Any]:
-        """The payment's split rule id as the changes make it, if they make one: `{}` otherwise."""
-        made = self._split_rule_id(payment.merchant_id, payment.split_rule_id, changes.get("echoed"))
-        return {} if made == payment.split_rule_id else {"split_rule_id": made}
-
-    def _split_rule_id(
-        self, merchant_id: str, made: str | None, echoed: Mapping[str, Any] | None
-    ) -> str | None:
-        """The id of the payment's split rule: made once, when the payment first holds a split that
-        makes one (`makes_split_rule`), and kept from then on, whatever split an update sends."""
-        if made is None and makes_split_rule(echoed):
-            return new_id("splitru", entropy=self._store.ids(merchant_id))  # as Xendit names its rules
-        return made
-
-    def _resolve(
-        self,
-        payment: Payment,
-        fields: Mapping[str, Any],
-        changes: Mapping[str, Any],
-        now: datetime,
-        *,
-        by_customer: bool = False,
-    ) -> dict[str, Any]:
-        """What an update or a confirmation pays with, its outcome as the payment now stands;
-        `by_customer` for a confirmation from the customer's browser (the publishable key)."""
-        paying = Paying(
-            payment.merchant_id,
-            fields,
-            changes.get("customer_id", payment.customer_id),
-            changes.get("billing", payment.billing),
-            _context(
-                changes.get("echoed", payment.echoed),
-                changes.get("authentication_type", payment.authentication_type),
-            ),
-            saves=sets_up(changes.get("echoed", payment.echoed) or {}),
-            by_customer=by_customer,
-        )
-        return self._methods.resolve(paying, now)
-
     def _recurring(self, payment: Payment, changes: dict[str, Any], now: datetime) -> Mandate | None:
         """At a confirmation: check what it pays with again, holding the charge against the mandate it
         charges, or set up the mandate it asks for, or name the method it saves; returns a mandate
@@ -468,26 +419,3 @@ class PaymentService:
         if payment.mandate_id is not None:
             return held
         return set_up(payment, changes, now, self._store.ids(payment.merchant_id))
-
-
-def check_customer(store: MemoryStore, merchant_id: str, fields: Mapping[str, Any]) -> None:
-    """Refuse a `customer_id` (or `customer.id`) that names none of the merchant's customers (IR_04)."""
-    customer_id, path = fields.get("customer_id"), "customer_id"
-    customer = fields.get("customer")
-    if customer_id is None and customer is not None:
-        customer_id, path = customer.get("id"), "customer.id"
-    if customer_id is not None and store.get(CUSTOMERS, merchant_id, customer_id) is None:
-        raise InvalidField(path, "no such customer; create it with POST /customers first")
-
-
-def _context(echoed: Mapping[str, Any] | None, authentication_type: str | None) -> Context:
-    return Context(bool((echoed or {}).get("off_session")), authentication_type)
-
-
-def _check_client_secret(payment: Payment, client_secret: str | None, required: bool) -> None:
-    if client_secret is None:
-        if required:
-            raise ClientSecretMissing()
-        return
-    if not hmac.compare_digest(client_secret.encode(), payment.client_secret.encode()):
-        raise ClientSecretInvalid()

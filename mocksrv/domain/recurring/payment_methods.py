@@ -27,7 +27,7 @@ from mocksrv.domain.ids import Entropy, new_id
 from mocksrv.domain.models import Customer, JsonObject, Payment, build, evolve
 from mocksrv.domain.payments.bank import kept_details
 from mocksrv.domain.payments.cards import card_expiry, card_key, card_summary, normalized_number
-from mocksrv.domain.payments.service import CUSTOMERS
+from mocksrv.domain.payments.sent import CUSTOMERS
 from mocksrv.domain.recurring.records import PAYMENT_METHODS, SavedPaymentMethod
 from mocksrv.domain.recurring.setup import sets_up
 from mocksrv.domain.store import MemoryStore, Query
