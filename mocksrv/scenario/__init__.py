@@ -7,8 +7,10 @@ with target(url, admin_key) as where:
 
 from __future__ import annotations
 
-from mocksrv.scenario.format import InvalidScenario, Problem, Scenario, Step, load_scenario, schema
-from mocksrv.scenario.runner import Outcome, ScenarioResult, Target, run_scenario, run_scenarios, target
+from mocksrv.scenario.format import InvalidScenario, Problem, Scenario, Step, schema
+from mocksrv.scenario.loading import load_scenario
+from mocksrv.scenario.results import Outcome, ScenarioResult
+from mocksrv.scenario.runner import Target, run_scenario, run_scenarios, target
 
 __all__ = [
     "InvalidScenario",

@@ -17,9 +17,11 @@ from typing import TextIO
 import requests
 
 from mocksrv.client import ControlPlaneError, Sandbox
-from mocksrv.scenario.format import Problem, Scenario, load_scenarios, scenario_files
+from mocksrv.scenario.format import Problem, Scenario
+from mocksrv.scenario.loading import load_scenarios, scenario_files
 from mocksrv.scenario.report import failure_text, junit_xml, result_line, summary_line
-from mocksrv.scenario.runner import ScenarioResult, embedded_server, run_scenarios, target
+from mocksrv.scenario.results import ScenarioResult
+from mocksrv.scenario.runner import embedded_server, run_scenarios, target
 from mocksrv.scenario.selection import KeywordError, keyword_matcher
 
 PASSED, FAILED, USAGE = 0, 1, 2

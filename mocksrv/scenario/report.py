@@ -15,7 +15,7 @@ from typing import Any
 from xml.etree import ElementTree
 
 from mocksrv.masking import mask_card_like, mask_json
-from mocksrv.scenario.runner import NO_BODY, Exchange, Outcome, ScenarioResult
+from mocksrv.scenario.results import NO_BODY, Exchange, Outcome, ScenarioResult
 
 LABELS = {Outcome.PASSED: "PASS", Outcome.FAILED: "FAIL", Outcome.ERROR: "ERROR"}
 SUITE_NAME = "mocksrv scenarios"

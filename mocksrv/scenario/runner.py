@@ -15,7 +15,6 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import datetime
-from enum import StrEnum
 from typing import Any
 
 import requests
@@ -24,7 +23,9 @@ from mocksrv.client import ControlPlaneError, Merchant, Sandbox, parse_time
 from mocksrv.receiver import ReceivedWebhook, WebhookEndpoint, WebhookReceiver
 from mocksrv.scenario.format import RECEIVER_VARIABLE, Scenario, Step, parse_duration
 from mocksrv.scenario.matchers import body_mismatches, lookup, shown, status_mismatch
+from mocksrv.scenario.results import NO_BODY, Exchange, Outcome, ScenarioResult, StepFailed
 from mocksrv.scenario.variables import UnknownVariable, substitute
+from mocksrv.scenario.webhooks import arrived, delivery_mismatches, nth_delivery
 
 # The embedded server's webhook timeout: a delivery that hangs gives up after this, so that a
 # scenario with `receiver: {hang: true}` waits one second per hung attempt, not the default five.
@@ -33,54 +34,6 @@ WAIT_SECONDS = 10.0  # real seconds that expect_webhook, wait_webhooks and expec
 HANG_SECONDS = 3600.0  # longer than any webhook timeout; released when the scenario ends
 REQUEST_TIMEOUT = 30.0  # seconds for one request of a step
 RECEIVER_POLL = 0.02  # seconds between two looks at the receiver's deliveries (no request involved)
-
-
-class Outcome(StrEnum):
-    PASSED = "passed"
-    FAILED = "failed"  # a step's expectation was not met, or the server refused a step
-    ERROR = "error"  # the scenario could not run: the server unreachable, a merchant not created, a bug
-
-
-@dataclass(frozen=True, slots=True)
-class Exchange:
-    """A request of a step and the answer to it, as a failure shows them."""
-
-    method: str
-    path: str
-    query: Mapping[str, str]
-    body: Any  # NO_BODY when the request had none
-    status: int
-    answer: Any  # the parsed JSON, or the text when it is not JSON
-    answer_is_json: bool
-
-
-NO_BODY: Any = object()
-
-
-@dataclass(frozen=True, slots=True)
-class ScenarioResult:
-    """How one scenario ended, how long it took, and what a failure shows."""
-
-    scenario: Scenario
-    outcome: Outcome
-    seconds: float
-    message: str = ""  # one line: the step, and what went wrong
-    detail: str = ""  # what was expected and what came back, beyond the message
-    exchange: Exchange | None = None
-
-    @property
-    def passed(self) -> bool:
-        return self.outcome is Outcome.PASSED
-
-
-class StepFailed(Exception):
-    """A step's expectation was not met: why, and the exchange or deliveries that show it."""
-
-    def __init__(self, reason: str, *, exchange: Exchange | None = None, detail: str = "") -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.exchange = exchange
-        self.detail = detail
 
 
 @dataclass
@@ -332,13 +285,13 @@ class _Run:
         event_type, object_id = expected["event_type"], expected.get("object_id")
         attempt = expected.get("attempt", 1)
         deadline = time.monotonic() + WAIT_SECONDS
-        while (delivery := _nth_delivery(endpoint.events, event_type, object_id, attempt)) is None:
+        while (delivery := nth_delivery(endpoint.events, event_type, object_id, attempt)) is None:
             if time.monotonic() >= deadline:
                 wanted = event_type if object_id is None else f"{event_type} for {object_id}"
                 ordinal = "" if attempt == 1 else f" (attempt {attempt})"
                 raise StepFailed(
                     f"no {wanted}{ordinal} arrived within {WAIT_SECONDS:g} s",
-                    detail=_arrived(endpoint.events),
+                    detail=arrived(endpoint.events),
                 )
             # The endpoint can wait only for the first delivery of a type; the Nth of an event is polled.
             time.sleep(RECEIVER_POLL)
@@ -348,7 +301,7 @@ class _Run:
             raise StepFailed(
                 f"{delivery.event_type} {delivery.event_id}: its signature {state} with the merchant's "
                 "signing key",
-                detail=_arrived(endpoint.events),
+                detail=arrived(endpoint.events),
             )
         if "within" in expected:
             self._check_within(delivery, parse_duration(expected["within"]), expected["within"])
@@ -373,7 +326,7 @@ class _Run:
         # The log is read once every queued delivery has been attempted, so that it no longer changes
         # unless the clock moves; a mismatch then fails at once.
         merchant.wait_webhooks(timeout=WAIT_SECONDS)
-        reasons, detail = _delivery_mismatches(merchant, event_type, object_id, expected, wanted)
+        reasons, detail = delivery_mismatches(merchant, event_type, object_id, expected, wanted)
         if reasons:
             raise StepFailed("; ".join(reasons), detail=detail)
 
@@ -429,61 +382,6 @@ class _Run:
             and "within" in following.spec[following.kind]
         ):
             self.clock_after_step = self._merchant().now()
-
-
-def _nth_delivery(
-    deliveries: Sequence[ReceivedWebhook], event_type: str, object_id: str | None, attempt: int
-) -> ReceivedWebhook | None:
-    """The delivery of an event of that type (and object) that was its `attempt`-th to arrive."""
-    counted: dict[str | None, int] = {}
-    for delivery in deliveries:
-        counted[delivery.event_id] = counted.get(delivery.event_id, 0) + 1
-        if (
-            delivery.event_type == event_type
-            and object_id in (None, delivery.object_id)
-            and counted[delivery.event_id] == attempt
-        ):
-            return delivery
-    return None
-
-
-def _arrived(deliveries: Sequence[ReceivedWebhook]) -> str:
-    if not deliveries:
-        return "arrived: nothing"
-    lines = ["arrived, in order:"]
-    for delivery in deliveries:
-        signed = "signed" if delivery.verified else "NOT signed"
-        lines.append(
-            f"  {delivery.event_type} {delivery.event_id} for {delivery.object_id}, {signed}, "
-            f"answered {delivery.status}"
-        )
-    return "\n".join(lines)
-
-
-def _delivery_mismatches(
-    merchant: Merchant, event_type: str, object_id: str | None, expected: Mapping[str, Any], wanted: str
-) -> tuple[list[str], str]:
-    """What the merchant's delivery log of the event lacks, and the log as a failure shows it."""
-    events = [
-        event
-        for event in merchant.events()
-        if event["event_type"] == event_type and object_id in (None, event["object_id"])
-    ]
-    if not events:
-        return [f"no {wanted} event"], ""
-    event = events[-1]  # the first to happen: the list is newest first
-    attempts = list(reversed(merchant.deliveries(event["event_id"])))
-    reasons = []
-    if "count" in expected and len(attempts) != expected["count"]:
-        reasons.append(f"expected {expected['count']} delivery attempts of {wanted}, got {len(attempts)}")
-    state = event["delivery"]["state"]
-    if "status" in expected and state != expected["status"]:
-        reasons.append(f"expected delivery state {shown(expected['status'])}, got {shown(state)}")
-    lines = [f"{event['event_id']} ({event_type} for {event['object_id']}): {state}, attempts:"]
-    for number, attempt in enumerate(attempts, 1):
-        answered = attempt["status_code"] if attempt["error"] is None else attempt["error"]
-        lines.append(f"  {number}. {attempt['attempted_at']} {answered}")
-    return reasons, "\n".join(lines)
 
 
 def _text(value: Any) -> str:

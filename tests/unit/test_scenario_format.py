@@ -11,18 +11,11 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from mocksrv.masking import mask_card_like
-from mocksrv.scenario.format import (
-    InvalidScenario,
-    Scenario,
-    load_scenario,
-    load_scenarios,
-    parse_duration,
-    scenario_files,
-    schema,
-)
+from mocksrv.scenario.format import InvalidScenario, Scenario, parse_duration, schema
+from mocksrv.scenario.loading import load_scenario, load_scenarios, scenario_files
 from mocksrv.scenario.matchers import body_mismatches, check, lookup, same, status_mismatch
 from mocksrv.scenario.report import classname, failure_text, junit_xml, masked, result_line
-from mocksrv.scenario.runner import NO_BODY, Exchange, Outcome, ScenarioResult
+from mocksrv.scenario.results import NO_BODY, Exchange, Outcome, ScenarioResult
 from mocksrv.scenario.selection import KeywordError, keyword_matcher
 from mocksrv.scenario.variables import UnknownVariable, substitute
 

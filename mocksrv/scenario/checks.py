@@ -1,0 +1,241 @@
+"""The checks of a scenario file: JSON can carry it, it matches schema.json, and it means something
+(its variables exist, its patterns compile, a webhook step has a receiver).
+
+Every problem is reported as `file:line: where: reason`, so that an editor jumps to it. `where` is
+the dotted path of the value (`merchant.rate_limit`); inside a step it starts with the step's
+number and name (`step 3 (capture it): request.method`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator, Mapping
+from functools import cache
+from typing import Any
+
+import yaml
+from jsonschema import Draft202012Validator, ValidationError
+
+from mocksrv.scenario.format import (
+    BUILT_IN_VARIABLES,
+    LONGEST_DELAY,
+    NEEDS_RECEIVER,
+    RECEIVER_VARIABLE,
+    STEP_KINDS,
+    Location,
+    Problem,
+    parse_duration,
+    schema,
+    step_kind,
+)
+from mocksrv.scenario.variables import NAME, references
+
+_SHOWN_LENGTH = 60  # characters of a value that a message quotes
+_SURROGATE = re.compile("[\ud800-\udfff]")  # a "\\ud800" escape alone: no UTF-8 can write it
+
+
+@cache
+def _validator() -> Draft202012Validator:
+    Draft202012Validator.check_schema(schema())
+    return Draft202012Validator(schema())
+
+
+class Document:
+    """One parsed file: its data, and its nodes to find the line of any value."""
+
+    def __init__(self, file: str, root: yaml.Node, data: Any) -> None:
+        self.file = file
+        self.root = root
+        self.data = data
+
+    def problem(self, location: Location, reason: str, *, at_key: bool = False) -> Problem:
+        """A problem of the value at `location` (of its key, with `at_key`), on that value's line."""
+        node = _key_node(self.root, location) if at_key else None
+        if node is None:
+            node = node_at(self.root, location)
+        return Problem(self.file, node.start_mark.line + 1, self.where(location), reason)
+
+    def where(self, location: Location) -> str:
+        """`merchant.rate_limit`, or inside a step `step 3 (pay): request.method`."""
+        if len(location) >= 2 and location[0] == "steps" and isinstance(location[1], int):
+            steps = self.data.get("steps") if isinstance(self.data, Mapping) else None
+            step = steps[location[1]] if isinstance(steps, list) and location[1] < len(steps) else None
+            label = f"step {location[1] + 1}"
+            if isinstance(step, Mapping):
+                name = step.get("name")
+                named = name if isinstance(name, str) and name else step_kind(step)
+                label += f" ({named})" if named else ""
+            rest = _dotted(location[2:])
+            return f"{label}: {rest}" if rest else label
+        return _dotted(location)
+
+    def json_problems(self) -> list[Problem]:
+        """Values YAML can write but JSON cannot carry: the request would fail as the step runs."""
+        return [
+            self.problem(location, reason, at_key=at_key) for location, reason, at_key in _not_json(self.data)
+        ]
+
+    def schema_problems(self) -> list[Problem]:
+        problems: list[Problem] = []
+        for error in _validator().iter_errors(self.data):
+            problems += self._explained(error)
+        return problems
+
+    def _explained(self, error: ValidationError) -> list[Problem]:
+        """The schema's error as a problem a person can act on, at the line of what it is about."""
+        location: Location = tuple(error.absolute_path)
+        instance: Any = error.instance
+        subschema: Any = error.schema
+        is_step = len(location) == 2 and location[0] == "steps"
+        if error.validator == "additionalProperties" and isinstance(subschema, Mapping):
+            allowed = list(subschema.get("properties", {}))
+            reason = f"unknown key (one of {', '.join(allowed)})" if allowed else "unknown key: takes none"
+            return [
+                self.problem((*location, key), reason, at_key=True) for key in instance if key not in allowed
+            ]
+        if "propertyNames" in error.relative_schema_path:
+            if is_step:
+                reason = f"unknown step key (a step has one of {', '.join(STEP_KINDS)}, and a name)"
+            else:
+                reason = "not a variable name (letters, digits and _, not starting with a digit)"
+            return [self.problem((*location, instance), reason, at_key=True)]
+        if error.validator == "oneOf" and is_step and not isinstance(instance, Mapping):
+            return []  # not a map: its type is reported on its own
+        if error.validator == "oneOf" and is_step and isinstance(instance, Mapping):
+            kinds = [key for key in instance if key in STEP_KINDS]
+            if len(kinds) > 1:
+                return [self.problem(location, f"more than one step key: {', '.join(kinds)}")]
+            if set(instance) - {"name"}:
+                return []  # what it has instead is a problem of its own, reported on its line
+            return [self.problem(location, f"no step key (one of {', '.join(STEP_KINDS)})")]
+        if error.validator == "dependentRequired" and isinstance(instance, Mapping):
+            return [
+                self.problem((*location, key), f"{key} goes with a request step", at_key=True)
+                for key in ("expect", "save")
+                if key in instance and "request" not in instance
+            ]
+        if isinstance(subschema, Mapping) and "errorMessage" in subschema:
+            reason = str(subschema["errorMessage"]).replace("{value}", _shown(instance))
+            return [self.problem(location, reason)]
+        if error.validator == "type":
+            types = subschema["type"] if isinstance(subschema, Mapping) else "?"
+            wanted = " or ".join(types) if isinstance(types, list) else str(types)
+            return [self.problem(location, f"{_shown(instance)} is not of type {wanted}")]
+        return [self.problem(location, error.message)]
+
+    def meaning_problems(self) -> list[Problem]:
+        """What the schema cannot say: variables used before they exist, bad patterns, a receiver
+        step without a receiver."""
+        data = self.data
+        problems: list[Problem] = []
+        has_receiver = "receiver" in data.get("merchant", {})
+        known = set(BUILT_IN_VARIABLES) | ({RECEIVER_VARIABLE} if has_receiver else set())
+        for location, name in references(data.get("variables", {})):
+            if name not in known:
+                problems.append(self.problem(("variables", *location), f"unknown variable ${{{name}}}"))
+        known |= set(data.get("variables", {}))
+        for location, name in references(data.get("merchant", {}).get("outcomes", [])):
+            if name not in known:
+                where = ("merchant", "outcomes", *location)
+                problems.append(self.problem(where, f"unknown variable ${{{name}}}"))
+        receivers: list[tuple[Location, Any]] = [
+            (("merchant", "receiver"), data.get("merchant", {}).get("receiver"))
+        ]
+        receivers += [
+            (("steps", index, "receiver"), step.get("receiver")) for index, step in enumerate(data["steps"])
+        ]
+        for location, receiver in receivers:
+            delay = receiver.get("delay") if isinstance(receiver, Mapping) else None
+            if isinstance(delay, str) and parse_duration(delay) > LONGEST_DELAY:
+                reason = f"{delay} is longer than an hour: a receiver that never answers is hang: true"
+                problems.append(self.problem((*location, "delay"), reason))
+        for index, step in enumerate(data["steps"]):
+            here: Location = ("steps", index)
+            said = {key: value for key, value in step.items() if key != "name"}
+            for location, name in references(said):
+                if name not in known or not NAME.fullmatch(name):
+                    problems.append(self.problem((*here, *location), f"unknown variable ${{{name}}}"))
+            kind = step_kind(step)
+            if kind in NEEDS_RECEIVER and not has_receiver:
+                reason = "needs a webhook receiver: give the scenario merchant.receiver"
+                problems.append(self.problem((*here, str(kind)), reason, at_key=True))
+            for key, expected in step.get("expect", {}).get("body", {}).items():
+                pattern = expected.get("matches") if isinstance(expected, Mapping) else None
+                if isinstance(pattern, str) and not any(references(pattern)):
+                    try:
+                        re.compile(pattern)
+                    except re.error as error:
+                        where = (*here, "expect", "body", key, "matches")
+                        problems.append(self.problem(where, f"not a regular expression: {error}"))
+            known |= set(step.get("save", {}))
+        return problems
+
+
+def _not_json(value: Any, location: Location = ()) -> Iterator[tuple[Location, str, bool]]:
+    """Where `value` holds what JSON has no word for, and what it is; True where it is a key."""
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                yield (*location, str(key)), f"the key {key!r} is not text: quote it", True
+            else:
+                yield from _not_json(key, (*location, key))
+                yield from _not_json(item, (*location, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _not_json(item, (*location, index))
+    elif isinstance(value, str):
+        if _SURROGATE.search(value):
+            yield location, "holds a lone surrogate (\\ud800 to \\udfff), which UTF-8 cannot write", False
+    elif isinstance(value, float):
+        if not math.isfinite(value):
+            yield location, f"{value} is not a JSON number", False
+    elif not (value is None or isinstance(value, bool | int)):
+        yield location, f"{_shown(value)} is not JSON: write text, a number, a list or a map", False
+
+
+# -- positions of values -------------------------------------------------------------------------------
+
+
+def _child(node: yaml.Node, key: str | int) -> tuple[yaml.Node, yaml.Node] | None:
+    """The key node and value node of `key` in a map, or the item at `key` of a list."""
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            if isinstance(key_node, yaml.ScalarNode) and key_node.value == str(key):
+                return key_node, value_node
+    elif isinstance(node, yaml.SequenceNode) and isinstance(key, int) and 0 <= key < len(node.value):
+        item: yaml.Node = node.value[key]
+        return item, item
+    return None
+
+
+def node_at(root: yaml.Node, location: Location) -> yaml.Node:
+    """The node of the value at `location`, or of the nearest value above it that exists."""
+    node = root
+    for key in location:
+        found = _child(node, key)
+        if found is None:
+            break
+        node = found[1]
+    return node
+
+
+def _key_node(root: yaml.Node, location: Location) -> yaml.Node | None:
+    if not location:
+        return None
+    found = _child(node_at(root, location[:-1]), location[-1])
+    return None if found is None else found[0]
+
+
+def _dotted(location: Location) -> str:
+    return ".".join(str(key) for key in location)
+
+
+def _shown(value: Any) -> str:
+    """A value as a message quotes it: short, and nested data as {...} or [...]."""
+    if isinstance(value, Mapping):
+        return "{...}"
+    if isinstance(value, list):
+        return "[...]"
+    text = repr(value)
+    return text if len(text) <= _SHOWN_LENGTH else text[: _SHOWN_LENGTH - 3] + "..."

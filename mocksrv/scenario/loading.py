@@ -1,0 +1,168 @@
+"""Finding scenario files and reading one, with the line of every value, into a Scenario; a file
+with any problem (`checks.Document`) does not run."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from mocksrv.scenario.checks import Document, node_at
+from mocksrv.scenario.format import (
+    SUFFIXES,
+    InvalidScenario,
+    Location,
+    Problem,
+    Scenario,
+    Step,
+    step_kind,
+)
+from mocksrv.settings import UnclearYaml, number_as_written
+
+# -- finding and reading files ---------------------------------------------------------------------
+
+
+def scenario_files(paths: Iterable[str]) -> list[str]:
+    """Each path that is a file, and each directory's *.yaml and *.yml at any depth, sorted.
+
+    A path that is neither raises FileNotFoundError naming it.
+    """
+    found: list[str] = []
+    for given in paths:
+        path = Path(given)
+        if path.is_dir():
+            found += sorted(
+                str(file) for file in path.rglob("*") if file.suffix in SUFFIXES and file.is_file()
+            )
+        elif path.is_file():
+            found.append(given)
+        else:
+            raise FileNotFoundError(given)
+    return list(dict.fromkeys(found))
+
+
+def load_scenarios(files: Iterable[str]) -> tuple[list[Scenario], list[Problem]]:
+    """Every file that passes its checks, and every problem of the others."""
+    scenarios: list[Scenario] = []
+    problems: list[Problem] = []
+    for file in files:
+        try:
+            scenarios.append(load_scenario(file))
+        except InvalidScenario as invalid:
+            problems += invalid.problems
+    return scenarios, problems
+
+
+def load_scenario(file: str) -> Scenario:
+    """Read and check one scenario file; any problem raises InvalidScenario with all of them."""
+    try:
+        text = Path(file).read_text(encoding="utf-8")
+    except OSError as error:
+        reason = error.strerror or str(error)
+        raise InvalidScenario(
+            [Problem(file, None, "", f"cannot read: {reason[:1].lower()}{reason[1:]}")]
+        ) from None
+    except UnicodeDecodeError:
+        raise InvalidScenario([Problem(file, None, "", "not UTF-8 text")]) from None
+    try:
+        root, data, duplicates = _read_document(text)
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        line = None if mark is None else mark.line + 1
+        reason = f"{error.problem}" if isinstance(error, UnclearYaml) else f"not valid YAML: {error.problem}"
+        raise InvalidScenario([Problem(file, line, "", reason)]) from None
+    except yaml.YAMLError as error:
+        raise InvalidScenario([Problem(file, None, "", f"not valid YAML: {error}")]) from None
+    if root is None:
+        raise InvalidScenario(
+            [Problem(file, 1, "", "empty: a scenario is a map with name, description, steps")]
+        )
+    checked = Document(file, root, data)
+    problems = [
+        Problem(file, line, checked.where(location), f"duplicate key (first at line {first})")
+        for location, line, first in duplicates
+    ]
+    problems = problems or checked.json_problems() or checked.schema_problems() or checked.meaning_problems()
+    if problems:
+        raise InvalidScenario(sorted(problems, key=lambda problem: problem.line or 0))
+    return _scenario(file, data, root)
+
+
+class _Loader(yaml.SafeLoader):
+    """The safe loader, keeping a date or time as the text it was written as (JSON has no dates), and
+    refusing a number YAML 1.1 reads in base 8 or 60."""
+
+
+def _as_text(loader: _Loader, node: yaml.Node) -> str:
+    return str(node.value)
+
+
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", _as_text)
+_Loader.add_constructor("tag:yaml.org,2002:int", number_as_written)
+_Loader.add_constructor("tag:yaml.org,2002:float", number_as_written)
+
+
+Duplicate = tuple[Location, int, int]  # a key's location, its line, and the line it was first written on
+
+
+def _read_document(text: str) -> tuple[yaml.Node | None, Any, list[Duplicate]]:
+    """The document's node tree (every value with its position), the data built from it, and the
+    keys written twice in one map: YAML would keep the last without a word."""
+    loader = _Loader(text)
+    try:
+        root = loader.get_single_node()
+        if root is None:
+            return None, None, []
+        duplicates = _duplicate_keys(root)  # before building the data, which merges `<<` keys in
+        return root, loader.construct_document(root), duplicates
+    finally:
+        loader.dispose()
+
+
+def _duplicate_keys(root: yaml.Node) -> list[Duplicate]:
+    duplicates: list[Duplicate] = []
+    seen: set[int] = set()
+
+    def walk(node: yaml.Node, location: Location) -> None:
+        if id(node) in seen:  # an alias: the anchor's node was walked where it was written
+            return
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            first_lines: dict[str, int] = {}
+            for key_node, value_node in node.value:
+                key = str(key_node.value) if isinstance(key_node, yaml.ScalarNode) else ""
+                line = key_node.start_mark.line + 1
+                if key in first_lines and key != "<<":
+                    duplicates.append(((*location, key), line, first_lines[key]))
+                first_lines.setdefault(key, line)
+                walk(value_node, (*location, key))
+        elif isinstance(node, yaml.SequenceNode):
+            for index, item in enumerate(node.value):
+                walk(item, (*location, index))
+
+    walk(root, ())
+    return duplicates
+
+
+def _scenario(file: str, data: Mapping[str, Any], root: yaml.Node) -> Scenario:
+    steps = tuple(
+        Step(
+            number=index + 1,
+            name=step.get("name"),
+            kind=step_kind(step) or "",
+            spec={key: value for key, value in step.items() if key != "name"},
+            line=node_at(root, ("steps", index)).start_mark.line + 1,
+        )
+        for index, step in enumerate(data["steps"])
+    )
+    return Scenario(
+        file=file,
+        name=data["name"],
+        description=data["description"],
+        tags=tuple(data.get("tags", ())),
+        merchant=data.get("merchant", {}),
+        variables=data.get("variables", {}),
+        steps=steps,
+    )
