@@ -186,6 +186,8 @@ class PaymentMethodService:
             method = self.retrieve(merchant_id, payment_method_id)
             if method.customer_id != customer_id:
                 raise InvalidField("payment_method_id", "the payment method is not the customer's")
+            if customer.default_payment_method_id == payment_method_id:  # as the real service refuses it
+                raise InvalidField("payment_method_id", "already the customer's default payment method")
             self._store.put(
                 CUSTOMERS, merchant_id, evolve(customer, default_payment_method_id=payment_method_id)
             )
