@@ -304,3 +304,27 @@ def test_the_delivery_log_says_which_first_attempt_was_held(api: Api, hooked: st
         "out_of_order",
         later(hooked, 1),
     )
+
+
+def test_an_events_own_attempts_are_listed_by_their_number(api: Api, hooked: str, sandbox: Sandbox) -> None:
+    # With the clock frozen, a duplicate is made in the millisecond of the attempt before it. The whole
+    # log then orders the two by their ids; an event's own log orders them by number, newest first.
+    ok(api.put("/__mock/ids", {"seed": 1}))
+    ok(api.put(CHAOS, {"duplicate": True}))
+    for _ in range(4):
+        create(api)
+    events = ok(api.get("/__mock/events"))["data"]
+    for _ in events:
+        assert deliver(sandbox) == 2
+
+    whole_log = ok(api.get("/__mock/webhooks/deliveries?limit=100"))["data"]
+    in_id_order = [
+        [a["number"] for a in whole_log if a["event_id"] == event["event_id"]] for event in reversed(events)
+    ]
+    assert in_id_order != [[2, 1]] * 4  # the seed makes a pair whose ids are out of number order
+    for event in events:
+        own = ok(api.get(f"/__mock/webhooks/deliveries?event_id={event['event_id']}"))
+        assert [a["number"] for a in own["data"]] == [2, 1]
+        assert own["total_count"] == 2
+        second = ok(api.get(f"/__mock/webhooks/deliveries?event_id={event['event_id']}&limit=1&offset=1"))
+        assert [a["number"] for a in second["data"]] == [1]

@@ -322,15 +322,22 @@ class WebhookService:
     def event_attempts(self, merchant_id: str, event_id: str) -> list[DeliveryAttempt]:
         """Every attempt to deliver one event, oldest first."""
         self.event(merchant_id, event_id)
+        return self._attempts_of(merchant_id, event_id)
+
+    def attempts(self, merchant_id: str, event_id: str | None, limit: int, offset: int) -> Page:
+        """Delivery attempts, newest first; one event's by their number, since a duplicate made in
+        the same millisecond as the attempt before it would otherwise come in the order of its id."""
+        if event_id is None:
+            return self._store.query(ATTEMPTS, merchant_id, Query(limit=limit, offset=offset))
+        newest_first = self._attempts_of(merchant_id, event_id)[::-1]
+        return Page(newest_first[offset : offset + limit], len(newest_first))
+
+    def _attempts_of(self, merchant_id: str, event_id: str) -> list[DeliveryAttempt]:
         of_event = {"event_id": event_id}
         total = self._store.query(ATTEMPTS, merchant_id, Query(where=of_event, limit=0)).total_count
         page = self._store.query(ATTEMPTS, merchant_id, Query(where=of_event, limit=total))
         attempts: list[DeliveryAttempt] = page.items
         return sorted(attempts, key=lambda attempt: attempt.number)
-
-    def attempts(self, merchant_id: str, event_id: str | None, limit: int, offset: int) -> Page:
-        where = {} if event_id is None else {"event_id": event_id}
-        return self._store.query(ATTEMPTS, merchant_id, Query(where=where, limit=limit, offset=offset))
 
     def drained(self, merchant_id: str, timeout: float) -> bool:
         """Wait until the merchant's queued deliveries have been attempted; False if `timeout` passes
