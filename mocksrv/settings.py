@@ -297,7 +297,8 @@ Given = list[tuple[Setting, object, str]]  # a setting, its value, and its sourc
 
 class UnclearYaml(yaml.constructor.ConstructorError):
     """Valid YAML that would not mean what it says: a key written twice in one map (the last would
-    win without a word), or a number that YAML 1.1 reads in base 8 (`0100` is 64) or 60 (`1:30` is 90)."""
+    win without a word), a number that YAML 1.1 reads in base 8 (`0100` is 64) or 60 (`1:30` is 90),
+    or a word it reads as a boolean (`No`, Norway's `NO` and `off` are false)."""
 
 
 _BASE_8 = re.compile(r"[-+]?0[0-7_]+")
@@ -320,6 +321,16 @@ def number_as_written(loader: yaml.SafeLoader | yaml.CSafeLoader, node: yaml.Sca
     return value
 
 
+def bool_as_written(loader: yaml.SafeLoader | yaml.CSafeLoader, node: yaml.ScalarNode) -> bool:
+    """true or false, in any case; refusing the words YAML 1.1 also reads as booleans (yes, no, on, off)."""
+    text = str(node.value)
+    if text.lower() not in ("true", "false"):
+        read = yaml.constructor.SafeConstructor.construct_yaml_bool(loader, node)
+        reason = f"{text} is read as {str(read).lower()}: write true or false, or quote it for text"
+        raise UnclearYaml(None, None, reason, node.start_mark)
+    return text.lower() == "true"
+
+
 # libyaml's parser when PyYAML was built with it (its wheels are): ten times faster to start.
 class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
     """The safe loader, for settings and fixtures: what it reads means what it says (UnclearYaml)."""
@@ -340,6 +351,7 @@ class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[mi
 
 for _tag in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float"):
     _Loader.add_constructor(_tag, number_as_written)
+_Loader.add_constructor("tag:yaml.org,2002:bool", bool_as_written)
 
 
 def read_yaml(path: Path, name: str | None = None) -> Any:

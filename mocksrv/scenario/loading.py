@@ -19,7 +19,7 @@ from mocksrv.scenario.format import (
     Step,
     step_kind,
 )
-from mocksrv.settings import UnclearYaml, number_as_written
+from mocksrv.settings import UnclearYaml, bool_as_written, number_as_written
 
 # -- finding and reading files ---------------------------------------------------------------------
 
@@ -92,7 +92,7 @@ def load_scenario(file: str) -> Scenario:
 
 class _Loader(yaml.SafeLoader):
     """The safe loader, keeping a date or time as the text it was written as (JSON has no dates), and
-    refusing a number YAML 1.1 reads in base 8 or 60."""
+    refusing a number YAML 1.1 reads in base 8 or 60, and a word it reads as a boolean (yes, no, on, off)."""
 
 
 def _as_text(loader: _Loader, node: yaml.Node) -> str:
@@ -102,6 +102,7 @@ def _as_text(loader: _Loader, node: yaml.Node) -> str:
 _Loader.add_constructor("tag:yaml.org,2002:timestamp", _as_text)
 _Loader.add_constructor("tag:yaml.org,2002:int", number_as_written)
 _Loader.add_constructor("tag:yaml.org,2002:float", number_as_written)
+_Loader.add_constructor("tag:yaml.org,2002:bool", bool_as_written)
 
 
 Duplicate = tuple[Location, int, int]  # a key's location, its line, and the line it was first written on

@@ -194,6 +194,14 @@ STEP_PROBLEMS = [
         "4: 0100 is read as 64 (base 8): write the number you mean, or quote it",
     ),
     (
+        "  - request: {method: POST, path: /customers, body: {address: {country: NO}}}\n",
+        "4: NO is read as false: write true or false, or quote it for text",
+    ),
+    (
+        "  - freeze: on\n",
+        "4: on is read as true: write true or false, or quote it for text",
+    ),
+    (
         GET + "    expect: {body: {1: x}}\n",
         "5: step 1 (request): expect.body.1: the key 1 is not text: quote it",
     ),
@@ -301,6 +309,14 @@ def test_a_date_stays_the_text_it_was_written_as(tmp_path: Path) -> None:
     scenario = load_scenario(write(tmp_path, STEP_HEAD + steps))
 
     assert scenario.steps[0].spec["request"]["body"] == {"due": "2026-01-22", "at": "2026-01-22T18:43:56Z"}
+
+
+def test_true_and_false_are_read_in_any_case_and_a_quoted_no_is_text(tmp_path: Path) -> None:
+    steps = "  - freeze: True\n  - request: {method: POST, path: /x, body: {a: FALSE, country: 'NO'}}\n"
+    scenario = load_scenario(write(tmp_path, STEP_HEAD + steps))
+
+    assert scenario.steps[0].spec["freeze"] is True
+    assert scenario.steps[1].spec["request"]["body"] == {"a": False, "country": "NO"}
 
 
 def test_directories_are_searched_for_yaml_files_at_any_depth_in_order(tmp_path: Path) -> None:

@@ -152,6 +152,10 @@ MEAN = "write the number you mean, or quote it"
             f"config.yaml: 010000 is read as 4096 (base 8): {MEAN} (line 1, column 7)",
         ),
         (
+            "host: no\n",
+            "config.yaml: no is read as false: write true or false, or quote it for text (line 1, column 7)",
+        ),
+        (
             "webhook_timeout: 1:30\n",
             f"config.yaml: 1:30 is read as 90 (base 60): {MEAN} (line 1, column 18)",
         ),
