@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -42,3 +43,20 @@ def test_every_setting_is_in_the_readme_table() -> None:
 
     missing = [s.flag for s in SETTINGS if f"| `{s.flag}` | `{s.variable}` |" not in README]
     assert missing == []
+
+
+def test_the_scenario_example_passes_as_written(tmp_path: Path) -> None:
+    from mocksrv.scenario import Outcome, load_scenario, run_scenario, target
+    from mocksrv.scenario.runner import embedded_server
+
+    section = README.split("\n## QA scenarios as files\n", 1)[1]
+    match = re.search(r"```yaml\n(.*?)```", section, re.DOTALL)
+    assert match is not None, "no yaml block in the QA section"
+    example = tmp_path / "example.yaml"
+    example.write_text(match.group(1))
+    scenario = load_scenario(str(example))
+
+    with embedded_server("readme_admin_key") as url, target(url, "readme_admin_key") as where:
+        result = run_scenario(scenario, where)
+
+    assert (result.outcome, result.message, result.detail) == (Outcome.PASSED, "", "")
