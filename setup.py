@@ -11,9 +11,14 @@ from setuptools.command.build_py import build_py
 
 
 class BuildWithDefaults(build_py):
-    """Copy fixtures/*.yaml into the built package, beside the code that loads them."""
+    """Copy fixtures/*.yaml into the built package, beside the code that loads them, into a package
+    built afresh."""
 
     def run(self) -> None:
+        if not self.editable_mode:
+            # pip builds in the source tree, into the build/lib of the build before: a module or a
+            # fixture removed since would ship again.
+            shutil.rmtree(Path(self.build_lib, "mocksrv"), ignore_errors=True)
         super().run()
         if self.editable_mode:
             return

@@ -152,6 +152,32 @@ def test_the_wheel_carries_the_default_fixtures_and_the_pages(installed: Install
     assert not any(name.startswith(("fixtures/", "tests/", "bench/")) for name in names)
 
 
+def test_a_build_in_the_source_tree_leaves_out_what_an_earlier_build_left(tmp_path: Path) -> None:
+    # pip builds a checkout in place, into build/lib: a module or fixture removed since must not ship.
+    tree = tmp_path / "checkout"
+    tree.mkdir()
+    for name in ("setup.py", "setup.cfg", "pyproject.toml", "MANIFEST.in", "README.md"):
+        shutil.copy(REPO_ROOT / name, tree / name)
+    shutil.copytree(REPO_ROOT / "fixtures", tree / "fixtures")
+    shutil.copytree(REPO_ROOT / "mocksrv", tree / "mocksrv", ignore=shutil.ignore_patterns("__pycache__"))
+    built = tree / "build" / "lib" / "mocksrv"
+    (built / "defaults").mkdir(parents=True)
+    (built / "removed_since.py").write_text("X = 1\n")
+    (built / "defaults" / "removed_since.yaml").write_text("a: 1\n")
+
+    subprocess.run(
+        [sys.executable, "setup.py", "--quiet", "build_py"],
+        cwd=tree,
+        capture_output=True,
+        timeout=BUILD_TIMEOUT,
+        check=True,
+    )
+
+    assert not (built / "removed_since.py").exists()
+    assert sorted(path.name for path in (built / "defaults").iterdir()) == ["merchants.yaml", "outcomes.yaml"]
+    assert (built / "app.py").is_file()
+
+
 def test_the_installed_package_reads_its_own_defaults(installed: Installed) -> None:
     done = installed.run(
         str(installed.python), "-c", "import mocksrv.settings as s; print(s.Settings().fixtures)"
