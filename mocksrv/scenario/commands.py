@@ -81,6 +81,8 @@ def run(
     chosen = [scenario for scenario in scenarios if chooses is None or chooses(scenario)]
     if not chosen:
         return _usage(err, f"-k {keyword!r} chooses none of the {len(scenarios)} scenarios")
+    if junit is not None and (unwritable := _unwritable(junit)) is not None:
+        return _usage(err, f"--junit {junit}: cannot write: {unwritable}")
     if url is not None:
         try:
             _check_server(url, admin_key)
@@ -163,6 +165,18 @@ def _read(paths: Sequence[str]) -> tuple[list[Scenario], list[Problem], int]:
         raise UsageError(f"no scenario files (*.yaml, *.yml) in {' '.join(paths)}")
     scenarios, problems = load_scenarios(files)
     return scenarios, problems, len(files)
+
+
+def _unwritable(path: Path) -> str | None:
+    """Why the JUnit file could not be written, told before the run, so that a mistyped path costs
+    no run; None if it looks writable (the write after the run still says so if it fails)."""
+    if path.is_dir():
+        return "is a directory"
+    if not path.parent.is_dir():
+        return "no such file or directory"
+    if not os.access(path if path.exists() else path.parent, os.W_OK):
+        return "permission denied"
+    return None
 
 
 def _check_server(url: str, admin_key: str) -> None:

@@ -150,6 +150,7 @@ def finished(
         "chosen": [*run_, passing, failing, "-k", "cards or not (webhooks or broken)"],
         "external server": [*run_, card, "--url", base_url],
         "junit unwritable": [*run_, card, "--junit", f"{reports}/missing/report.xml"],
+        "junit a directory": [*run_, card, "--junit", str(reports)],
         "invalid": [*run_, passing, f"{FILES}/invalid/bad_method.yaml"],
         "validate invalid": ["scenario", "validate", f"{FILES}/invalid"],
         "validate": ["scenario", "validate", passing, failing],
@@ -336,7 +337,19 @@ def test_a_report_that_cannot_be_written_is_one_line_and_exit_2(
         2,
         f"mocksrv scenario: --junit {reports}/missing/report.xml: cannot write: no such file or directory\n",
     )
-    assert result.timeless.splitlines()[-1] == "1 passed, 0 failed in 0.00s"
+    assert result.stdout == ""  # told before any scenario ran
+
+
+def test_a_report_path_that_is_a_directory_is_refused_before_the_run(
+    finished: dict[str, Run], reports: Path
+) -> None:
+    result = finished["junit a directory"]
+
+    assert (result.code, result.stdout, result.stderr) == (
+        2,
+        "",
+        f"mocksrv scenario: --junit {reports}: cannot write: is a directory\n",
+    )
 
 
 def test_a_server_that_cannot_be_reached_is_one_line_and_exit_2(finished: dict[str, Run]) -> None:
