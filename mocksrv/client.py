@@ -35,7 +35,7 @@ SEED_SIZE = 10_000  # the most payments the control plane seeds in one request
 
 Json = dict[str, Any]
 
-__all__ = ["DEFAULT_ADMIN_KEY", "DEFAULT_URL", "ControlPlaneError", "Merchant", "Sandbox"]
+__all__ = ["DEFAULT_ADMIN_KEY", "DEFAULT_URL", "ControlPlaneError", "Merchant", "NotMocksrv", "Sandbox"]
 
 
 class ControlPlaneError(RuntimeError):
@@ -53,6 +53,10 @@ class ControlPlaneError(RuntimeError):
         self.status = response.status_code
         self.code = code
         self.message = message
+
+
+class NotMocksrv(RuntimeError):
+    """A server that answers, but not as a mocksrv does: what it lacked."""
 
 
 class KeyedSession(requests.Session):
@@ -113,8 +117,19 @@ class Sandbox(_Closing):
         return _call(self.session, method, self.url, path, **kwargs)
 
     def merchant_ids(self) -> list[str]:
-        """Every merchant's id; also proves that the admin key is the server's."""
-        ids: list[str] = self._admin("GET", "/__mock/merchants")["data"]
+        """Every merchant's id; also proves that the admin key is the server's, and the server a
+        mocksrv (NotMocksrv: an answer that is not a list of merchants, or an error not in its shape)."""
+        try:
+            answer = self._admin("GET", "/__mock/merchants")
+        except ControlPlaneError as error:
+            if error.code:
+                raise
+            raise NotMocksrv(f"GET /__mock/merchants gave no list of merchants ({error.status})") from None
+        except requests.JSONDecodeError:
+            answer = None
+        ids = answer.get("data") if isinstance(answer, dict) else None
+        if not isinstance(ids, list):
+            raise NotMocksrv("GET /__mock/merchants gave no list of merchants")
         return ids
 
     def create_merchant(self, **settings: Any) -> Merchant:

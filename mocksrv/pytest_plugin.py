@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 import pytest
 import requests
 
-from mocksrv.client import ControlPlaneError, Merchant, Sandbox
+from mocksrv.client import ControlPlaneError, Merchant, NotMocksrv, Sandbox
 from mocksrv.domain.clock import exempt_real_intervals
 from mocksrv.receiver import WebhookEndpoint, WebhookReceiver
 from mocksrv.settings import DEFAULT_ADMIN_KEY, URL_VARIABLE, VARIABLE_PREFIX, Settings
@@ -154,10 +154,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         except ControlPlaneError as error:
             reason = "refused the admin key" if error.status == 401 else "answered"
             raise pytest.UsageError(f"mocksrv at {url} {reason}: {error}") from None
-        except (requests.JSONDecodeError, KeyError, TypeError):
-            raise pytest.UsageError(
-                f"mocksrv at {url} is not a mocksrv: GET /__mock/merchants gave no list of merchants"
-            ) from None
+        except NotMocksrv as error:
+            raise pytest.UsageError(f"mocksrv at {url} is not a mocksrv: {error}") from None
         except requests.RequestException as error:
             raise pytest.UsageError(f"mocksrv at {url} cannot be reached: {error}") from None
 

@@ -16,7 +16,7 @@ from typing import TextIO
 
 import requests
 
-from mocksrv.client import ControlPlaneError, Sandbox
+from mocksrv.client import ControlPlaneError, NotMocksrv, Sandbox
 from mocksrv.scenario.format import Problem, Scenario
 from mocksrv.scenario.loading import load_scenarios, scenario_files
 from mocksrv.scenario.report import failure_text, junit_xml, result_line, summary_line
@@ -187,6 +187,8 @@ def _check_server(url: str, admin_key: str) -> None:
         except ControlPlaneError as error:
             reason = "refused the admin key" if error.status == 401 else "answered"
             raise UsageError(f"mocksrv at {url} {reason}: {error}") from None
+        except NotMocksrv as error:
+            raise UsageError(f"mocksrv at {url} is not a mocksrv: {error}") from None
         except requests.RequestException as error:
             raise UsageError(f"mocksrv at {url} cannot be reached: {type(error).__name__}") from None
 

@@ -282,16 +282,22 @@ def test_an_unreachable_server_stops_the_session_at_once(pytester: pytest.Pytest
 
 
 @pytest.mark.parametrize(
-    ("answer", "content_type"), [(b'{"merchants": []}', "application/json"), (b"<html></html>", "text/html")]
+    ("status", "answer", "content_type", "said"),
+    [
+        (200, b'{"merchants": []}', "application/json", ""),
+        (200, b"<html></html>", "text/html", ""),
+        (404, b"<html><body>Not Found</body></html>", "text/html", " (404)"),
+        (401, b'{"detail": "no"}', "application/json", " (401)"),
+    ],
 )
 def test_a_server_that_is_not_a_mocksrv_stops_the_session_at_once(
-    pytester: pytest.Pytester, answer: bytes, content_type: str
+    pytester: pytest.Pytester, status: int, answer: bytes, content_type: str, said: str
 ) -> None:
     consumer_tests(pytester, "def test_never_runs(mocksrv_merchant):\n    pass\n")
 
     class Answer(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
-            self.send_response(200)
+            self.send_response(status)
             self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(answer)))
             self.end_headers()
@@ -309,7 +315,7 @@ def test_a_server_that_is_not_a_mocksrv_stops_the_session_at_once(
             other.shutdown()
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
-        [f"ERROR: mocksrv at {url} is not a mocksrv: GET /__mock/merchants gave no list of merchants"]
+        [f"ERROR: mocksrv at {url} is not a mocksrv: GET /__mock/merchants gave no list of merchants{said}"]
     )
     result.stdout.no_fnmatch_line("*test_never_runs*")
 

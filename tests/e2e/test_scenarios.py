@@ -12,9 +12,11 @@ import re
 import shutil
 import signal
 import subprocess
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -566,6 +568,42 @@ def test_a_run_whose_output_stops_being_read_still_writes_its_report_and_exit_co
     assert out.getvalue().startswith("PASS first")
     suite = ElementTree.parse(tmp_path / "report.xml").getroot()[0]
     assert [case.attrib["name"] for case in suite] == ["first", "second"]
+
+
+def test_a_url_that_is_not_a_mocksrv_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    (tmp_path / "one.yaml").write_text("name: one\ndescription: d\nsteps:\n  - advance: 1s\n")
+
+    class NotFound(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_error(404)
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    out, err = io.StringIO(), io.StringIO()
+    with ThreadingHTTPServer(("127.0.0.1", 0), NotFound) as other:
+        threading.Thread(target=other.serve_forever, daemon=True).start()
+        url = f"http://127.0.0.1:{other.server_address[1]}"
+        try:
+            code = commands.run(
+                [str(tmp_path)],
+                url=url,
+                admin_key=ADMIN_KEY,
+                junit=None,
+                keyword=None,
+                jobs=1,
+                out=out,
+                err=err,
+            )
+        finally:
+            other.shutdown()
+
+    assert (code, out.getvalue(), err.getvalue()) == (
+        2,
+        "",
+        f"mocksrv scenario: mocksrv at {url} is not a mocksrv: GET /__mock/merchants gave no list of "
+        "merchants (404)\n",
+    )
 
 
 def test_ctrl_c_ends_a_run_at_once_while_a_step_waits_on_its_server(
