@@ -3,6 +3,7 @@ with any problem (`checks.Document`) does not run."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -25,22 +26,42 @@ from mocksrv.settings import UnclearYaml, bool_as_written, number_as_written
 
 
 def scenario_files(paths: Iterable[str]) -> list[str]:
-    """Each path that is a file, and each directory's *.yaml and *.yml at any depth, sorted.
+    """Each path that is a file, and each directory's *.yaml and *.yml at any depth, sorted; a file
+    named twice, under two names or through a link, is taken once, by the name it was first found.
 
     A path that is neither raises FileNotFoundError naming it.
     """
-    found: list[str] = []
+    found: dict[str, str] = {}  # the real path of each file: the name it was first found by
     for given in paths:
         path = Path(given)
         if path.is_dir():
-            found += sorted(
-                str(file) for file in path.rglob("*") if file.suffix in SUFFIXES and file.is_file()
-            )
+            files = _yaml_files(path)
         elif path.is_file():
-            found.append(given)
+            files = [given]
         else:
             raise FileNotFoundError(given)
-    return list(dict.fromkeys(found))
+        for file in files:
+            found.setdefault(os.path.realpath(file), file)
+    return list(found.values())
+
+
+def _yaml_files(folder: Path) -> list[str]:
+    """The *.yaml and *.yml files under `folder`, sorted, following linked folders (a folder that
+    links back to one above it is read once)."""
+    files: list[str] = []
+    seen: set[str] = set()
+    for root, folders, names in os.walk(folder, followlinks=True):
+        real = os.path.realpath(root)
+        if real in seen:
+            folders.clear()
+            continue
+        seen.add(real)
+        files += [
+            os.path.join(root, name)
+            for name in names
+            if Path(name).suffix in SUFFIXES and os.path.isfile(os.path.join(root, name))
+        ]
+    return sorted(files)
 
 
 def load_scenarios(files: Iterable[str]) -> tuple[list[Scenario], list[Problem]]:

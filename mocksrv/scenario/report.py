@@ -89,9 +89,10 @@ def _indented(text: str) -> str:
 
 
 def classname(file: str) -> str:
-    """A scenario's JUnit class: file's path without the suffix, dotted (`scenarios.cards.declined`)."""
+    """A scenario's JUnit class: file's path without the suffix, dotted (`scenarios.cards.declined`);
+    `.` and `..` left out, which report viewers would split into empty names."""
     path = PurePath(file)
-    parts = [part for part in path.with_suffix("").parts if part not in (".", "/")]
+    parts = [part for part in path.with_suffix("").parts if part not in (".", "..", "/")]
     return ".".join(parts)
 
 

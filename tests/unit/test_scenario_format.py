@@ -334,6 +334,21 @@ def test_directories_are_searched_for_yaml_files_at_any_depth_in_order(tmp_path:
         scenario_files(["nowhere"])
 
 
+def test_linked_folders_are_searched_once_and_a_file_named_twice_is_taken_once(tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "s.yaml").write_text("")
+    root = tmp_path / "qa"
+    root.mkdir()
+    (root / "a.yaml").write_text("")
+    (root / "linked").symlink_to(shared)
+    (root / "loop").symlink_to(root)  # a folder that links back above itself
+
+    found = scenario_files([str(root), f"{root}/./a.yaml", str(shared / "s.yaml")])
+
+    assert found == [f"{root}/a.yaml", f"{root}/linked/s.yaml"]
+
+
 def test_the_shipped_schema_is_a_valid_json_schema() -> None:
     Draft202012Validator.check_schema(schema())
     assert schema()["required"] == ["name", "description", "steps"]
@@ -692,8 +707,5 @@ def test_junit_attributes_drop_what_xml_cannot_carry() -> None:
 
 
 def test_the_junit_class_is_the_dotted_path_without_the_suffix() -> None:
-    assert [classname(file) for file in ("scenarios/a/b.yaml", "/abs/x.yml", "c.d.yaml")] == [
-        "scenarios.a.b",
-        "abs.x",
-        "c.d",
-    ]
+    files = ("scenarios/a/b.yaml", "/abs/x.yml", "c.d.yaml", "../../up/y.yaml", "./z.yaml")
+    assert [classname(file) for file in files] == ["scenarios.a.b", "abs.x", "c.d", "up.y", "z"]
