@@ -119,6 +119,7 @@ def init_app(app: Flask, sandbox_: Sandbox, settings_: Settings) -> None:
     app.register_error_handler(Exception, _unexpected_error)
     app.after_request(_rate_limit_headers)
     app.after_request(_cross_origin)
+    app.after_request(_not_cached)
 
 
 # A checkout page on the shop's own origin calls the browser routes with the publishable key (the
@@ -145,6 +146,15 @@ def _cross_origin(response: Response) -> Response:
         response.headers.update(_CROSS_ORIGIN)
         if request.method == "OPTIONS" and "Access-Control-Request-Method" in headers:
             response.headers.update(_PREFLIGHT)
+    return response
+
+
+def _not_cached(response: Response) -> Response:
+    """Keep every answer out of the browser's cache, but for those that say otherwise (the SDK's
+    files): a page reached again with Back must ask for a payment's state, not show one it kept."""
+    headers = response.headers
+    if "Cache-Control" not in headers:
+        headers.add("Cache-Control", "no-store")
     return response
 
 

@@ -340,3 +340,25 @@ def test_the_customer_s_details_need_a_key(client: FlaskClient) -> None:
     response = client.post("/payment_link/plink_x/customer_info", json={})
 
     assert (response.status_code, response.json) == (401, error("IR_01", UNAUTHORIZED))
+
+
+def test_no_answer_is_kept_in_the_browser_s_cache_but_the_sdk_s_files(
+    api: Api, browser: Api, client: FlaskClient
+) -> None:
+    # Back to a checkout must ask for the payment's state again, not show a payable form it kept.
+    link = make_link(api)
+    payment_id = link["payment_id"]
+    secret = retrieve(api, payment_id)["client_secret"]
+    answers = {
+        "link page": client.get(page_path(link)),
+        "API answer": browser.get(f"/payments/{payment_id}?client_secret={secret}"),
+        "error": client.get("/no/such/route"),
+    }
+
+    assert {name: answer.headers.get_all("Cache-Control") for name, answer in answers.items()} == {
+        "link page": ["no-store"],
+        "API answer": ["no-store"],
+        "error": ["no-store"],
+    }
+    sdk_script = client.get("/web/0.1/v1/HyperLoader.js")
+    assert sdk_script.headers.get_all("Cache-Control") == ["public, max-age=300"]
