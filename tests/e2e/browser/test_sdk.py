@@ -326,6 +326,24 @@ def test_a_checkout_that_cannot_pay_tells_the_page_and_the_customer(
     expect(frame.get_by_role("tab")).to_have_count(0)
 
 
+def test_back_to_a_paid_checkout_shows_it_paid_not_a_form_kept_in_the_cache(
+    page: Page, merchant: Merchant, merchant_site: MerchantSite, checkout: Callable[..., FrameLocator]
+) -> None:
+    payment = create_payment(merchant)
+    frame = checkout(payment["client_secret"])
+    fill_card(frame, "4242 4242 4242 4242")
+    fill_billing(frame)
+    assert pay(page)["status"] == "succeeded"
+    page.goto(merchant_site("/orders", RETURN_PAGE))
+
+    page.go_back()
+    page.wait_for_function("window.elementReady === true")
+
+    frame = page.frame_locator("#unified-checkout iframe")
+    expect(frame.get_by_role("alert")).to_have_text("This payment has already been paid.")
+    expect(frame.get_by_role("tab")).to_have_count(0)
+
+
 def test_an_incomplete_form_is_refused_before_the_api_is_called(
     page: Page, merchant: Merchant, checkout: Callable[..., FrameLocator]
 ) -> None:
