@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import parse_qsl, urlsplit
 
@@ -49,6 +50,7 @@ def checkout_page(
       widgets, confirmParams: {{ return_url: {json.dumps(return_url)} }}, redirect: "if_required",
     }});
     window.confirmResult = result;
+    (window.confirmResults = window.confirmResults || []).push(result);
     document.getElementById("result").textContent = result.error ? result.error.message : result.status;
   }});
 </script>
@@ -342,6 +344,74 @@ def test_back_to_a_paid_checkout_shows_it_paid_not_a_form_kept_in_the_cache(
     frame = page.frame_locator("#unified-checkout iframe")
     expect(frame.get_by_role("alert")).to_have_text("This payment has already been paid.")
     expect(frame.get_by_role("tab")).to_have_count(0)
+
+
+def test_a_double_click_on_pay_confirms_once_and_both_clicks_hear_of_the_payment(
+    page: Page, merchant: Merchant, checkout: Callable[..., FrameLocator]
+) -> None:
+    payment = create_payment(merchant)
+    frame = checkout(payment["client_secret"])
+    fill_card(frame, "4242 4242 4242 4242")
+    fill_billing(frame)
+
+    page.get_by_role("button", name="Pay now").dblclick()
+    page.wait_for_function("window.confirmResults && window.confirmResults.length === 2")
+
+    results = page.evaluate("window.confirmResults")
+    assert [(r["status"], r["payment_id"]) for r in results] == [("succeeded", payment["payment_id"])] * 2
+    assert merchant.request_count(method="POST", path=f"/payments/{payment['payment_id']}/confirm") == 1
+    expect(frame.locator("#status")).to_have_text("Payment complete.")
+    expect(frame.get_by_role("alert")).to_be_hidden()
+
+
+def test_a_checkout_page_opened_from_a_file_pays(
+    page: Page, merchant: Merchant, base_url: str, tmp_path: Path
+) -> None:
+    # A file:// page has no origin of its own: the element must still answer it.
+    payment = create_payment(merchant)
+    html = checkout_page(
+        base_url, merchant.publishable_key, payment["client_secret"], "https://shop.example/return"
+    )
+    checkout_file = tmp_path / "checkout.html"
+    checkout_file.write_text(html)
+
+    page.goto(checkout_file.as_uri())
+    page.wait_for_function("window.elementReady === true")
+    frame = page.frame_locator("#unified-checkout iframe")
+    fill_card(frame, "4242 4242 4242 4242")
+    fill_billing(frame)
+    # The form is submitted as its Pay button would submit it: Playwright's click on a file:// page
+    # lands on no element once an iframe of another origin has held the focus.
+    page.evaluate("document.getElementById('payment-form').requestSubmit()")
+    page.wait_for_function("window.confirmResult !== undefined")
+    result = page.evaluate("window.confirmResult")
+
+    assert (result["status"], result["payment_id"]) == ("succeeded", payment["payment_id"])
+    assert stored(merchant, payment["payment_id"])["status"] == "succeeded"
+
+
+def test_a_confirmation_whose_element_never_loads_ends_in_an_error(
+    page: Page, merchant: Merchant, merchant_site: MerchantSite, base_url: str
+) -> None:
+    # Not left waiting for ever: the shop's Pay button hears back after 15 s (of the page's clock).
+    page.clock.install()
+    page.route(lambda url: urlsplit(url).path.endswith("/v1/element"), lambda route: route.abort())
+    payment = create_payment(merchant)
+    html = checkout_page(
+        base_url, merchant.publishable_key, payment["client_secret"], "https://shop.example/r"
+    )
+    page.goto(merchant_site("/checkout", html))
+
+    page.get_by_role("button", name="Pay now").click()
+    page.clock.run_for(14_000)
+    assert page.evaluate("window.confirmResult") is None
+    page.clock.run_for(1_000)
+    page.wait_for_function("window.confirmResult !== undefined")
+
+    assert page.evaluate("window.confirmResult") == {
+        "error": {"type": "validation_error", "message": "The payment element did not load"}
+    }
+    assert stored(merchant, payment["payment_id"])["status"] == "requires_payment_method"
 
 
 def test_an_incomplete_form_is_refused_before_the_api_is_called(

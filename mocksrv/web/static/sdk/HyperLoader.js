@@ -25,8 +25,22 @@
     if (element) element.receive(event.data);
   });
 
+  // How long a confirmation waits for its element to load (an element that cannot load, say on a
+  // page whose origin it cannot answer, would otherwise leave the shop's Pay button waiting for ever).
+  const READY_WAIT_MS = 15000;
+
   function failure(type, message) {
     return {error: {type, message}};
+  }
+
+  function delay(ms) {
+    return new Promise((resolve) => setTimeout(resolve, ms));
+  }
+
+  // The origin the element answers: "null" for a page of no origin of its own, a file:// page
+  // included, whose messages arrive from "null" though Chromium names its location's "file://".
+  function pageOrigin() {
+    return location.protocol === "file:" || location.origin === "null" ? "null" : location.origin;
   }
 
   // Send the whole page to `url`: a redirect method, 3D Secure, or the return_url at the end.
@@ -88,7 +102,7 @@
           publishableKey: group.publishableKey,
           clientSecret: group.options.clientSecret || "",
           elementId,
-          parentOrigin: location.origin,
+          parentOrigin: pageOrigin(),
           layout: frameOptions.layout,
           allowedPaymentMethodTypes: frameOptions.allowedPaymentMethodTypes.join(","),
           displaySavedPaymentMethods: String(frameOptions.displaySavedPaymentMethods),
@@ -137,11 +151,12 @@
       // Ask the element to confirm; resolves as the real SDK's confirmPayment does.
       submit(confirmParams, redirect) {
         if (!frame) return Promise.resolve(failure("validation_error", "The payment element is not mounted"));
-        return ready.then(() => new Promise((resolve) => {
+        const loaded = Promise.race([ready.then(() => true), delay(READY_WAIT_MS).then(() => false)]);
+        return loaded.then((isLoaded) => isLoaded ? new Promise((resolve) => {
           const requestId = ++counter;
           waiting.set(requestId, {resolve, redirect});
           send({action: "submit", requestId, redirect, confirmParams: {return_url: confirmParams.return_url}});
-        }));
+        }) : failure("validation_error", "The payment element did not load"));
       },
       receive(message) {
         if (message.event === "height") frame.style.height = `${Math.max(0, Number(message.height) || 0)}px`;

@@ -92,11 +92,17 @@
     }
   }
 
+  let confirming = null; // the confirmation in flight, if any
+
   window.addEventListener("message", (event) => {
     if (event.source !== window.parent || !event.data || event.data.source !== "hyper-loader") return;
     if (config.parentOrigin !== "null" && event.origin !== config.parentOrigin) return;
     const message = event.data;
-    if (message.action === "submit") submit(message).then((answer) => post("result", answer));
+    if (message.action === "submit") {
+      // A submit while one is in flight (a double click on Pay) gets that one's answer: one confirm.
+      if (!confirming) confirming = submit(message).finally(() => (confirming = null));
+      confirming.then((answer) => post("result", {...answer, requestId: message.requestId}));
+    }
     if (message.action === "update") {
       applyOptions(message.options || {});
       render();
