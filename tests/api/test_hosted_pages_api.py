@@ -155,6 +155,9 @@ def test_the_page_fits_a_phone_and_its_heading_comes_first(api: Api, client: Fla
     assert body[:3] == ["body", "main", "h1"]
     assert page.tags("main")[0].attributes == {"aria-labelledby": "heading"}
     assert page.text("heading") == "3D Secure authentication"
+    # Its own icon, empty, so that the browser asks for no /favicon.ico (a 404 in the console).
+    icons = [link.attributes for link in page.tags("link") if link.attributes.get("rel") == "icon"]
+    assert icons == [{"rel": "icon", "href": "data:,"}]
 
 
 def test_the_page_offers_real_buttons_in_order_and_no_script(api: Api, client: FlaskClient) -> None:

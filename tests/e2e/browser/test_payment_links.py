@@ -40,6 +40,9 @@ def pay_with_card(page: Page, number: str) -> None:
 
 
 def test_a_link_is_paid_and_then_shows_as_paid(page: Page, merchant: Merchant) -> None:
+    failed: list[str] = []  # every request of the page's that failed (a favicon's 404 included)
+    page.on("response", lambda response: failed.append(response.url) if response.status >= 400 else None)
+    page.on("requestfailed", lambda request: failed.append(request.url))
     link = make_link(merchant)
     page.goto(link["link"])
     expect(page.get_by_role("heading", level=1)).to_have_text("Pay Acme Shoes")
@@ -54,6 +57,7 @@ def test_a_link_is_paid_and_then_shows_as_paid(page: Page, merchant: Merchant) -
     assert stored(merchant, f"/payments/{link['payment_id']}")["status"] == "succeeded"
     page.reload()
     expect(page.get_by_role("heading", level=1)).to_have_text("Payment complete")
+    assert failed == []
 
 
 def test_a_link_asks_for_the_customer_s_name_and_e_mail(page: Page, merchant: Merchant) -> None:
@@ -171,7 +175,11 @@ def test_the_link_lays_out_its_methods_as_configured(page: Page, merchant: Merch
 
 
 def test_the_link_page_holds_at_360_px(phone: Page, merchant: Merchant) -> None:
-    link = make_link(merchant, description="A very long description " * 8)
+    # A seller's name and a description may hold words wider than the phone.
+    config = {**CONFIG, "seller_name": "Schuhmachermeisterbetriebsgesellschaft"}
+    link = make_link(
+        merchant, description="A very long description " * 8 + "x" * 80, payment_link_config=config
+    )
     phone.goto(link["link"])
     expect(phone.frame_locator("#payment-element iframe").get_by_label("Card number")).to_be_visible()
 
