@@ -65,3 +65,18 @@ def test_the_example_shop_takes_a_card(page: Page, shop: str, merchant: Merchant
     payment = only_payment(merchant)
     assert (payment["status"], payment["amount"], payment["description"]) == ("succeeded", 2599, "Red shoes")
     assert payment["payment_method_data"]["card"]["last4"] == "4242"
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["", "?payment_intent_client_secret=pay_nothing_secret_x", "?payment_intent_client_secret=a/b_secret_c"],
+    ids=["no secret", "no such payment", "not an id"],
+)
+def test_the_shop_s_return_page_names_no_payment_for_an_address_edited_by_hand(
+    page: Page, shop: str, query: str
+) -> None:
+    response = page.goto(shop + "/complete" + query)
+
+    assert response is not None
+    assert response.status == 200
+    expect(page.locator("#status")).to_have_text("No payment to show.")
