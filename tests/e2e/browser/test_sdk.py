@@ -505,6 +505,31 @@ def test_the_layout_option_draws_tabs_or_an_accordion(
     expect(frame.locator("#redirect-note")).to_have_text("You will be sent to iDEAL to finish the payment.")
 
 
+def test_the_tabs_are_one_tab_stop_and_the_arrow_keys_move_along_them(
+    page: Page, merchant: Merchant, checkout: Callable[..., FrameLocator]
+) -> None:
+    payment = create_payment(merchant, currency="EUR")
+    frame = checkout(payment["client_secret"], allowedPaymentMethodTypes=["credit", "klarna", "ideal"])
+    tabs = frame.get_by_role("tab")
+    expect(tabs).to_have_text(["Card", "Klarna", "iDEAL"])
+    assert [tabs.nth(i).get_attribute("tabindex") for i in range(3)] == ["0", "-1", "-1"]
+    frame.get_by_role("tab", name="Card").focus()
+
+    page.keyboard.press("ArrowRight")
+    expect(frame.get_by_role("tab", name="Klarna")).to_be_focused()
+    expect(frame.get_by_role("tab", name="Klarna")).to_have_attribute("aria-selected", "true")
+    page.keyboard.press("End")
+    expect(frame.get_by_role("tab", name="iDEAL")).to_be_focused()
+    page.keyboard.press("ArrowRight")  # past the last: the first
+    expect(frame.get_by_role("tab", name="Card")).to_be_focused()
+    page.keyboard.press("ArrowLeft")  # before the first: the last
+
+    expect(frame.get_by_role("tab", name="iDEAL")).to_have_attribute("aria-selected", "true")
+    expect(frame.get_by_role("tab", name="iDEAL")).to_be_focused()
+    assert [tabs.nth(i).get_attribute("tabindex") for i in range(3)] == ["-1", "-1", "0"]
+    expect(frame.locator("#redirect-note")).to_have_text("You will be sent to iDEAL to finish the payment.")
+
+
 def test_the_element_lists_only_the_method_types_it_is_given(
     merchant: Merchant, checkout: Callable[..., FrameLocator]
 ) -> None:

@@ -230,7 +230,12 @@
       });
       button.setAttribute("aria-controls", "slot");
       button.setAttribute(tabs ? "aria-selected" : "aria-expanded", String(active));
-      if (tabs) button.setAttribute("role", "tab");
+      if (tabs) {
+        // One Tab stop for the whole list, the selected tab; the arrow keys, Home and End move along it.
+        button.setAttribute("role", "tab");
+        button.tabIndex = active ? 0 : -1;
+        button.addEventListener("keydown", (event) => moveAlongTabs(event, method.type));
+      }
       button.addEventListener("click", () => select(method.type));
       list.append(button);
       if (!tabs && active) list.append(slot);
@@ -245,6 +250,21 @@
       $("redirect-note").textContent = `You will be sent to ${REDIRECTS[type][1]} to finish the payment.`;
     }
     $("billing").hidden = !billingNeeded();
+  }
+
+  const TAB_KEYS = {ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1};
+
+  function moveAlongTabs(event, type) {
+    const types = state.methods.map((method) => method.type);
+    const at = types.indexOf(type);
+    let to;
+    if (event.key in TAB_KEYS) to = (at + TAB_KEYS[event.key] + types.length) % types.length;
+    else if (event.key === "Home") to = 0;
+    else if (event.key === "End") to = types.length - 1;
+    else return;
+    event.preventDefault();
+    select(types[to]);
+    $(`method-${types[to]}`).focus();
   }
 
   function renderSaved() {
