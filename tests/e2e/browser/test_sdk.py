@@ -414,6 +414,54 @@ def test_a_confirmation_whose_element_never_loads_ends_in_an_error(
     assert stored(merchant, payment["payment_id"])["status"] == "requires_payment_method"
 
 
+def test_a_checkout_whose_secret_expired_tells_the_customer_to_start_again(
+    page: Page, merchant: Merchant, checkout: Callable[..., FrameLocator]
+) -> None:
+    payment = create_payment(merchant)
+    frame = checkout(payment["client_secret"])
+    fill_card(frame, "4242 4242 4242 4242")
+    fill_billing(frame)
+    merchant.advance(seconds=901)  # past the default session expiry of 900 s
+
+    result = pay(page)
+
+    expired = "The provided client_secret has expired"
+    assert result == {"error": {"type": "invalid_request", "message": expired}}
+    expect(frame.get_by_role("alert")).to_have_text("This checkout has expired: start again from the shop.")
+    expect(frame.get_by_role("tab")).to_have_count(0)
+    assert stored(merchant, payment["payment_id"])["status"] == "requires_payment_method"
+
+
+def test_a_checkout_paid_meanwhile_elsewhere_shows_the_payment_as_it_stands(
+    page: Page, merchant: Merchant, checkout: Callable[..., FrameLocator]
+) -> None:
+    payment = create_payment(merchant)
+    frame = checkout(payment["client_secret"])
+    fill_card(frame, "4242 4242 4242 4242")
+    fill_billing(frame)
+    body = {"payment_method": "card", "payment_method_type": "credit", "payment_method_data": card()}
+    paid = merchant.post(f"/payments/{payment['payment_id']}/confirm", {**body, "billing": BILLING})
+    assert paid.json()["status"] == "succeeded"
+
+    result = pay(page)
+
+    assert result["error"]["type"] == "invalid_request"
+    expect(frame.get_by_role("alert")).to_have_text("This payment has already been paid.")
+    expect(frame.get_by_role("tab")).to_have_count(0)
+
+
+def test_a_payment_authorized_for_a_later_capture_says_so(
+    page: Page, merchant: Merchant, checkout: Callable[..., FrameLocator]
+) -> None:
+    payment = create_payment(merchant, capture_method="manual")
+    frame = checkout(payment["client_secret"])
+    fill_card(frame, "4242 4242 4242 4242")
+    fill_billing(frame)
+
+    assert pay(page)["status"] == "requires_capture"
+    expect(frame.locator("#status")).to_have_text("Payment authorized.")
+
+
 def test_an_incomplete_form_is_refused_before_the_api_is_called(
     page: Page, merchant: Merchant, checkout: Callable[..., FrameLocator]
 ) -> None:

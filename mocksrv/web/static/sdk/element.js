@@ -58,6 +58,14 @@
     requires_customer_action: "This payment is waiting for the customer to authorize it.",
     requires_merchant_action: "This payment is being reviewed by the shop.",
   };
+  // What the element says once a confirmation has moved the payment on, by its status.
+  const DONE = {
+    succeeded: "Payment complete.",
+    requires_capture: "Payment authorized.",
+    partially_captured: "Payment complete.",
+    processing: "Payment processing: the shop is told when it arrives.",
+    requires_merchant_action: "Payment received: the shop is reviewing it.",
+  };
   const BILLING_FIELDS = ["first-name", "last-name", "line1", "line2", "city", "state", "zip", "country",
     "phone-code", "phone"];
 
@@ -185,6 +193,9 @@
     const error = state.loadError;
     if (!error) return CLOSED[state.payment.status] || `This payment cannot be paid (${state.payment.status}).`;
     if (error.code === "IR_01") return "This checkout cannot take payments: the shop's key was not accepted.";
+    if (error.code === "IR_08" && /expired/i.test(error.message || "")) {
+      return "This checkout has expired: start again from the shop.";
+    }
     if (["IR_05", "IR_09", "IR_08"].includes(error.code) || !config.clientSecret) {
       return "This checkout cannot take payments: the payment was not found.";
     }
@@ -544,7 +555,7 @@
     const answer = await api("POST", `/payments/${encodeURIComponent(paymentId())}/confirm`, body);
     setBusy(false);
     if (!answer.ok) {
-      if (state.payable) showNotice(answer.error.message || "Something went wrong");
+      if (state.payable) await explainRefusal(answer.error);
       return {requestId, ...failure(answer.error.type, answer.error.message)};
     }
     const payment = answer.body;
@@ -561,9 +572,28 @@
     } else {
       const status = $("status");
       status.hidden = false;
-      status.textContent = payment.status === "succeeded" ? "Payment complete." : `Payment ${payment.status.replace(/_/g, " ")}.`;
+      status.textContent = DONE[payment.status] || `Payment ${payment.status.replace(/_/g, " ")}.`;
     }
     return {requestId, ok: true, data: payment, url: returnUrlWith(returnUrl, payment.status)};
+  }
+
+  // A refused confirmation told to the customer in a plain sentence (the API's own words go to the
+  // shop's page): an expired checkout takes no more input, and a payment that moved on meanwhile
+  // (paid in another tab) is shown as it now stands.
+  async function explainRefusal(error) {
+    if (error.code === "IR_08" && /expired/i.test(error.message || "")) {
+      state.loadError = error;
+    } else if (error.code === "IR_14") {
+      const fresh = await api("GET", withSecret(`/payments/${encodeURIComponent(paymentId())}`));
+      if (!fresh.ok) return showNotice(error.message || "Something went wrong");
+      state.payment = fresh.body;
+    } else {
+      showNotice(error.message || "Something went wrong");
+      return;
+    }
+    state.payable = !state.loadError && PAYABLE.includes(state.payment.status);
+    render();
+    setBusy(!state.payable);
   }
 
   function showNotice(text) {
