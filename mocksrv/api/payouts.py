@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint
+from flask import Blueprint, request
 from marshmallow import ValidationError, fields, post_load, validate, validates_schema
 
 from mocksrv.api import real_values
-from mocksrv.api.answers.payouts import PayoutAnswerSchema, PayoutListAnswerSchema
+from mocksrv.api.answers.payouts import PayoutAnswerSchema, PayoutFiltersAnswerSchema, PayoutListAnswerSchema
 from mocksrv.api.schemas import BrowserInfoSchema, ContactSchema, Country, CustomerDetailsSchema, Limited
-from mocksrv.api.schemas.common import any_of, within_time_range
+from mocksrv.api.schemas.common import ListQuerySchema, any_of, within_time_range
 from mocksrv.contract import documented
 from mocksrv.domain.errors import InvalidField
+from mocksrv.domain.models import Page
 from mocksrv.domain.money import MAX_AMOUNT, MIN_AMOUNT
 from mocksrv.domain.payouts import PAYOUT_TYPES, PayoutStatus
 from mocksrv.domain.store import Query
@@ -197,6 +198,13 @@ class PayoutListSchema(RequestSchema):
         return Query.of(**data)
 
 
+class PayoutTimeRangeSchema(RequestSchema):
+    """The real service's TimeRange of the payout filters: from `start_time`, to `end_time` or now."""
+
+    start_time = Timestamp(required=True)
+    end_time = Timestamp(allow_none=True)
+
+
 class PayoutIdSchema(RequestSchema):
     """Cancel and fulfil: the payout's id may be repeated in the body."""
 
@@ -210,6 +218,7 @@ _create, _update, _confirm, _list = (
     PayoutListSchema(),
 )
 _payout_id = PayoutIdSchema()
+_query, _time_range = ListQuerySchema(), PayoutTimeRangeSchema()
 
 
 def _same_payout(payout_id: str) -> None:
@@ -230,9 +239,29 @@ def create_payout() -> Json:
 @documented(PayoutListAnswerSchema, body=_list)
 def list_payouts() -> Json:
     principal = authenticate()
-    page = sandbox().payouts.list(principal.merchant_id, load(_list, json_body()))
+    return _listed(sandbox().payouts.list(principal.merchant_id, load(_list, json_body())))
+
+
+@payouts.get("/payouts/list")
+@documented(PayoutListAnswerSchema, query=_query)
+def query_payouts() -> Json:
+    """The same list, filtered by the query string, as the real service's GET takes it."""
+    principal = authenticate()
+    return _listed(sandbox().payouts.list(principal.merchant_id, load(_query, request.args.to_dict())))
+
+
+def _listed(page: Page) -> Json:
     payouts_ = [payout_json(p) for p in page.items]
     return {**list_json(payouts_, page.total_count), "size": len(payouts_)}  # `size`: the real name
+
+
+@payouts.post("/payouts/filter")
+@documented(PayoutFiltersAnswerSchema, body=_time_range)
+def payout_filters() -> Json:
+    """What each list filter may choose among the payouts made in a time range."""
+    principal = authenticate()
+    sent = load(_time_range, json_body())
+    return sandbox().payouts.filters(principal.merchant_id, sent["start_time"], sent.get("end_time"))
 
 
 @payouts.get("/payouts/<id:payout_id>")

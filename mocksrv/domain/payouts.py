@@ -228,7 +228,24 @@ class PayoutService:
             raise ResourceNotFound("Payout")
         return payout
 
+    def filters(self, merchant_id: str, start: datetime, end: datetime | None) -> dict[str, list[str]]:
+        """The values of each list filter that the merchant's payouts made in [start, end] hold (end:
+        now on its clock), as the real service offers them to choose from."""
+        end = self._clock.now(merchant_id) if end is None else end
+        if end < start:
+            raise InvalidField("end_time", "is before start_time")
+        _, made = self._store.created_between(PAYOUTS, merchant_id, start, end)
+        return {
+            "connector": sorted({payout.connector for payout in made}),
+            "currency": sorted({payout.currency for payout in made}),
+            "status": sorted({payout.status.value for payout in made}),
+            "payout_method": sorted({payout.payout_type for payout in made if payout.payout_type}),
+        }
+
     def list(self, merchant_id: str, query: Query) -> Page:
+        missing = self._store.missing_cursor(PAYOUTS, merchant_id, query)
+        if missing is not None:
+            raise InvalidField(missing, "no such payout")
         return self._store.query(PAYOUTS, merchant_id, query)
 
     def _change(self, payout: Payout, event: PayoutEvent, fields: Mapping[str, Any], now: datetime) -> Payout:

@@ -372,13 +372,6 @@ def test_retrieve_of_an_unknown_payout_is_404_HE_02(api: Api) -> None:
     assert response.json == PAYOUT_NOT_FOUND
 
 
-def test_get_on_the_list_path_is_a_wrong_method(api: Api) -> None:
-    response = api.get("/payouts/list")
-
-    assert response.status_code == 405
-    assert response.json == error("IR_03", "The HTTP method is not applicable for this API")
-
-
 def test_delete_of_a_payout_is_a_wrong_method(api: Api) -> None:
     create_payout(api)
 
@@ -737,6 +730,92 @@ def test_list_filters_and_pages(
     assert response.status_code == 200
     assert (response.json["count"], response.json["total_count"]) == (len(ids), total)
     assert [p["payout_id"] for p in response.json["data"]] == ids
+
+
+GET_LIST_FILTERS: list[tuple[dict[str, Any], list[str], int]] = [
+    ({}, ["po_c", "po_b", "po_a"], 3),
+    ({"customer_id": CUSTOMER_ID, "limit": 1}, ["po_c"], 2),
+    ({"created_gte": 60}, ["po_c", "po_b"], 2),
+    ({"created_gt": 59, "created_lt": 61}, ["po_b"], 1),
+    ({"starting_after": "po_c"}, ["po_b", "po_a"], 2),
+    ({"ending_before": "po_a", "limit": 1}, ["po_b"], 2),
+    ({"offset": 2, "time_range": "ignored, as an unknown parameter is"}, ["po_a"], 3),
+]
+
+
+@pytest.mark.parametrize(
+    ("filters", "ids", "total"), GET_LIST_FILTERS, ids=[case_id(f[0]) for f in GET_LIST_FILTERS]
+)
+@pytest.mark.usefixtures("three_payouts")
+def test_the_list_is_also_read_with_get_and_a_query_string(
+    api: Api, frozen: str, filters: dict[str, Any], ids: list[str], total: int
+) -> None:
+    response = api.get("/payouts/list", query_string=at_offsets(frozen, filters))
+
+    assert response.status_code == 200
+    assert (response.json["size"], response.json["total_count"]) == (len(ids), total)
+    assert [p["payout_id"] for p in response.json["data"]] == ids
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ({"starting_after": "po_missing"}, invalid("starting_after", "no such payout")),
+        ({"limit": "0"}, invalid("limit", LIMIT_RANGE)),
+        ({"created_gte": "yesterday"}, invalid("created_gte", "not a valid ISO 8601 timestamp")),
+    ],
+    ids=["unknown cursor", "limit", "time"],
+)
+def test_a_bad_list_query_is_ir_04(api: Api, query: dict[str, str], expected: dict[str, Any]) -> None:
+    response = api.get("/payouts/list", query_string=query)
+
+    assert response.status_code == 400
+    assert response.json == expected
+
+
+@pytest.mark.usefixtures("three_payouts")
+def test_filter_names_what_the_payouts_of_a_time_range_hold(api: Api, frozen: str) -> None:
+    everything = ok(api.post("/payouts/filter", {"start_time": frozen}))
+    first_minute = ok(api.post("/payouts/filter", at_offsets(frozen, {"start_time": 0, "end_time": 59})))
+
+    assert everything == {
+        "connector": ["mocksrv"],
+        "currency": ["EUR", "USD"],
+        "status": ["pending", "requires_fulfillment", "success"],
+        "payout_method": ["bank"],
+    }
+    assert first_minute == {
+        "connector": ["mocksrv"],
+        "currency": ["USD"],
+        "status": ["success"],
+        "payout_method": ["bank"],
+    }
+    later_on = at_offsets(frozen, {"start_time": 3600, "end_time": 7200})
+    assert ok(api.post("/payouts/filter", later_on)) == {
+        "connector": [],
+        "currency": [],
+        "status": [],
+        "payout_method": [],
+    }
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ({}, missing("start_time")),
+        ({"start_time": 60, "end_time": 0}, invalid("end_time", "is before start_time")),
+        ({"start_time": 0, "status": "success"}, malformed("unknown field `status`")),
+        ({"start_time": 3600}, invalid("end_time", "is before start_time")),  # the end is now: 120 s
+    ],
+    ids=["no start", "end before start", "unknown field", "start after now"],
+)
+def test_a_bad_time_range_is_ir_04(
+    api: Api, frozen: str, body: dict[str, Any], expected: dict[str, Any]
+) -> None:
+    response = api.post("/payouts/filter", at_offsets(frozen, body))
+
+    assert response.status_code == 400
+    assert response.json == expected
 
 
 def test_list_default_limit_is_ten(api: Api) -> None:

@@ -75,3 +75,12 @@ class PayoutListAnswerSchema(AnswerSchema):
     count = fields.Integer()
     total_count = fields.Integer()
     data = fields.List(fields.Nested(PayoutAnswerSchema))
+
+
+class PayoutFiltersAnswerSchema(AnswerSchema):
+    """The values each list filter may take among the payouts of a time range."""
+
+    connector = fields.List(fields.String(), required=True)
+    currency = fields.List(fields.String(), required=True)
+    status = fields.List(fields.String(), required=True)
+    payout_method = fields.List(fields.String(), required=True)

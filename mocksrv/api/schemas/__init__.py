@@ -7,6 +7,7 @@ from mocksrv.api.schemas.common import ContactSchema as ContactSchema
 from mocksrv.api.schemas.common import Country as Country
 from mocksrv.api.schemas.common import CustomerDetailsSchema as CustomerDetailsSchema
 from mocksrv.api.schemas.common import Limited as Limited
+from mocksrv.api.schemas.common import ListQuerySchema as ListQuerySchema
 from mocksrv.api.schemas.common import OneOf as OneOf
 from mocksrv.api.schemas.customers import CustomerCreateSchema as CustomerCreateSchema
 from mocksrv.api.schemas.customers import CustomerFieldsSchema as CustomerFieldsSchema
@@ -21,7 +22,6 @@ from mocksrv.api.schemas.payments import PaymentConfirmSchema as PaymentConfirmS
 from mocksrv.api.schemas.payments import PaymentCreateSchema as PaymentCreateSchema
 from mocksrv.api.schemas.payments import PaymentFieldsSchema as PaymentFieldsSchema
 from mocksrv.api.schemas.payments import PaymentListSchema as PaymentListSchema
-from mocksrv.api.schemas.payments import PaymentQuerySchema as PaymentQuerySchema
 from mocksrv.api.schemas.payments import PaymentRetrieveQuerySchema as PaymentRetrieveQuerySchema
 from mocksrv.api.schemas.payments import PaymentUpdateSchema as PaymentUpdateSchema
 from mocksrv.api.schemas.payments import ReviewSchema as ReviewSchema

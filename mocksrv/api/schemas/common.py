@@ -6,15 +6,17 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from marshmallow import ValidationError, fields, validate
+from marshmallow import EXCLUDE, ValidationError, fields, post_load, validate
 
 from mocksrv.domain.money import MAX_AMOUNT, MIN_AMOUNT, is_country
+from mocksrv.domain.store import Query
 from mocksrv.fieldtypes import (
     PHONE_COUNTRY_CODE,
     PHONE_NUMBER,
     RESOURCE_ID,
     StrictBoolean,
     StrictInteger,
+    Timestamp,
     currency_code,
 )
 from mocksrv.schema import RequestSchema
@@ -192,3 +194,27 @@ def any_of(data: dict[str, Any], name: str, attribute: str | None = None) -> Non
     same name) may have: any of them; an empty list keeps all."""
     values = data.pop(name, None)
     data[attribute or name] = frozenset(values) if values else None
+
+
+class ListQuerySchema(RequestSchema):
+    """The query of the real service's `GET /payments/list` and `GET /payouts/list`. Parameters arrive
+    as text; ones it does not know are ignored, as on any GET. Times compare to the millisecond, as
+    answers show them."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+    customer_id = fields.String()
+    starting_after = fields.String()
+    ending_before = fields.String()
+    limit = fields.Integer(validate=validate.Range(1, 100), load_default=10)
+    offset = fields.Integer(validate=validate.Range(min=0), load_default=0)
+    created = Timestamp()
+    created_lt = Timestamp()
+    created_gt = Timestamp()
+    created_lte = Timestamp()
+    created_gte = Timestamp()
+
+    @post_load
+    def to_query(self, data: dict[str, Any], **kwargs: Any) -> Query:
+        return Query.of(**created_range(data))

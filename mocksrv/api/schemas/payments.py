@@ -18,7 +18,6 @@ from mocksrv.api.schemas.common import (
     Minor,
     ObjectOrName,
     OneOf,
-    created_range,
 )
 from mocksrv.api.schemas.links import PaymentLinkConfigSchema
 from mocksrv.api.schemas.method_data import (
@@ -295,29 +294,6 @@ class PaymentListSchema(RequestSchema):
     @post_load
     def to_query(self, data: dict[str, Any], **kwargs: Any) -> Query:
         return Query.of(**data)
-
-
-class PaymentQuerySchema(RequestSchema):
-    """The query of the real service's `GET /payments/list`. Parameters arrive as text; ones it does
-    not know are ignored, as on any GET. Times compare to the millisecond, as answers show them."""
-
-    class Meta:
-        unknown = EXCLUDE
-
-    customer_id = fields.String()
-    starting_after = fields.String()
-    ending_before = fields.String()
-    limit = fields.Integer(validate=validate.Range(1, 100), load_default=10)
-    offset = fields.Integer(validate=validate.Range(min=0), load_default=0)
-    created = Timestamp()
-    created_lt = Timestamp()
-    created_gt = Timestamp()
-    created_lte = Timestamp()
-    created_gte = Timestamp()
-
-    @post_load
-    def to_query(self, data: dict[str, Any], **kwargs: Any) -> Query:
-        return Query.of(**created_range(data))
 
 
 class PaymentRetrieveQuerySchema(RequestSchema):

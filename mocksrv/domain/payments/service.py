@@ -110,10 +110,9 @@ class PaymentService:
         return payment
 
     def list(self, merchant_id: str, query: Query) -> Page:
-        for name in ("starting_after", "ending_before"):
-            cursor = getattr(query, name)
-            if cursor is not None and self._store.get(PAYMENTS, merchant_id, cursor) is None:
-                raise InvalidField(name, "no such payment")
+        missing = self._store.missing_cursor(PAYMENTS, merchant_id, query)
+        if missing is not None:
+            raise InvalidField(missing, "no such payment")
         return self._store.query(PAYMENTS, merchant_id, query)
 
     # -- operations ---------------------------------------------------------------------------

@@ -138,6 +138,15 @@ class MemoryStore(ClockStates):
         with space.lock:
             return created_between(space, kind, gte, lte)
 
+    def missing_cursor(self, kind: str, merchant_id: str, query: Query) -> str | None:
+        """The name of the query's cursor (`starting_after`, `ending_before`) that names no record
+        of the kind, if one does: for the caller to refuse, as `query` passes over it."""
+        for name in ("starting_after", "ending_before"):
+            cursor = getattr(query, name)
+            if cursor is not None and self.get(kind, merchant_id, cursor) is None:
+                return name
+        return None
+
     def query(self, kind: str, merchant_id: str, query: Query) -> Page:
         """Return a page, newest first (`space.page_of`)."""
         space = self._space(merchant_id)
