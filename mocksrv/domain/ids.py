@@ -120,6 +120,17 @@ def new_id(prefix: str, length: int = 20, entropy: Entropy = SYSTEM) -> str:
     return prefix + "_" + entropy.take(length).translate(_LETTERS_AND_DIGITS).decode()
 
 
+# The length the real service's document gives its payment, refund and payout ids (30 exactly), which
+# a client generated from that document may check.
+REAL_ID_LENGTH = 30
+
+
+def new_real_id(prefix: str, entropy: Entropy = SYSTEM) -> str:
+    """`prefix_` and random letters and digits, 30 characters in all, as the real service makes the
+    ids of payments (`pay_`), refunds (`ref_`) and payouts (`payout_`)."""
+    return new_id(prefix, REAL_ID_LENGTH - len(prefix) - 1, entropy)
+
+
 def unused(make: Callable[[], str], taken: Callable[[str], bool]) -> str:
     """The first of `make`'s ids that is not `taken`. A seeded stream started again from its
     beginning (`PUT /__mock/ids`, after a reset) gives the ids it gave before, and the records that

@@ -19,7 +19,7 @@ from typing import Any
 from mocksrv.domain.clock import Clock
 from mocksrv.domain.errors import ClientSecretInvalid, DuplicateResource, InvalidField, ResourceNotFound
 from mocksrv.domain.events import ContentType, EventType
-from mocksrv.domain.ids import new_client_secret, new_id
+from mocksrv.domain.ids import new_client_secret, new_real_id
 from mocksrv.domain.lifecycle import Lifecycle
 from mocksrv.domain.merchants import MerchantService
 from mocksrv.domain.models import CONNECTOR, JsonObject, Page, Profile
@@ -163,7 +163,7 @@ class PayoutService:
 
     def create(self, merchant_id: str, fields: Mapping[str, Any]) -> Payout:
         with self._store.transaction(merchant_id):
-            payout_id = fields.get("payout_id") or new_id("payout", entropy=self._store.ids(merchant_id))
+            payout_id = fields.get("payout_id") or new_real_id("payout", self._store.ids(merchant_id))
             if self._store.get(PAYOUTS, merchant_id, payout_id) is not None:
                 raise DuplicateResource("payout", "payout_id")
             profile = self._profile(merchant_id, fields.get("profile_id"))

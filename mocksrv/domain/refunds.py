@@ -17,7 +17,7 @@ from mocksrv.domain.errors import (
     ResourceNotFound,
 )
 from mocksrv.domain.events import ContentType, EventType
-from mocksrv.domain.ids import new_id
+from mocksrv.domain.ids import new_real_id
 from mocksrv.domain.lifecycle import Lifecycle
 from mocksrv.domain.models import CONNECTOR, JsonObject, Page, Payment, build, evolve
 from mocksrv.domain.outbox import Outbox
@@ -146,7 +146,7 @@ class RefundService:
                 raise PAYMENT_TRANSITIONS.refusal_for(
                     payment.status, "refunded", [s.value for s in REFUNDABLE]
                 )
-            refund_id = fields.get("refund_id") or new_id("ref", entropy=self._store.ids(merchant_id))
+            refund_id = fields.get("refund_id") or new_real_id("ref", self._store.ids(merchant_id))
             if self._store.get(REFUNDS, merchant_id, refund_id) is not None:
                 raise DuplicateResource("refund", "refund_id")
             earlier = self._store.query(

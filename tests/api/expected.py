@@ -44,7 +44,7 @@ class Matches:
         return f"Matches({self.pattern!r})"
 
 
-GENERATED_PAYMENT_ID = Matches(r"pay_[A-Za-z0-9]{20}")
+GENERATED_PAYMENT_ID = Matches(r"pay_[A-Za-z0-9]{26}")
 GENERATED_CUSTOMER_ID = Matches(r"cus_[A-Za-z0-9]{20}")
 
 

@@ -25,7 +25,7 @@ from tests.payloads import MERCHANT_ID, PROFILE_ID
 pytestmark = pytest.mark.usefixtures("frozen")
 
 LINK_ID = Matches(r"plink_[A-Za-z0-9]{20}")
-PAYMENT_ID = Matches(r"pay_[A-Za-z0-9]{20}")
+PAYMENT_ID = Matches(r"pay_[A-Za-z0-9]{26}")
 FIFTEEN_MINUTES = 15 * 60
 LINK_NOT_FOUND = error("HE_02", "Payment Link does not exist in our records")
 CLIENT_SECRET_WRONG = error(

@@ -33,7 +33,7 @@ pytestmark = pytest.mark.usefixtures("frozen")
 
 HOUR = 3600
 CLOSED_ACCOUNT = "000111111116"
-GENERATED_PAYOUT_ID = Matches(r"payout_[A-Za-z0-9]{20}")
+GENERATED_PAYOUT_ID = Matches(r"payout_[A-Za-z0-9]{23}")
 PAYOUT_NOT_FOUND = error("HE_02", "Payout does not exist in our records")
 DUPLICATE_PAYOUT = error(
     "HE_01", "The payout with the specified payout_id already exists in our records", "payout_id"
@@ -73,7 +73,7 @@ def refused(action: str, status: str, expected: str = "requires_fulfillment") ->
 
 def secret_of(payout_id: Any) -> Matches:
     """The client secret of a payout: its id, `_secret_` and 20 hex digits."""
-    prefix = re.escape(payout_id) if isinstance(payout_id, str) else r"payout_[A-Za-z0-9]{20}"
+    prefix = re.escape(payout_id) if isinstance(payout_id, str) else r"payout_[A-Za-z0-9]{23}"
     return Matches(rf"{prefix}_secret_[A-Za-z0-9]{{20}}")
 
 

@@ -37,7 +37,7 @@ HOUR = 3600
 REFUND_FAILS_CARD = "4000000000005126"
 REFUNDABLE = "succeeded, partially_captured, partially_captured_and_capturable"
 NOT_REFUNDABLE = [status for status in STATUSES if status not in REFUNDABLE.split(", ")]
-GENERATED_REFUND_ID = Matches(r"ref_[A-Za-z0-9]{20}")
+GENERATED_REFUND_ID = Matches(r"ref_[A-Za-z0-9]{26}")
 REFUND_NOT_FOUND = error("HE_02", "Refund does not exist in our records")
 DUPLICATE_REFUND = error(
     "HE_01", "The refund with the specified refund_id already exists in our records", "refund_id"

@@ -161,7 +161,7 @@ def test_null_in_every_optional_real_field_is_as_if_not_sent(api: Api, frozen: s
     response = api.post("/refunds", {"payment_id": "pay_1", **nulls})
 
     assert response.status_code == 200
-    assert response.json == refund_body(frozen, Matches(r"ref_[A-Za-z0-9]{20}"))
+    assert response.json == refund_body(frozen, Matches(r"ref_[A-Za-z0-9]{26}"))
 
 
 def test_a_field_the_real_service_does_not_define_is_IR_06(api: Api) -> None:

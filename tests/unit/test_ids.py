@@ -8,12 +8,15 @@ import threading
 
 import pytest
 
-from mocksrv.domain.ids import _SystemEntropy, new_client_secret, new_id, new_secret
+from mocksrv.domain.ids import _SystemEntropy, new_client_secret, new_id, new_real_id, new_secret
 from mocksrv.masking import mask_card_like
 
 
 def test_an_id_is_the_prefix_and_twenty_letters_or_digits() -> None:
     assert re.fullmatch(r"pay_[0-9A-Za-z]{20}", new_id("pay"))
+    # Payments, refunds and payouts: 30 characters in all, as the real service's document has them.
+    assert [len(new_real_id(prefix)) for prefix in ("pay", "ref", "payout")] == [30, 30, 30]
+    assert re.fullmatch(r"payout_[0-9A-Za-z]{23}", new_real_id("payout"))
     assert re.fullmatch(r"evt_[0-9A-Za-z]{8}", new_id("evt", 8))
 
 

@@ -10,7 +10,7 @@ from typing import Any
 from mocksrv.domain.clock import Clock
 from mocksrv.domain.errors import ClientSecretExpired, DuplicateResource, InvalidField, PaymentNotFound
 from mocksrv.domain.events import ContentType
-from mocksrv.domain.ids import new_client_secret, new_id
+from mocksrv.domain.ids import new_client_secret, new_real_id
 from mocksrv.domain.lifecycle import Lifecycle
 from mocksrv.domain.merchants import MerchantService
 from mocksrv.domain.models import Capture, CaptureMethod, Page, Payment, build, evolve
@@ -124,7 +124,7 @@ class PaymentService:
         profile = self._merchants.profile(merchant_id, fields["profile_id"])
         if profile is None:
             raise InvalidField("profile_id", "no such business profile")
-        payment_id = fields.get("payment_id") or new_id("pay", entropy=self._store.ids(merchant_id))
+        payment_id = fields.get("payment_id") or new_real_id("pay", self._store.ids(merchant_id))
         if fields["amount"] == 0 and not sets_up(fields):
             raise InvalidField(
                 "amount", "0 only for a setup payment, with mandate_data or setup_future_usage"
