@@ -106,6 +106,12 @@ class ClientSecretInvalid(DomainError):
         )
 
 
+class PreconditionFailed(DomainError):
+    """A request the resource's state makes pointless, with the real service's code for it."""
+
+    code = "IR_16"
+
+
 class InvalidState(DomainError):
     """The operation is not allowed in the resource's current state."""
 

@@ -1009,8 +1009,8 @@ def test_a_new_default_replaces_the_old_one(api: Api) -> None:
     assert methods_of(api) == saved_list(listed(second, default=True), listed(first))
 
 
-def test_the_default_set_again_is_ir_04_and_changes_nothing(api: Api) -> None:
-    # The real service answers 400: "Payment Method has already been set as default for that customer".
+def test_the_default_set_again_is_ir_16_and_changes_nothing(api: Api) -> None:
+    # The real service's document: 400, "Payment Method has already been set as default for that customer".
     add_customer(api)
     first = save_card(api)
     advance(api, 1)
@@ -1020,7 +1020,7 @@ def test_the_default_set_again_is_ir_04_and_changes_nothing(api: Api) -> None:
     response = api.post(f"/cus_1/payment_methods/{first['payment_method_id']}/default")
 
     assert response.status_code == 400
-    assert response.json == invalid("payment_method_id", "already the customer's default payment method")
+    assert response.json == error("IR_16", "Payment Method is already set as default")
     assert methods_of(api) == saved_list(listed(second), listed(first, default=True))
     assert ok(api.get("/customers/cus_1"))["default_payment_method_id"] == first["payment_method_id"]
 

@@ -15,11 +15,13 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from mocksrv.domain.clock import Clock
+from mocksrv.domain.customers import CUSTOMERS
 from mocksrv.domain.errors import (
     ClientSecretExpired,
     ClientSecretInvalid,
     ClientSecretMissing,
     InvalidField,
+    PreconditionFailed,
     ResourceNotFound,
 )
 from mocksrv.domain.events import PAID_EVENTS, Event, EventType
@@ -27,7 +29,6 @@ from mocksrv.domain.ids import Entropy, new_id
 from mocksrv.domain.models import Customer, JsonObject, Payment, build, evolve
 from mocksrv.domain.payments.bank import kept_details
 from mocksrv.domain.payments.cards import card_expiry, card_key, card_summary, normalized_number
-from mocksrv.domain.payments.sent import CUSTOMERS
 from mocksrv.domain.recurring.records import PAYMENT_METHODS, SavedPaymentMethod
 from mocksrv.domain.recurring.setup import sets_up
 from mocksrv.domain.store import MemoryStore, Query
@@ -187,7 +188,7 @@ class PaymentMethodService:
             if method.customer_id != customer_id:
                 raise InvalidField("payment_method_id", "the payment method is not the customer's")
             if customer.default_payment_method_id == payment_method_id:  # as the real service refuses it
-                raise InvalidField("payment_method_id", "already the customer's default payment method")
+                raise PreconditionFailed("Payment Method is already set as default")
             self._store.put(
                 CUSTOMERS, merchant_id, evolve(customer, default_payment_method_id=payment_method_id)
             )
