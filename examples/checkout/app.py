@@ -12,6 +12,7 @@ MOCKSRV_PUBLISHABLE_KEY and MOCKSRV_PROFILE_ID (default: the default merchant's)
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ VENDOR = {
     "react-hyper-js.js": "@juspay-tech/react-hyper-js/dist/bundle.js",
 }
 PRICE = {"amount": 2599, "currency": "USD"}  # what the shop sells: one pair of shoes
+PAYMENT_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")  # what a payment id may be
 
 
 def create_app(
@@ -82,9 +84,9 @@ def create_app(
         secret_of_payment = request.args.get("payment_intent_client_secret", "")
         payment_id = secret_of_payment.rpartition("_secret_")[0]  # an id may hold "_secret_" too
         payment = None
-        if payment_id:
+        if PAYMENT_ID.fullmatch(payment_id):  # an address edited by hand may name anything
             answer = session.get(f"{mocksrv}/payments/{payment_id}", timeout=10)
-            if answer.status_code not in (400, 404):  # an address edited by hand names no payment
+            if answer.status_code != 404:
                 answer.raise_for_status()
                 payment = answer.json()
         return render_template("complete.html", payment=payment)

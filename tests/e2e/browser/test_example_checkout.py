@@ -69,8 +69,14 @@ def test_the_example_shop_takes_a_card(page: Page, shop: str, merchant: Merchant
 
 @pytest.mark.parametrize(
     "query",
-    ["", "?payment_intent_client_secret=pay_nothing_secret_x", "?payment_intent_client_secret=a/b_secret_c"],
-    ids=["no secret", "no such payment", "not an id"],
+    [
+        "",
+        "?payment_intent_client_secret=pay_nothing_secret_x",
+        "?payment_intent_client_secret=a/b_secret_c",
+        "?payment_intent_client_secret=../__mock/merchants_secret_c",
+        "?payment_intent_client_secret=pay_x/confirm_secret_c",
+    ],
+    ids=["no secret", "no such payment", "not an id", "another route", "an action"],
 )
 def test_the_shop_s_return_page_names_no_payment_for_an_address_edited_by_hand(
     page: Page, shop: str, query: str
