@@ -349,9 +349,14 @@ class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[mi
         return mapping
 
 
-for _tag in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float"):
-    _Loader.add_constructor(_tag, number_as_written)
-_Loader.add_constructor("tag:yaml.org,2002:bool", bool_as_written)
+def refuse_unclear_scalars(loader: type[yaml.SafeLoader] | type[yaml.CSafeLoader]) -> None:
+    """Make `loader` refuse the numbers and words YAML 1.1 reads otherwise than they look (UnclearYaml)."""
+    for tag in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float"):
+        loader.add_constructor(tag, number_as_written)
+    loader.add_constructor("tag:yaml.org,2002:bool", bool_as_written)
+
+
+refuse_unclear_scalars(_Loader)
 
 
 def read_yaml(path: Path, name: str | None = None) -> Any:

@@ -20,7 +20,7 @@ from mocksrv.scenario.format import (
     Step,
     step_kind,
 )
-from mocksrv.settings import UnclearYaml, bool_as_written, number_as_written
+from mocksrv.settings import UnclearYaml, refuse_unclear_scalars
 
 # -- finding and reading files ---------------------------------------------------------------------
 
@@ -56,6 +56,7 @@ def _yaml_files(folder: Path) -> list[str]:
             folders.clear()
             continue
         seen.add(real)
+        folders.sort()  # walked in name order, so that a folder reached twice keeps the same name
         files += [
             os.path.join(root, name)
             for name in names
@@ -121,9 +122,7 @@ def _as_text(loader: _Loader, node: yaml.Node) -> str:
 
 
 _Loader.add_constructor("tag:yaml.org,2002:timestamp", _as_text)
-_Loader.add_constructor("tag:yaml.org,2002:int", number_as_written)
-_Loader.add_constructor("tag:yaml.org,2002:float", number_as_written)
-_Loader.add_constructor("tag:yaml.org,2002:bool", bool_as_written)
+refuse_unclear_scalars(_Loader)
 
 
 Duplicate = tuple[Location, int, int]  # a key's location, its line, and the line it was first written on

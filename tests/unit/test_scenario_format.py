@@ -349,6 +349,16 @@ def test_linked_folders_are_searched_once_and_a_file_named_twice_is_taken_once(t
     assert found == [f"{root}/a.yaml", f"{root}/linked/s.yaml"]
 
 
+def test_a_folder_reached_twice_keeps_the_name_that_comes_first(tmp_path: Path) -> None:
+    for name in ("b", "d", "f"):  # created in an order unlike the names', as a directory may list them
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "s.yaml").write_text("")
+    (tmp_path / "a").symlink_to(tmp_path / "d")
+    (tmp_path / "e").symlink_to(tmp_path / "b")
+
+    assert scenario_files([str(tmp_path)]) == [f"{tmp_path}/{name}/s.yaml" for name in ("a", "b", "f")]
+
+
 def test_the_shipped_schema_is_a_valid_json_schema() -> None:
     Draft202012Validator.check_schema(schema())
     assert schema()["required"] == ["name", "description", "steps"]
