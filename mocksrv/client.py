@@ -118,11 +118,11 @@ class Sandbox(_Closing):
 
     def merchant_ids(self) -> list[str]:
         """Every merchant's id; also proves that the admin key is the server's, and the server a
-        mocksrv (NotMocksrv: an answer that is not a list of merchants, or an error not in its shape)."""
+        mocksrv (NotMocksrv: an answer that is not a list of merchants, or a refusal not in its shape)."""
         try:
             answer = self._admin("GET", "/__mock/merchants")
         except ControlPlaneError as error:
-            if error.code:
+            if error.code or error.status >= 500:  # a proxy's 502 or 503 says nothing of what is behind it
                 raise
             raise NotMocksrv(f"GET /__mock/merchants gave no list of merchants ({error.status})") from None
         except requests.JSONDecodeError:
