@@ -9,8 +9,9 @@ from mocksrv.domain.clock import Clock
 from mocksrv.domain.errors import ResourceNotFound
 from mocksrv.domain.ids import new_id
 from mocksrv.domain.models import Customer, Page, evolve
-from mocksrv.domain.payments.sent import CUSTOMERS
 from mocksrv.domain.store import MemoryStore, Query
+
+CUSTOMERS = "customer"
 
 CUSTOMER_FIELDS = (
     "name",

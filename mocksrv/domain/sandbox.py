@@ -13,7 +13,7 @@ from mocksrv.domain.clock import Clock, SystemTime, initial_state, system_now
 from mocksrv.domain.controls.faults import FAULTS, FaultService
 from mocksrv.domain.controls.journal import DEFAULT_SIZE as DEFAULT_JOURNAL_SIZE
 from mocksrv.domain.controls.journal import RequestJournal
-from mocksrv.domain.customers import CustomerService
+from mocksrv.domain.customers import CUSTOMERS, CustomerService
 from mocksrv.domain.disputes import DISPUTE_TRANSITIONS, DISPUTES, DisputeService
 from mocksrv.domain.ephemeral_keys import EPHEMERAL_KEY_COLLECTION, EPHEMERAL_KEYS, EphemeralKeyService
 from mocksrv.domain.legacy.cards import LegacyCardService
@@ -32,7 +32,6 @@ from mocksrv.domain.models import Customer, Environment
 from mocksrv.domain.outbox import Outbox
 from mocksrv.domain.payments.method_data import MethodResolver
 from mocksrv.domain.payments.outcomes import OutcomeTable
-from mocksrv.domain.payments.sent import CUSTOMERS
 from mocksrv.domain.payments.service import PAYMENTS, PaymentService
 from mocksrv.domain.payments.states import PAYMENT_TRANSITIONS
 from mocksrv.domain.payouts import PAYOUT_TRANSITIONS, PAYOUTS, PayoutService

@@ -12,7 +12,7 @@ from mocksrv.domain.ids import _SystemEntropy, new_client_secret, new_id, new_re
 from mocksrv.masking import mask_card_like
 
 
-def test_an_id_is_the_prefix_and_twenty_letters_or_digits() -> None:
+def test_an_id_is_its_prefix_and_twenty_letters_or_digits_or_thirty_characters_as_the_real_ones() -> None:
     assert re.fullmatch(r"pay_[0-9A-Za-z]{20}", new_id("pay"))
     # Payments, refunds and payouts: 30 characters in all, as the real service's document has them.
     assert [len(new_real_id(prefix)) for prefix in ("pay", "ref", "payout")] == [30, 30, 30]

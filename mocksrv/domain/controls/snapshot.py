@@ -37,6 +37,7 @@ from mocksrv.domain.controls.document import (
     timer_of,
 )
 from mocksrv.domain.controls.faults import FAULTS, FaultRule
+from mocksrv.domain.customers import CUSTOMERS
 from mocksrv.domain.disputes import DISPUTES, Dispute
 from mocksrv.domain.ephemeral_keys import EPHEMERAL_KEYS, EphemeralKey
 from mocksrv.domain.errors import DomainError, DuplicateResource, ErrorKind, InvalidField
@@ -46,7 +47,6 @@ from mocksrv.domain.legacy.tokens import LEGACY_TOKENS, LegacyToken
 from mocksrv.domain.links.records import PAYMENT_LINKS, PaymentLink
 from mocksrv.domain.merchants import API_KEYS, MERCHANTS, PROFILES
 from mocksrv.domain.models import ApiKey, Customer, Merchant, Payment, Profile, evolve
-from mocksrv.domain.payments.sent import CUSTOMERS
 from mocksrv.domain.payments.service import PAYMENTS
 from mocksrv.domain.payouts import PAYOUTS, Payout
 from mocksrv.domain.recurring.records import MANDATES, PAYMENT_METHODS, Mandate, SavedPaymentMethod

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
+from mocksrv.domain.customers import CUSTOMERS
 from mocksrv.domain.errors import ClientSecretInvalid, ClientSecretMissing, InvalidField
 from mocksrv.domain.ids import new_id
 from mocksrv.domain.models import CaptureMethod, Payment
@@ -15,8 +16,6 @@ from mocksrv.domain.payments.method_data import Paying
 from mocksrv.domain.payments.outcomes import Context
 from mocksrv.domain.recurring.setup import sets_up
 from mocksrv.domain.store import MemoryStore
-
-CUSTOMERS = "customer"
 
 
 def sent_changes(

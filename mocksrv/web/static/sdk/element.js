@@ -62,7 +62,6 @@
   const DONE = {
     succeeded: "Payment complete.",
     requires_capture: "Payment authorized.",
-    partially_captured: "Payment complete.",
     processing: "Payment processing: the shop is told when it arrives.",
     requires_merchant_action: "Payment received: the shop is reviewing it.",
   };
@@ -193,9 +192,7 @@
     const error = state.loadError;
     if (!error) return CLOSED[state.payment.status] || `This payment cannot be paid (${state.payment.status}).`;
     if (error.code === "IR_01") return "This checkout cannot take payments: the shop's key was not accepted.";
-    if (error.code === "IR_08" && /expired/i.test(error.message || "")) {
-      return "This checkout has expired: start again from the shop.";
-    }
+    if (secretExpired(error)) return "This checkout has expired: start again from the shop.";
     if (["IR_05", "IR_09", "IR_08"].includes(error.code) || !config.clientSecret) {
       return "This checkout cannot take payments: the payment was not found.";
     }
@@ -581,7 +578,7 @@
   // shop's page): an expired checkout takes no more input, and a payment that moved on meanwhile
   // (paid in another tab) is shown as it now stands.
   async function explainRefusal(error) {
-    if (error.code === "IR_08" && /expired/i.test(error.message || "")) {
+    if (secretExpired(error)) {
       state.loadError = error;
     } else if (error.code === "IR_14") {
       const fresh = await api("GET", withSecret(`/payments/${encodeURIComponent(paymentId())}`));
@@ -594,6 +591,10 @@
     state.payable = !state.loadError && PAYABLE.includes(state.payment.status);
     render();
     setBusy(!state.payable);
+  }
+
+  function secretExpired(error) {
+    return error.code === "IR_08" && /expired/i.test(error.message || "");
   }
 
   function showNotice(text) {
