@@ -576,6 +576,8 @@ def test_the_tabs_are_one_tab_stop_and_the_arrow_keys_move_along_them(
     expect(frame.get_by_role("tab", name="iDEAL")).to_be_focused()
     assert [tabs.nth(i).get_attribute("tabindex") for i in range(3)] == ["-1", "-1", "0"]
     expect(frame.locator("#redirect-note")).to_have_text("You will be sent to iDEAL to finish the payment.")
+    page.keyboard.press("Control+ArrowRight")  # a key with a modifier is the browser's, not the list's
+    expect(frame.get_by_role("tab", name="iDEAL")).to_have_attribute("aria-selected", "true")
 
 
 def test_the_element_lists_only_the_method_types_it_is_given(

@@ -107,7 +107,11 @@
     const message = event.data;
     if (message.action === "submit") {
       // A submit while one is in flight (a double click on Pay) gets that one's answer: one confirm.
-      if (!confirming) confirming = submit(message).finally(() => (confirming = null));
+      if (!confirming) {
+        confirming = submit(message)
+          .catch(() => failure("server_error", "Something went wrong")) // the shop still hears back
+          .finally(() => (confirming = null));
+      }
       confirming.then((answer) => post("result", {...answer, requestId: message.requestId}));
     }
     if (message.action === "update") {
@@ -263,6 +267,7 @@
   const TAB_KEYS = {ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1};
 
   function moveAlongTabs(event, type) {
+    if (event.altKey || event.ctrlKey || event.metaKey) return; // the browser's own (Alt+Left: Back)
     const types = state.methods.map((method) => method.type);
     const at = types.indexOf(type);
     let to;
