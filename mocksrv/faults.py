@@ -29,6 +29,8 @@ from mocksrv.rest import (
 
 # Set in the WSGI environment when the client must get no answer; read by the HTTP server.
 DROP_CONNECTION = "mocksrv.drop_connection"
+# environ key: a callable, true once the client has closed its connection (set by mocksrv's server)
+CLIENT_GONE = "mocksrv.client_gone"
 CUT_SHORT = "mocksrv.cut_short"  # environ key: the answer is shorter than its Content-Length on purpose
 FAULT_HEADER = "X-Mocksrv-Fault"  # names the rule behind a faulted answer
 CONTROL_PLANE = "/__mock/"
@@ -141,5 +143,6 @@ def _cut(answer: Response, *, keep_length: bool) -> Response:
 def _pause(rule: FaultRule, merchant_id: str) -> None:
     """Hold the request, in a wait slot like a long-poll's, so other requests still find a thread."""
     seconds = (rule.milliseconds or 0) / 1000 if rule.effect is FaultEffect.LATENCY else rule.seconds
+    client_gone = current_request().environ.get(CLIENT_GONE, lambda: False)
     with wait_slots(current_app).hold(merchant_id):
-        sandbox().faults.pause(HANG_SECONDS if seconds is None else seconds)
+        sandbox().faults.pause(merchant_id, HANG_SECONDS if seconds is None else seconds, client_gone)

@@ -24,7 +24,7 @@ from waitress.channel import HTTPChannel
 from waitress.server import TcpWSGIServer
 from waitress.task import ErrorTask, ThreadedTaskDispatcher, WSGITask
 
-from mocksrv.faults import CUT_SHORT, DROP_CONNECTION
+from mocksrv.faults import CLIENT_GONE, CUT_SHORT, DROP_CONNECTION
 from mocksrv.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -84,7 +84,26 @@ class JsonErrorTask(ErrorTask):
 
 
 class Task(WSGITask):
-    """A request's task, which sends nothing and closes the connection when the app asks it to."""
+    """A request's task, which sends nothing and closes the connection when the app asks it to, and
+    lets the app ask whether its client is still there (a hang fault stops holding one that left)."""
+
+    def get_environment(self) -> Any:
+        environ = super().get_environment()
+        environ[CLIENT_GONE] = self._client_gone
+        return environ
+
+    def _client_gone(self) -> bool:
+        """Whether the client closed its end: a look at the socket that takes nothing from it (the
+        server reads nothing more from a connection while its request runs)."""
+        sock: socket.socket | None = getattr(self.channel, "socket", None)
+        if sock is None:
+            return True  # closed by the server
+        try:
+            return sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+        except BlockingIOError:
+            return False  # open, with nothing sent since
+        except OSError:
+            return True  # reset, or closed by the server
 
     def write(self, data: bytes) -> None:
         environ: Any = self.environ

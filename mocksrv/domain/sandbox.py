@@ -221,3 +221,4 @@ class Sandbox:
         """Delete the merchant's resources, events, timers and requests; keep its keys, profile, settings."""
         self.store.clear(merchant_id, RESETTABLE)
         self.journal.clear(merchant_id)
+        self.faults.release_pauses(merchant_id)  # a request its faults still hold ends now

@@ -101,6 +101,39 @@ def test_a_hang_answers_nothing_until_the_client_gives_up(faulty: Merchant) -> N
     assert (stored.status_code, stored.json()["name"]) == (200, "Ada")
 
 
+def test_a_hang_whose_client_gave_up_frees_its_thread_and_wait_slot(
+    mock_server: MockServer, faulty: Merchant
+) -> None:
+    # A test of a backend's timeout must leave nothing held for the tests after it.
+    faulty.add_fault({"type": "hang", "seconds": 600})
+    slots = wait_slots(mock_server.app)
+
+    with pytest.raises(requests.exceptions.ReadTimeout):
+        faulty.get("/customers/list", timeout=0.3)
+
+    assert slots.wait_open(faulty.merchant_id, 0, timeout=DEADLINE) == 0
+
+
+@pytest.mark.parametrize("ending", ["clear_faults", "reset"])
+def test_clearing_the_faults_or_a_reset_ends_a_hang_at_once(
+    mock_server: MockServer, faulty: Merchant, ending: str
+) -> None:
+    faulty.add_fault({"type": "hang", "seconds": 600})
+    slots = wait_slots(mock_server.app)
+    connection = http.client.HTTPConnection(LOCALHOST, mock_server.port, timeout=DEADLINE)
+    try:
+        connection.request("GET", "/customers/list", headers={"api-key": faulty.secret_key})
+        assert slots.wait_open(faulty.merchant_id, 1, timeout=DEADLINE) == 1
+
+        getattr(faulty, ending)()
+
+        assert slots.wait_open(faulty.merchant_id, 0, timeout=DEADLINE) == 0
+        with pytest.raises((http.client.RemoteDisconnected, ConnectionError)):
+            connection.getresponse()  # the hang still sends nothing: it ends, closing the connection
+    finally:
+        connection.close()
+
+
 def test_an_after_fault_makes_the_retry_meet_he_01(faulty: Merchant) -> None:
     faulty.add_fault(
         {"type": "error", "status": 502}, match={"path": "/payments"}, timing="after", schedule={"times": 1}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -25,6 +26,7 @@ from mocksrv.domain.store import MemoryStore
 
 FAULTS = "fault"
 MAX_FAULTS = 100  # rules a merchant may hold at once
+PAUSE_LOOK = 0.25  # seconds between two looks of a paused request at whether its client is still there
 ERROR_STATUSES = (500, 502, 503, 504)
 RATE_LIMITED = 429
 _NOT_IN_BODY = object()
@@ -133,18 +135,41 @@ class FaultService:
     def __init__(self, store: MemoryStore, clock: Clock) -> None:
         self._store = store
         self._clock = clock
-        self._stopping = threading.Event()
+        self._paused = threading.Condition()  # guards the two below
+        self._stopping = False
+        self._releases: dict[str, int] = {}  # per merchant: how many times its pauses were released
 
-    def pause(self, seconds: float) -> None:
-        """Hold the calling request for `seconds` of real time, or until `stop_pauses()`."""
-        self._stopping.wait(seconds)
+    def pause(
+        self, merchant_id: str, seconds: float, client_gone: Callable[[], bool] = lambda: False
+    ) -> None:
+        """Hold the calling request for `seconds` of real time; less when its client has gone away
+        (`client_gone`, looked at every PAUSE_LOOK seconds), when the merchant's pauses are released
+        (its faults cleared, or a reset), or when the server stops (`stop_pauses()`). A test whose
+        client gave up on a hang so leaves no request, thread or wait slot held behind it."""
+        deadline = time.monotonic() + seconds
+        with self._paused:
+            released = self._releases.get(merchant_id, 0)
+            while not self._stopping and self._releases.get(merchant_id, 0) == released:
+                left = deadline - time.monotonic()
+                if left <= 0 or client_gone():
+                    return
+                self._paused.wait(min(left, PAUSE_LOOK))
+
+    def release_pauses(self, merchant_id: str) -> None:
+        """End the merchant's pauses now."""
+        with self._paused:
+            self._releases[merchant_id] = self._releases.get(merchant_id, 0) + 1
+            self._paused.notify_all()
 
     def stop_pauses(self) -> None:
         """End every pause now and make later ones end at once: the server is stopping."""
-        self._stopping.set()
+        with self._paused:
+            self._stopping = True
+            self._paused.notify_all()
 
     def allow_pauses(self) -> None:
-        self._stopping.clear()
+        with self._paused:
+            self._stopping = False
 
     def add(self, merchant_id: str, fields: Mapping[str, Any]) -> FaultRule:
         """Store a new rule; `fields` are FaultRule's, checked by the caller's schema."""
@@ -199,11 +224,13 @@ class FaultService:
         return rule
 
     def clear(self, merchant_id: str) -> int:
-        """Delete every rule of the merchant; returns how many there were."""
+        """Delete every rule of the merchant, and end the pauses its rules hold; returns how many
+        rules there were."""
         with self._store.transaction(merchant_id):
             rules = self.list(merchant_id)
             for rule in rules:
                 self._store.delete(FAULTS, merchant_id, rule.fault_id)
+        self.release_pauses(merchant_id)
         return len(rules)
 
     def pick(self, merchant_id: str, method: str, path: str, body: Callable[[], Any]) -> FaultRule | None:
