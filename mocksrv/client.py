@@ -169,6 +169,10 @@ class Sandbox(_Closing):
         """Delete one merchant's payments, customers, events and timers, whatever its own keys."""
         self._admin("POST", "/__mock/reset", json={"merchant_id": merchant_id})
 
+    def delete_merchant(self, merchant_id: str) -> None:
+        """Forget a merchant and all of it, giving back the memory it took; its keys stop working."""
+        self._admin("DELETE", f"/__mock/merchants/{merchant_id}")
+
     def reset_all(self) -> list[str]:
         """Delete every merchant's payments, customers, events and timers; keys and profiles stay."""
         reset: list[str] = self._admin("POST", "/__mock/reset")["reset"]

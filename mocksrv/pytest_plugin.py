@@ -236,13 +236,16 @@ def _mocksrv_logged_no_error(request: pytest.FixtureRequest) -> Iterator[None]:
 
 @pytest.fixture
 def mocksrv_merchant(mocksrv: MocksrvServer) -> Iterator[Merchant]:
-    """A merchant of this test alone, with its own keys, data and clock; reset after the test."""
+    """A merchant of this test alone, with its own keys, data and clock; deleted after the test, so
+    that a long suite's server holds no more than its running tests' merchants."""
     with _reached(mocksrv):
         merchant = mocksrv.create_merchant()
     yield merchant
     try:
         with _reached(mocksrv):
-            mocksrv.reset(merchant.merchant_id)  # with the admin key: the test may have revoked its own
+            mocksrv.delete_merchant(
+                merchant.merchant_id
+            )  # with the admin key: the test may have revoked its own
     finally:
         merchant.close()
 

@@ -65,6 +65,11 @@ class ControlMerchantListAnswerSchema(AnswerSchema):
     total_count = fields.Integer()
 
 
+class ControlMerchantDeletedAnswerSchema(AnswerSchema):
+    merchant_id = fields.String(required=True)
+    deleted = fields.Boolean(required=True)
+
+
 class ControlOutcomeAnswerSchema(AnswerSchema):
     result = one_of(OutcomeResult)
     error_code = fields.String(metadata={"optional": True})

@@ -15,6 +15,7 @@ from mocksrv.control.answers import (
     ControlDeliveryListAnswerSchema,
     ControlEventAnswerSchema,
     ControlEventListAnswerSchema,
+    ControlMerchantDeletedAnswerSchema,
     ControlMerchantListAnswerSchema,
     ControlOutcomeTableAnswerSchema,
     ControlResetAnswerSchema,
@@ -206,6 +207,17 @@ def list_merchants() -> Json:
         raise Unauthorized()
     merchant_ids = sorted(sandbox().merchants.merchant_ids())
     return {"data": merchant_ids, "total_count": len(merchant_ids)}
+
+
+@control.delete("/merchants/<id:merchant_id>")
+@documented(ControlMerchantDeletedAnswerSchema, auth=Auth.ADMIN, errors=(404,))
+def delete_merchant(merchant_id: str) -> Json:
+    """Forget a merchant and everything of it (admin only); its keys stop working at once."""
+    if not is_admin():
+        raise Unauthorized()
+    merchant_id = sandbox().merchants.require_merchant_id(merchant_id)
+    sandbox().remove_merchant(merchant_id)
+    return {"merchant_id": merchant_id, "deleted": True}
 
 
 @control.get("/outcomes")

@@ -6,7 +6,7 @@ import functools
 import hashlib
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -244,6 +244,20 @@ class MerchantService:
 
     def exists(self, merchant_id: str) -> bool:
         return self._store.get(MERCHANTS, GLOBAL, merchant_id) is not None
+
+    def api_keys(self, merchant_id: str) -> list[ApiKey]:
+        """Every key of the merchant's, whatever its kind or state."""
+        of_merchant = Query(where={"merchant_id": merchant_id}, limit=0)
+        total = self._store.query(API_KEYS, GLOBAL, of_merchant).total_count
+        keys: list[ApiKey] = self._store.query(API_KEYS, GLOBAL, replace(of_merchant, limit=total)).items
+        return keys
+
+    def forget(self, merchant_id: str) -> None:
+        """Take the merchant's record and keys out of the store: its keys stop working at once."""
+        with self._store.transaction(GLOBAL):
+            for key in self.api_keys(merchant_id):
+                self._store.delete(API_KEYS, GLOBAL, key.key_hash)
+            self._store.delete(MERCHANTS, GLOBAL, merchant_id)
 
     def merchant_ids(self) -> list[str]:
         return [m for m in self._store.merchant_ids() if self.exists(m)]

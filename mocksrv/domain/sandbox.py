@@ -41,7 +41,7 @@ from mocksrv.domain.recurring.payment_methods import PaymentMethodService
 from mocksrv.domain.recurring.records import MANDATE_TRANSITIONS, MANDATES, PAYMENT_METHODS
 from mocksrv.domain.refunds import REFUND_TRANSITIONS, REFUNDS, RefundService
 from mocksrv.domain.scheduler import Scheduler
-from mocksrv.domain.store import Collection, MemoryStore
+from mocksrv.domain.store import GLOBAL, Collection, MemoryStore
 from mocksrv.domain.transitions import TransitionTable
 from mocksrv.domain.webhooks import (
     ATTEMPTS,
@@ -216,6 +216,16 @@ class Sandbox:
                 merchant_id, {**SEED_PAYMENT, "amount": 100 + index % 10_000, "profile_id": profile_id}
             )
         return count
+
+    def remove_merchant(self, merchant_id: str) -> None:
+        """Forget the merchant and all of it: its keys stop working, and its data, clock, timers,
+        queued deliveries, journal and held requests go, with the memory they took (a test suite's
+        merchant of one test, removed after it)."""
+        with self.store.transaction(GLOBAL):
+            self.merchants.forget(merchant_id)
+            self.store.remove_space(merchant_id)
+            self.journal.clear(merchant_id)
+        self.faults.release_pauses(merchant_id)
 
     def reset(self, merchant_id: str) -> None:
         """Delete the merchant's resources, events, timers and requests; keep its keys, profile, settings."""

@@ -187,8 +187,11 @@ class _Run:
         self.http.close()
         if self.merchant is not None:
             # The server went away or refuses: nothing is left to free.
-            with suppress(ControlPlaneError, requests.RequestException):
-                self.merchant.reset()
+            with (
+                suppress(ControlPlaneError, requests.RequestException),
+                Sandbox(self.where.url, self.where.admin_key, timeout=self.where.timeout) as sandbox,
+            ):
+                sandbox.delete_merchant(self.merchant.merchant_id)
             self.merchant.close()
 
     # -- the steps -------------------------------------------------------------------------------

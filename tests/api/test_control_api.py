@@ -10,6 +10,7 @@ import yaml
 from flask.testing import FlaskClient
 
 from mocksrv.domain.clock import format_timestamp
+from mocksrv.domain.sandbox import Sandbox
 from mocksrv.settings import DEFAULT_FIXTURES
 from tests import payloads
 from tests.api.conftest import OtherMerchant
@@ -484,6 +485,42 @@ def test_a_new_merchants_keys_and_profile_work(admin: Api) -> None:
 
     assert response.status_code == 200
     assert (response.json["merchant_id"], response.json["status"]) == ("merchant_new", "succeeded")
+
+
+def test_a_deleted_merchant_is_forgotten_with_its_keys_and_data(admin: Api, sandbox: Sandbox) -> None:
+    credentials = ok(admin.post("/__mock/merchants", {"merchant_id": "merchant_gone"}))
+    merchant = admin.as_key(credentials["secret_key"])
+    ok(merchant.post("/payments", payloads.payment(profile_id=credentials["profile_id"])))
+    ok(merchant.post("/customers", {"customer_id": "cus_1", "name": "Ada"}))
+
+    response = admin.delete("/__mock/merchants/merchant_gone")
+
+    assert (response.status_code, response.json) == (200, {"merchant_id": "merchant_gone", "deleted": True})
+    assert "merchant_gone" not in ok(admin.get("/__mock/merchants"))["data"]
+    assert merchant.get("/customers/cus_1").status_code == 401  # its key is known no more
+    assert "merchant_gone" not in sandbox.store.merchant_ids()  # its space, and the memory it held
+    assert sandbox.journal.count("merchant_gone") == 0
+    again = admin.delete("/__mock/merchants/merchant_gone")
+    assert (again.status_code, again.json) == (404, error("HE_02", "Merchant does not exist in our records"))
+
+
+def test_a_deleted_merchant_may_be_made_again_anew(admin: Api) -> None:
+    ok(admin.post("/__mock/merchants", {"merchant_id": "merchant_again"}))
+    ok(admin.delete("/__mock/merchants/merchant_again"))
+
+    credentials = ok(admin.post("/__mock/merchants", {"merchant_id": "merchant_again"}))
+    merchant = admin.as_key(credentials["secret_key"])
+
+    assert ok(merchant.get("/customers/list"))["data"] == []
+
+
+def test_only_the_admin_key_deletes_a_merchant(api: Api, admin: Api) -> None:
+    ok(admin.post("/__mock/merchants", {"merchant_id": "merchant_kept"}))
+
+    response = api.delete("/__mock/merchants/merchant_kept")
+
+    assert (response.status_code, response.json) == (401, error("IR_01", UNAUTHORIZED))
+    assert "merchant_kept" in ok(admin.get("/__mock/merchants"))["data"]
 
 
 @pytest.mark.parametrize(("sent", "shown"), [({}, "mocksrv"), ({"connector": "stripe_test"}, "stripe_test")])

@@ -190,7 +190,7 @@ class Snapshots:
         space = self._store.dump_space(merchant_id)
         return {
             "merchant": encode(merchant),
-            "api_keys": [encode(key) for key in self._api_keys(merchant_id)],
+            "api_keys": [encode(key) for key in self._sandbox.merchants.api_keys(merchant_id)],
             "clock": clock_json(space.clock, encode),
             "ids": ids_json(space.ids),
             "records": {
@@ -219,12 +219,6 @@ class Snapshots:
                     event = evolve(event, resource=StoredRecord(kind, record_id))
             written.append(encode(event))
         return written
-
-    def _api_keys(self, merchant_id: str) -> list[ApiKey]:
-        of_merchant = {"merchant_id": merchant_id}
-        total = self._store.query(API_KEYS, GLOBAL, Query(where=of_merchant, limit=0)).total_count
-        keys: list[ApiKey] = self._store.query(API_KEYS, GLOBAL, Query(where=of_merchant, limit=total)).items
-        return keys
 
     # -- restoring ----------------------------------------------------------------------------
 
@@ -273,13 +267,11 @@ class Snapshots:
                     raise DuplicateResource("legacy client", "legacy_client_id")
             # Checked: from here on nothing is refused.
             for merchant_id in removed:
-                self._forget_global(merchant_id)
-                store.remove_space(merchant_id)
-                self._sandbox.journal.clear(merchant_id)
+                self._sandbox.remove_merchant(merchant_id)
             for merchant_id, state in decoded.items():
                 # Written over in place, and only then are keys the document lacks taken out: reads
                 # take no lock, and a request with a key both hold must never find it missing.
-                before = self._api_keys(merchant_id)
+                before = self._sandbox.merchants.api_keys(merchant_id)
                 store.put(MERCHANTS, GLOBAL, state.merchant)
                 for key in state.api_keys:
                     store.put(API_KEYS, GLOBAL, key)
@@ -294,11 +286,6 @@ class Snapshots:
             {merchant_id: _counts(state) for merchant_id, state in decoded.items()},
             removed,
         )
-
-    def _forget_global(self, merchant_id: str) -> None:
-        for key in self._api_keys(merchant_id):
-            self._store.delete(API_KEYS, GLOBAL, key.key_hash)
-        self._store.delete(MERCHANTS, GLOBAL, merchant_id)
 
     def _decoded(self, merchant_id: str, data: Any) -> MerchantState:
         where = f"merchants.{merchant_id}"
