@@ -30,7 +30,7 @@ import requests
 from mocksrv.client import ControlPlaneError, Merchant, NotMocksrv, Sandbox
 from mocksrv.domain.clock import exempt_real_intervals
 from mocksrv.receiver import WebhookEndpoint, WebhookReceiver
-from mocksrv.settings import DEFAULT_ADMIN_KEY, URL_VARIABLE, VARIABLE_PREFIX, Settings
+from mocksrv.settings import DEFAULT_ADMIN_KEY, URL_VARIABLE, VARIABLE_PREFIX, Settings, SettingsError
 
 if TYPE_CHECKING:
     from mocksrv.domain.sandbox import Sandbox as LiveSandbox
@@ -202,22 +202,27 @@ def _mocksrv_errors() -> Iterator[ServerErrors]:
 
 
 @pytest.fixture(scope="session")
-def mocksrv(
-    request: pytest.FixtureRequest, mocksrv_settings: Settings, _mocksrv_errors: ServerErrors
-) -> Iterator[MocksrvServer]:
-    """The mocksrv of this test session: embedded on a free port, or the one named by URL."""
+def mocksrv(request: pytest.FixtureRequest, _mocksrv_errors: ServerErrors) -> Iterator[MocksrvServer]:
+    """The mocksrv of this test session: embedded on a free port, or the one named by URL. A bad
+    setting or fixture, or an address it cannot listen on, stops the session at once, in one line."""
     external = _external(request.config)
     if external is not None:
         with MocksrvServer(*external) as server:
             yield server
         return
+    from mocksrv.httpserver import ListenError
     from mocksrv.server import MockServer
 
-    with (
-        MockServer(mocksrv_settings) as embedded,
-        MocksrvServer(embedded.url, mocksrv_settings.admin_key, embedded.sandbox) as server,
-    ):
-        yield server
+    try:
+        settings: Settings = request.getfixturevalue("mocksrv_settings")
+        embedded = MockServer(settings).start()
+    except (SettingsError, ListenError) as error:
+        pytest.exit(f"mocksrv: {error}", returncode=pytest.ExitCode.USAGE_ERROR)
+    try:
+        with MocksrvServer(embedded.url, settings.admin_key, embedded.sandbox) as server:
+            yield server
+    finally:
+        embedded.stop()
 
 
 @pytest.fixture(autouse=True)

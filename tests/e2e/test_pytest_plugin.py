@@ -131,6 +131,27 @@ def test_retry(mocksrv_merchant, mocksrv_webhooks):
     pytester.runpytest_subprocess().assert_outcomes(passed=1)
 
 
+def test_a_bad_setting_stops_the_session_at_once_in_one_line(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(
+        """
+import pytest
+from mocksrv.settings import Settings
+
+@pytest.fixture(scope="session")
+def mocksrv_settings():
+    return Settings(threads=0)
+"""
+    )
+    consumer_tests(pytester, "".join(f"def test_{n}(mocksrv_merchant):\n    pass\n" for n in range(5)))
+
+    result = pytester.runpytest_subprocess()
+
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stdout.fnmatch_lines(["*Exit: mocksrv: Settings(threads=0): not a whole number from 1 to 256*"])
+    result.stdout.no_fnmatch_line("*Traceback*")
+    result.stdout.no_fnmatch_line("*test_1*")
+
+
 def test_a_hanging_receiver_times_out_and_is_released(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(
         """
