@@ -135,37 +135,48 @@ class FaultService:
     def __init__(self, store: MemoryStore, clock: Clock) -> None:
         self._store = store
         self._clock = clock
-        self._paused = threading.Condition()  # guards the two below
+        self._paused = threading.Lock()  # guards the two below
         self._stopping = False
-        self._releases: dict[str, int] = {}  # per merchant: how many times its pauses were released
+        self._held: dict[str, set[threading.Event]] = {}  # per merchant: an event per paused request
 
     def pause(
         self, merchant_id: str, seconds: float, client_gone: Callable[[], bool] = lambda: False
     ) -> None:
         """Hold the calling request for `seconds` of real time; less when its client has gone away
         (`client_gone`, looked at every PAUSE_LOOK seconds), when the merchant's pauses are released
-        (its faults cleared, or a reset), or when the server stops (`stop_pauses()`). A test whose
-        client gave up on a hang so leaves no request, thread or wait slot held behind it."""
-        deadline = time.monotonic() + seconds
+        (its faults cleared, a reset, or the merchant deleted), or when the server stops
+        (`stop_pauses()`). A test whose client gave up on a hang so leaves no request, thread or
+        wait slot held behind it."""
+        released = threading.Event()
         with self._paused:
-            released = self._releases.get(merchant_id, 0)
-            while not self._stopping and self._releases.get(merchant_id, 0) == released:
-                left = deadline - time.monotonic()
-                if left <= 0 or client_gone():
+            if self._stopping:
+                return
+            self._held.setdefault(merchant_id, set()).add(released)
+        try:
+            deadline = time.monotonic() + seconds
+            while not released.wait(max(0.0, min(deadline - time.monotonic(), PAUSE_LOOK))):
+                if time.monotonic() >= deadline or client_gone():
                     return
-                self._paused.wait(min(left, PAUSE_LOOK))
+        finally:
+            with self._paused:
+                held = self._held.get(merchant_id, set())
+                held.discard(released)
+                if not held:
+                    self._held.pop(merchant_id, None)
 
     def release_pauses(self, merchant_id: str) -> None:
         """End the merchant's pauses now."""
         with self._paused:
-            self._releases[merchant_id] = self._releases.get(merchant_id, 0) + 1
-            self._paused.notify_all()
+            for released in self._held.pop(merchant_id, set()):
+                released.set()
 
     def stop_pauses(self) -> None:
         """End every pause now and make later ones end at once: the server is stopping."""
         with self._paused:
             self._stopping = True
-            self._paused.notify_all()
+            for held in self._held.values():
+                for released in held:
+                    released.set()
 
     def allow_pauses(self) -> None:
         with self._paused:
