@@ -224,7 +224,7 @@ class Sandbox:
         with self.store.transaction(GLOBAL):
             self.merchants.forget(merchant_id)
             self.store.remove_space(merchant_id)
-            self.journal.clear(merchant_id)
+            self.journal.forget(merchant_id)
         self.faults.release_pauses(merchant_id)
 
     def reset(self, merchant_id: str) -> None:

@@ -661,3 +661,16 @@ def test_a_record_put_over_one_of_another_creation_moves_in_the_order_and_its_in
     assert (ids(store, Query.of(color="red")), ids(store, Query.of(color="blue"))) == (["b"], ["a"])
     store.delete(THING, "m1", "a")
     assert ids(store, Query()) == ["b"]
+
+
+def test_a_value_no_record_holds_any_more_keeps_no_index_list(store: MemoryStore) -> None:
+    # A store that makes and deletes a merchant per test must not keep a list per deleted value.
+    put(store, Thing("a", at(1), status="open", color="red"), Thing("b", at(2), status="open", color="blue"))
+
+    store.delete(THING, "m1", "a")
+
+    indexes = store._space("m1").indexes
+    assert (sorted(indexes[(THING, "color")]), sorted(indexes[(THING, "status")])) == (["blue"], ["open"])
+    store.delete(THING, "m1", "b")
+    assert (indexes[(THING, "color")], indexes[(THING, "status")]) == ({}, {})
+    assert store.query(THING, "m1", Query(where={"color": "red"})).items == []

@@ -143,6 +143,11 @@ class RequestJournal:
             ring.entries.clear()
         return cleared
 
+    def forget(self, merchant_id: str) -> None:
+        """Forget the merchant's entries and their numbering: the merchant is deleted."""
+        with self._lock:
+            self._rings.pop(merchant_id, None)
+
     def _snapshot(self, merchant_id: str) -> list[JournalEntry]:
         ring = self._rings.get(merchant_id)
         if ring is None:

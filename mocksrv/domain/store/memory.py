@@ -116,7 +116,10 @@ class MemoryStore(ClockStates):
             for name in spec.indexed:
                 value = getattr(old, name)
                 if value is not None:
-                    space.indexes[(kind, name)][value].remove(key)
+                    index = space.indexes[(kind, name)]
+                    index[value].remove(key)
+                    if not index[value]:  # no list kept for a value no record holds (a merchant deleted)
+                        del index[value]
 
     def all(self, kind: str, merchant_id: str) -> list[Any]:
         """Every record of a kind, in the order they were first put: for the few records of a kind
