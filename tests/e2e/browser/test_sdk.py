@@ -121,6 +121,17 @@ def checkout(
     return open_
 
 
+def filled_checkout(
+    merchant: Merchant, checkout: Callable[..., FrameLocator], **fields: Any
+) -> tuple[dict[str, Any], FrameLocator]:
+    """A payment's checkout, opened, with a card that pays and the billing filled in."""
+    payment = create_payment(merchant, **fields)
+    frame = checkout(payment["client_secret"])
+    fill_card(frame, "4242 4242 4242 4242")
+    fill_billing(frame)
+    return payment, frame
+
+
 # The second: a payment id may hold "_secret_", which the client secret's own then follows.
 @pytest.mark.parametrize(
     "fields", [{}, {"payment_id": "order_secret_santa_7"}], ids=["", "id holding secret"]
@@ -331,10 +342,7 @@ def test_a_checkout_that_cannot_pay_tells_the_page_and_the_customer(
 def test_back_to_a_paid_checkout_shows_it_paid_not_a_form_kept_in_the_cache(
     page: Page, merchant: Merchant, merchant_site: MerchantSite, checkout: Callable[..., FrameLocator]
 ) -> None:
-    payment = create_payment(merchant)
-    frame = checkout(payment["client_secret"])
-    fill_card(frame, "4242 4242 4242 4242")
-    fill_billing(frame)
+    _, frame = filled_checkout(merchant, checkout)
     assert pay(page)["status"] == "succeeded"
     page.goto(merchant_site("/orders", RETURN_PAGE))
 
@@ -349,10 +357,7 @@ def test_back_to_a_paid_checkout_shows_it_paid_not_a_form_kept_in_the_cache(
 def test_a_double_click_on_pay_confirms_once_and_both_clicks_hear_of_the_payment(
     page: Page, merchant: Merchant, checkout: Callable[..., FrameLocator]
 ) -> None:
-    payment = create_payment(merchant)
-    frame = checkout(payment["client_secret"])
-    fill_card(frame, "4242 4242 4242 4242")
-    fill_billing(frame)
+    payment, frame = filled_checkout(merchant, checkout)
 
     page.get_by_role("button", name="Pay now").dblclick()
     page.wait_for_function("window.confirmResults && window.confirmResults.length === 2")
@@ -417,10 +422,7 @@ def test_a_confirmation_whose_element_never_loads_ends_in_an_error(
 def test_a_checkout_whose_secret_expired_tells_the_customer_to_start_again(
     page: Page, merchant: Merchant, checkout: Callable[..., FrameLocator]
 ) -> None:
-    payment = create_payment(merchant)
-    frame = checkout(payment["client_secret"])
-    fill_card(frame, "4242 4242 4242 4242")
-    fill_billing(frame)
+    payment, frame = filled_checkout(merchant, checkout)
     merchant.advance(seconds=901)  # past the default session expiry of 900 s
 
     result = pay(page)
@@ -435,10 +437,7 @@ def test_a_checkout_whose_secret_expired_tells_the_customer_to_start_again(
 def test_a_checkout_paid_meanwhile_elsewhere_shows_the_payment_as_it_stands(
     page: Page, merchant: Merchant, checkout: Callable[..., FrameLocator]
 ) -> None:
-    payment = create_payment(merchant)
-    frame = checkout(payment["client_secret"])
-    fill_card(frame, "4242 4242 4242 4242")
-    fill_billing(frame)
+    payment, frame = filled_checkout(merchant, checkout)
     body = {"payment_method": "card", "payment_method_type": "credit", "payment_method_data": card()}
     paid = merchant.post(f"/payments/{payment['payment_id']}/confirm", {**body, "billing": BILLING})
     assert paid.json()["status"] == "succeeded"
@@ -453,10 +452,7 @@ def test_a_checkout_paid_meanwhile_elsewhere_shows_the_payment_as_it_stands(
 def test_a_payment_authorized_for_a_later_capture_says_so(
     page: Page, merchant: Merchant, checkout: Callable[..., FrameLocator]
 ) -> None:
-    payment = create_payment(merchant, capture_method="manual")
-    frame = checkout(payment["client_secret"])
-    fill_card(frame, "4242 4242 4242 4242")
-    fill_billing(frame)
+    _, frame = filled_checkout(merchant, checkout, capture_method="manual")
 
     assert pay(page)["status"] == "requires_capture"
     expect(frame.locator("#status")).to_have_text("Payment authorized.")
