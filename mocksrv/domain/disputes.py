@@ -16,8 +16,7 @@ from mocksrv.domain.lifecycle import Lifecycle
 from mocksrv.domain.models import CONNECTOR, Page, Payment, evolve
 from mocksrv.domain.outbox import Outbox
 from mocksrv.domain.payments.service import PAYMENTS
-from mocksrv.domain.payments.states import PAYMENT_TRANSITIONS
-from mocksrv.domain.refunds import REFUNDABLE
+from mocksrv.domain.refunds import check_settled
 from mocksrv.domain.scheduler import Scheduler
 from mocksrv.domain.store import MemoryStore, Query
 from mocksrv.domain.transitions import TransitionTable, action_of, rows
@@ -175,10 +174,7 @@ class DisputeService:
             payment: Payment | None = self._store.get(PAYMENTS, merchant_id, payment_id)
             if payment is None:
                 raise PaymentNotFound()
-            if payment.status not in REFUNDABLE:
-                raise PAYMENT_TRANSITIONS.refusal_for(
-                    payment.status, "disputed", [s.value for s in REFUNDABLE]
-                )
+            check_settled(payment, "disputed")
             amount = payment.amount_received if amount is None else amount
             if amount > payment.amount_received:
                 raise InvalidField("amount", f"more than the payment received ({payment.amount_received})")

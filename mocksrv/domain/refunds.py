@@ -73,12 +73,26 @@ REFUND_TRANSITIONS: TransitionTable[RefundStatus, RefundEvent] = TransitionTable
     ],
 )
 
-# The payment states a refund may be made from.
+# The payment states a refund may be made from, and an expired one that holds captured funds.
 REFUNDABLE = (
     PaymentStatus.SUCCEEDED,
     PaymentStatus.PARTIALLY_CAPTURED,
     PaymentStatus.PARTIALLY_CAPTURED_AND_CAPTURABLE,
 )
+
+
+def check_settled(payment: Payment, action: str) -> None:
+    """Refuse a refund or a dispute (`action`) of a payment that holds no captured funds: IR_14.
+
+    The spec lets any settled payment be refunded. An authorization whose capture window closed after
+    a part of it was captured is `expired`, yet that part was settled: it may be refunded or disputed
+    as it could be had the rest been cancelled (`partially_captured`).
+    """
+    if payment.status in REFUNDABLE:
+        return
+    if payment.status is PaymentStatus.EXPIRED and payment.amount_received > 0:
+        return
+    raise PAYMENT_TRANSITIONS.refusal_for(payment.status, action, [s.value for s in REFUNDABLE])
 
 
 class RefundTooLarge(DomainError):
@@ -142,10 +156,7 @@ class RefundService:
             payment: Payment | None = self._store.get(PAYMENTS, merchant_id, fields["payment_id"])
             if payment is None:
                 raise PaymentNotFound()
-            if payment.status not in REFUNDABLE:
-                raise PAYMENT_TRANSITIONS.refusal_for(
-                    payment.status, "refunded", [s.value for s in REFUNDABLE]
-                )
+            check_settled(payment, "refunded")
             refund_id = fields.get("refund_id") or new_real_id("ref", self._store.ids(merchant_id))
             if self._store.get(REFUNDS, merchant_id, refund_id) is not None:
                 raise DuplicateResource("refund", "refund_id")

@@ -323,6 +323,16 @@ def test_open_on_a_captured_payment_disputes_what_it_received(
     assert open_dispute(sandbox, captured.payment_id).amount == received
 
 
+def test_open_on_a_payment_that_expired_after_a_partial_capture_disputes_what_it_received(
+    sandbox: Sandbox,
+) -> None:
+    captured = payment_in(sandbox, PaymentStatus.PARTIALLY_CAPTURED_AND_CAPTURABLE)
+    advance(sandbox, WEEK)
+    assert sandbox.payments.retrieve(MERCHANT_ID, captured.payment_id).status is PaymentStatus.EXPIRED
+
+    assert open_dispute(sandbox, captured.payment_id).amount == 400
+
+
 def test_open_with_an_amount_and_a_reason_keeps_them(sandbox: Sandbox) -> None:
     opened = open_dispute(sandbox, amount=250, reason="product_not_received")
 

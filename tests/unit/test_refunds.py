@@ -41,7 +41,7 @@ from mocksrv.domain.transitions import action_of
 from tests.payloads import MERCHANT_ID, PROFILE_ID, payment
 from tests.unit.fakes import T0, at
 from tests.unit.helpers import advance, event_types_of, events_of
-from tests.unit.test_payments_service import payment_in
+from tests.unit.test_payments_service import SEVEN_DAYS, payment_in
 
 R = RefundStatus
 E = RefundEvent
@@ -191,6 +191,23 @@ def test_a_refund_is_allowed_from_a_refundable_status_up_to_what_was_received(
     created = refund(sandbox, paid.payment_id)
 
     assert (created.status, created.amount) == (R.SUCCEEDED, REFUNDABLE_RECEIVED[status])
+
+
+def test_a_payment_that_expired_after_a_partial_capture_refunds_what_was_captured(sandbox: Sandbox) -> None:
+    captured = payment_in(sandbox, PaymentStatus.PARTIALLY_CAPTURED_AND_CAPTURABLE)
+    advance(sandbox, SEVEN_DAYS)
+    assert received(sandbox, captured.payment_id).status is PaymentStatus.EXPIRED
+
+    too_much = refused(sandbox, captured.payment_id, amount=401)
+    created = refund(sandbox, captured.payment_id)
+
+    assert (too_much.code, too_much.message) == (
+        "IR_13",
+        "The refund amount exceeds the amount captured: at most 400 can be refunded",
+    )
+    assert (created.status, created.amount) == (R.SUCCEEDED, 400)
+    after = received(sandbox, captured.payment_id)
+    assert (after.status, after.amount_received, after.amount_refunded) == (PaymentStatus.EXPIRED, 400, 400)
 
 
 def test_partial_refunds_add_up_to_exactly_what_was_received(sandbox: Sandbox) -> None:
