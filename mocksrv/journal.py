@@ -76,6 +76,7 @@ def _record(response: Response) -> Response:
         request_body=_request_body(request_),
         response_body=None if environ.get(DROP_CONNECTION) else _response_body(response),
         fault=None if rule is None else AppliedFault.of(rule),
+        ring=g.get("journal_ring"),
     )
     return response
 

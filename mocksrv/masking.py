@@ -21,12 +21,17 @@ HIDDEN = "***"
 _ALSO_KINDS = frozenset({"network_token"})
 # 12 to 19 digits, as a card number is written: in one run, or in groups split by spaces or dashes.
 CARD_LIKE = re.compile(r"(?<![0-9])[0-9](?:[ -]?[0-9]){11,18}(?![0-9])")
+# The same in text that may be URL-encoded (a query, a form, any text that is not JSON), where a
+# space is also written `+` or `%20`.
+_CARD_LIKE_IN_TEXT = re.compile(r"(?<![0-9])[0-9](?:(?:[ +-]|%20)?[0-9]){11,18}(?![0-9])")
+_SEPARATORS = re.compile(r"[ +-]|%20")
 # In a body that is not JSON (a form, broken JSON, text): a key of those above and its value, as in
-# `card_cvc=987`, `"card_cvc": "987"`, `cvc 987` or a form's `card%5Bcvc%5D=987` (`card[cvc]`).
+# `card_cvc=987`, `"card_cvc": "987"`, Python's `'card_cvc': '987'`, `cvc 987` or a form's
+# `card%5Bcvc%5D=987` (`card[cvc]`).
 _KEYED = re.compile(
-    rf"""(?P<key>(?:\b|(?<=%5B))(?P<name>{"|".join(sorted(LAST_FOUR_KEYS | HIDDEN_KEYS))})(?:%5D)?\b"?"""
-    r"""(?:\s*[:=]\s*|\s+)(?:\[\s*)*"?)"""
-    r"""(?P<value>[^\s&",;}]+)""",
+    rf"""(?P<key>(?:\b|(?<=%5B))(?P<name>{"|".join(sorted(LAST_FOUR_KEYS | HIDDEN_KEYS))})(?:%5D)?\b["']?"""
+    r"""(?:\s*[:=]\s*|\s+)(?:\[\s*)*["']?)"""
+    r"""(?P<value>[^\s&"',;})\]]+)""",
     re.IGNORECASE,
 )
 # A letter, digit or _ written as a JSON escape (`\u005f`) or a URL's (`%5F`): read as itself before
@@ -53,14 +58,15 @@ def mask_json(data: Any) -> Any:
     return data
 
 
-def mask_card_like(text: str) -> str:
+def mask_card_like(text: str, pattern: re.Pattern[str] = CARD_LIKE) -> str:
     """`text` with every card-like run of digits cut to its last four."""
-    return CARD_LIKE.sub(lambda match: last_four(re.sub(r"[ -]", "", match.group())), text)
+    return pattern.sub(lambda match: last_four(_SEPARATORS.sub("", match.group())), text)
 
 
 def mask_text(text: str) -> str:
-    """Text that is not JSON (a query, a form, broken JSON), masked by key and by the look of numbers."""
-    return mask_card_like(mask_keyed(_ESCAPED.sub(_name_character, text)))
+    """Text that is not JSON (a query, a form, broken JSON, a name), masked by key and by the look of
+    numbers."""
+    return mask_card_like(mask_keyed(_ESCAPED.sub(_name_character, text)), _CARD_LIKE_IN_TEXT)
 
 
 def _name_character(match: re.Match[str]) -> str:

@@ -354,6 +354,9 @@ def admit(principal: Principal) -> None:
     g.merchant_id = principal.merchant_id
     g.key_kind = principal.kind
     sandbox_ = sandbox()
+    # Taken before anything can hold the request: a merchant deleted and made again meanwhile has
+    # another ring, and the request is not recorded in it.
+    g.journal_ring = sandbox_.journal.ring_of(principal.merchant_id)
     status = sandbox_.rate_limiter.hit(principal)
     if status is not None:
         g.rate_status = (status.limit, status.remaining, status.reset)

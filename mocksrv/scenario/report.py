@@ -14,7 +14,7 @@ from pathlib import PurePath
 from typing import Any
 from xml.etree import ElementTree
 
-from mocksrv.masking import mask_card_like, mask_json
+from mocksrv.masking import mask_card_like, mask_json, mask_text
 from mocksrv.scenario.results import NO_BODY, Exchange, Outcome, ScenarioResult
 
 LABELS = {Outcome.PASSED: "PASS", Outcome.FAILED: "FAIL", Outcome.ERROR: "ERROR"}
@@ -38,17 +38,21 @@ def masked(value: Any) -> Any:
 
 def result_line(result: ScenarioResult) -> str:
     """`PASS name (file) 0.31s`."""
-    return f"{LABELS[result.outcome]} {result.scenario.name} ({result.scenario.file}) {result.seconds:.2f}s"
+    return f"{LABELS[result.outcome]} {_name(result)} ({result.scenario.file}) {result.seconds:.2f}s"
+
+
+def _name(result: ScenarioResult) -> str:
+    return mask_text(result.scenario.name)
 
 
 def failure_text(result: ScenarioResult) -> str:
     """The failed step and why, then what was sent and what came back; masked."""
-    parts = [result.message]
+    parts = [mask_text(result.message)]
     if result.exchange is not None:
-        parts.append(exchange_text(result.exchange))
+        parts.append(mask_card_like(exchange_text(result.exchange)))
     if result.detail:
-        parts.append(result.detail)
-    return mask_card_like("\n".join(parts))
+        parts.append(mask_text(result.detail))
+    return "\n".join(parts)
 
 
 def exchange_text(exchange: Exchange) -> str:
@@ -114,7 +118,7 @@ def junit_xml(results: Sequence[ScenarioResult], seconds: float) -> bytes:
             "testcase",
             {
                 "classname": _xml_text(classname(result.scenario.file)),
-                "name": _xml_text(result.scenario.name),
+                "name": _xml_text(_name(result)),
                 "file": _xml_text(result.scenario.file),
                 "time": f"{result.seconds:.3f}",
             },

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mocksrv.journal import _KEY_ENDINGS, journal_body
-from mocksrv.masking import HIDDEN_KEYS, LAST_FOUR_KEYS, mask_json
+from mocksrv.masking import HIDDEN_KEYS, LAST_FOUR_KEYS, mask_json, mask_text
 
 MASKED_KEYS = sorted(LAST_FOUR_KEYS | HIDDEN_KEYS)
 CARD_LIKE = ["4242424242424242", "4242-4242-4242-4242", "4242 4242 4242 4242"]
@@ -97,3 +97,13 @@ def test_a_network_token_of_any_length_and_a_webhook_password_are_masked_by_key(
 def test_a_forms_bracketed_cvc_is_masked() -> None:
     body = b"amount=100&card%5Bcvc%5D=8642&card%5Bnumber%5D=4917000013572460"
     assert journal_body(body) == "amount=100&card%5Bcvc%5D=***&card%5Bnumber%5D=************2460"
+
+
+def test_a_cvc_in_single_quotes_is_masked() -> None:
+    body = b"{'card_number': '4242424242424242', 'card_cvc': '987'}"
+    assert journal_body(body) == "{'card_number': '************4242', 'card_cvc': '***'}"
+
+
+def test_a_card_number_whose_groups_are_split_by_a_url_encoded_space_is_masked() -> None:
+    query = "a=4242+4242+4242+4242&b=4242%204242%204242%204242&c=1+2"
+    assert mask_text(query) == "a=************4242&b=************4242&c=1+2"

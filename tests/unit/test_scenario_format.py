@@ -645,6 +645,25 @@ def test_a_failure_shows_the_step_the_request_and_the_answer_masked() -> None:
     )
 
 
+def test_a_scenarios_name_and_a_failures_text_are_masked_by_key_and_by_the_look_of_numbers() -> None:
+    named = scenario("pays with 4111111111111111", "scenarios/cards/named.yaml", ())
+    result = ScenarioResult(
+        named,
+        Outcome.FAILED,
+        0.1,
+        "step 1 (with 4000000000000002 and card_cvc=987): body: expected 'cvc': '123'",
+        "matches: card_cvc=777",
+    )
+
+    [case] = ElementTree.fromstring(junit_xml([result], 0.1))[0]
+
+    assert result_line(result) == "FAIL pays with ************1111 (scenarios/cards/named.yaml) 0.10s"
+    assert case.attrib["name"] == "pays with ************1111"
+    assert failure_text(result) == (
+        "step 1 (with ************0002 and card_cvc=***): body: expected 'cvc': '***'\nmatches: card_cvc=***"
+    )
+
+
 def test_a_request_without_a_body_and_an_answer_that_is_not_json_are_shown_as_they_are() -> None:
     exchange = Exchange("GET", "/health", {}, NO_BODY, 502, "Bad Gateway", answer_is_json=False)
     result = ScenarioResult(

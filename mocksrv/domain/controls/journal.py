@@ -11,7 +11,7 @@ from collections import deque
 from dataclasses import dataclass
 from datetime import datetime
 from fnmatch import fnmatchcase
-from typing import Any
+from typing import Any, cast
 
 from mocksrv.domain.controls.faults import AppliedFault
 
@@ -99,11 +99,20 @@ class RequestJournal:
         request_body: Any,
         response_body: Any,
         fault: AppliedFault | None = None,
+        ring: object | None = None,
     ) -> JournalEntry | None:
-        """Add a request to the merchant's ring, pushing out its oldest when full; None when off."""
+        """Add a request to the merchant's ring, pushing out its oldest when full; None when off.
+
+        `ring`, from `ring_of` as the request was let in, keeps a request out of the ring of a merchant
+        made again under the same id while it ran: it is dropped if its merchant was forgotten meanwhile.
+        """
         if not self.enabled:
             return None
-        ring = self._ring(merchant_id)
+        if ring is None:
+            ring = self._ring(merchant_id)
+        elif self._rings.get(merchant_id) is not ring:
+            return None
+        ring = cast(_Ring, ring)
         with ring.lock:
             entry = JournalEntry(
                 ring.next_number,
@@ -121,6 +130,10 @@ class RequestJournal:
             ring.next_number += 1
             ring.entries.append(entry)
         return entry
+
+    def ring_of(self, merchant_id: str) -> object | None:
+        """The merchant's ring as it is now, for `record` to name later; None when off."""
+        return self._ring(merchant_id) if self.enabled else None
 
     def entries(
         self, merchant_id: str, wanted: JournalFilter = EVERY_ENTRY, limit: int | None = None, offset: int = 0
