@@ -114,10 +114,11 @@ def test_a_hang_whose_client_gave_up_frees_its_thread_and_wait_slot(
     assert slots.wait_open(faulty.merchant_id, 0, timeout=DEADLINE) == 0
 
 
-@pytest.mark.parametrize("ending", ["clear_faults", "reset"])
-def test_clearing_the_faults_or_a_reset_ends_a_hang_at_once(
+@pytest.mark.parametrize("ending", ["clear_faults", "reset", "restore"])
+def test_clearing_the_faults_a_reset_or_a_restore_ends_a_hang_at_once(
     mock_server: MockServer, faulty: Merchant, ending: str
 ) -> None:
+    without_faults = faulty.snapshot()
     faulty.add_fault({"type": "hang", "seconds": 600})
     slots = wait_slots(mock_server.app)
     connection = http.client.HTTPConnection(LOCALHOST, mock_server.port, timeout=DEADLINE)
@@ -125,7 +126,10 @@ def test_clearing_the_faults_or_a_reset_ends_a_hang_at_once(
         connection.request("GET", "/customers/list", headers={"api-key": faulty.secret_key})
         assert slots.wait_open(faulty.merchant_id, 1, timeout=DEADLINE) == 1
 
-        getattr(faulty, ending)()
+        if ending == "restore":
+            faulty.restore(without_faults)
+        else:
+            getattr(faulty, ending)()
 
         assert slots.wait_open(faulty.merchant_id, 0, timeout=DEADLINE) == 0
         with pytest.raises((http.client.RemoteDisconnected, ConnectionError)):

@@ -282,6 +282,8 @@ class Snapshots:
                 store.swap_space(merchant_id, prepared[merchant_id])
             if everything:
                 store.resume_ids(GLOBAL, global_ids)
+        for merchant_id in decoded:
+            self._sandbox.faults.release_pauses(merchant_id)  # held by rules the restore replaced
         return Restored(
             {merchant_id: _counts(state) for merchant_id, state in decoded.items()},
             removed,
