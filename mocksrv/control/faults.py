@@ -9,7 +9,14 @@ from marshmallow import ValidationError, fields, validate, validates_schema
 
 from mocksrv.contract import AnswerSchema, Auth, documented, one_of
 from mocksrv.control.routes import _merchant, _merchant_only, control
-from mocksrv.domain.controls.faults import ERROR_STATUSES, RATE_LIMITED, FaultEffect, FaultRule, FaultTiming
+from mocksrv.domain.controls.faults import (
+    ERROR_STATUSES,
+    RATE_LIMITED,
+    FaultEffect,
+    FaultRule,
+    FaultTiming,
+    check_rule,
+)
 from mocksrv.fieldtypes import StrictInteger, StrictNumber, Timestamp
 from mocksrv.representations import timestamp
 from mocksrv.rest import json_body, load, sandbox
@@ -136,16 +143,25 @@ def fault_json(rule: FaultRule) -> Json:
 def add_fault() -> Json:
     """Make the merchant's matching API requests misbehave, from its next request on."""
     body = load(_new_fault, json_body())
-    merchant_id = _merchant(body)
+    return fault_json(sandbox().faults.add(_merchant(body), _rule_fields(body)))
+
+
+def _rule_fields(body: Json) -> Json:
+    """A checked body's rule as FaultService.add takes it."""
     effect = body["effect"]
-    fields_ = {
+    return {
         **body.get("match", {}),
         **body.get("schedule", {}),
         **{name: value for name, value in effect.items() if name != "type"},
         "effect": effect["type"],
         "timing": body.get("timing"),
     }
-    return fault_json(sandbox().faults.add(merchant_id, fields_))
+
+
+def check_fault(document: Json) -> None:
+    """Refuse, as POST /__mock/faults would, a rule it would refuse (a scenario's fault step, checked
+    before anything runs): a DomainError naming the field."""
+    check_rule(_rule_fields(load(_new_fault, document)))
 
 
 @control.get("/faults")

@@ -35,6 +35,8 @@ class InvalidField(DomainError):
         if reason:
             message = f"{message}: {reason}"
         super().__init__(message, param=path)
+        # What is wrong, without the path: for a message that names the field its own way.
+        self.reason = reason or ("required" if missing else "not a value it takes")
 
 
 class MalformedBody(DomainError):

@@ -17,6 +17,8 @@ from typing import Any
 import yaml
 from jsonschema import Draft202012Validator, ValidationError
 
+from mocksrv.control.faults import check_fault
+from mocksrv.domain.errors import DomainError, InvalidField
 from mocksrv.scenario.format import (
     BUILT_IN_VARIABLES,
     LONGEST_DELAY,
@@ -157,6 +159,8 @@ class Document:
                 if name not in known or not NAME.fullmatch(name):
                     problems.append(self.problem((*here, *location), f"unknown variable ${{{name}}}"))
             kind = step_kind(step)
+            if kind == "fault" and not any(references(step["fault"])):
+                problems += self._fault_problems((*here, "fault"), step["fault"])
             if kind in NEEDS_RECEIVER and not has_receiver:
                 reason = "needs a webhook receiver: give the scenario merchant.receiver"
                 problems.append(self.problem((*here, str(kind)), reason, at_key=True))
@@ -170,6 +174,16 @@ class Document:
                         problems.append(self.problem(where, f"not a regular expression: {error}"))
             known |= set(step.get("save", {}))
         return problems
+
+    def _fault_problems(self, location: Location, rule: Any) -> list[Problem]:
+        """What the control plane would refuse of a fault step's rule."""
+        try:
+            check_fault(rule)
+        except DomainError as refused:
+            named = tuple(refused.param.split(".")) if refused.param else ()
+            reason = refused.reason if isinstance(refused, InvalidField) else refused.message
+            return [self.problem((*location, *named), reason)]
+        return []
 
 
 def _not_json(value: Any, location: Location = ()) -> Iterator[tuple[Location, str, bool]]:

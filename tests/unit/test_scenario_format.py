@@ -133,6 +133,19 @@ STEP_PROBLEMS = [
             "['error', 'rate_limit', 'latency', 'drop', 'truncate', 'malformed', 'hang']"
         ),
     ),
+    # Refused by the control plane, as POST /__mock/faults would refuse them.
+    (
+        "  - fault: {effect: {type: truncate}, timing: before}\n",
+        "4: step 1 (fault): fault.timing: a truncate fault changes an answer, so it comes after",
+    ),
+    (
+        "  - fault:\n      effect: {type: latency}\n",
+        "5: step 1 (fault): fault.effect.milliseconds: a latency fault names its milliseconds",
+    ),
+    (
+        "  - fault: {effect: {type: error, status: 404}}\n",
+        "4: step 1 (fault): fault.effect.status: error faults answer with: 500, 502, 503, 504",
+    ),
     (
         "  - expect_requests: {path: /payments}\n",
         "4: step 1 (expect_requests): expect_requests: 'count' is a required property",

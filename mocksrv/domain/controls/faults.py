@@ -129,6 +129,20 @@ def _draw(seed: int, number: int) -> float:
     return int.from_bytes(digest, "big") / 2**64
 
 
+def check_rule(fields: Mapping[str, Any]) -> tuple[FaultEffect, FaultTiming]:
+    """What a rule's fields (FaultRule's, checked by a schema) say together, beyond each field: its
+    effect and its timing, or InvalidField."""
+    effect = FaultEffect(fields["effect"])
+    default = FaultTiming.AFTER if effect in AFTER_ONLY else FaultTiming.BEFORE
+    timing = FaultTiming(fields.get("timing") or default)
+    if effect in AFTER_ONLY and timing is FaultTiming.BEFORE:
+        raise InvalidField("timing", f"a {effect.value} fault changes an answer, so it comes after")
+    active_from, active_until = fields.get("active_from"), fields.get("active_until")
+    if active_from is not None and active_until is not None and active_until <= active_from:
+        raise InvalidField("schedule.until", "the window ends after it starts")
+    return effect, timing
+
+
 class FaultService:
     """Keeps each merchant's rules, and picks the fault a request gets."""
 
@@ -184,14 +198,8 @@ class FaultService:
 
     def add(self, merchant_id: str, fields: Mapping[str, Any]) -> FaultRule:
         """Store a new rule; `fields` are FaultRule's, checked by the caller's schema."""
-        effect = FaultEffect(fields["effect"])
-        default = FaultTiming.AFTER if effect in AFTER_ONLY else FaultTiming.BEFORE
-        timing = FaultTiming(fields.get("timing") or default)
-        if effect in AFTER_ONLY and timing is FaultTiming.BEFORE:
-            raise InvalidField("timing", f"a {effect.value} fault changes an answer, so it comes after")
+        effect, timing = check_rule(fields)
         active_from, active_until = fields.get("active_from"), fields.get("active_until")
-        if active_from is not None and active_until is not None and active_until <= active_from:
-            raise InvalidField("schedule.until", "the window ends after it starts")
         with self._store.transaction(merchant_id):
             if self._store.count(FAULTS, merchant_id) >= MAX_FAULTS:
                 raise InvalidField("fault", f"a merchant holds at most {MAX_FAULTS} faults at once")
