@@ -11,6 +11,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from mocksrv.domain.equality import same
+
 MATCHERS = ("equals", "contains", "matches", "exists", "absent", "one_of", "greater_than", "less_than")
 _INDEX = re.compile(r"[0-9]+")
 _SHOWN_LENGTH = 200  # characters of a value that a failure quotes
@@ -31,19 +33,6 @@ def lookup(document: Any, path: str) -> tuple[bool, Any]:
 
 def is_matcher(expected: Any) -> bool:
     return isinstance(expected, Mapping) and bool(expected) and all(key in MATCHERS for key in expected)
-
-
-def same(left: Any, right: Any) -> bool:
-    """Equal as JSON values: numbers by value, but a boolean only equals a boolean."""
-    if isinstance(left, bool) or isinstance(right, bool):
-        return type(left) is type(right) and left == right
-    if isinstance(left, int | float) and isinstance(right, int | float):
-        return left == right
-    if isinstance(left, Mapping) and isinstance(right, Mapping):
-        return left.keys() == right.keys() and all(same(left[key], right[key]) for key in left)
-    if isinstance(left, list) and isinstance(right, list):
-        return len(left) == len(right) and all(same(a, b) for a, b in zip(left, right, strict=True))
-    return type(left) is type(right) and bool(left == right)
 
 
 def shown(value: Any) -> str:

@@ -328,6 +328,16 @@ def test_a_body_value_chooses_the_requests(api: Api) -> None:
     assert payment_count(api) == 1
 
 
+def test_a_body_value_is_compared_as_json_a_boolean_only_with_a_boolean(api: Api) -> None:
+    add(api, match={"body": {"confirm": True}}, effect={"type": "error"})
+    add(api, match={"body": {"amount": 1}}, effect={"type": "error", "status": 502})
+
+    # true is not 1: that body reaches the route, whose schema refuses it; 1.0 is 1.
+    assert api.post("/payments", payloads.payment(confirm=True)).status_code == 503
+    assert api.post("/payments", {"amount": True, "currency": "USD"}).status_code == 400
+    assert api.post("/payments", {"amount": 1.0, "currency": "USD"}).status_code == 502
+
+
 def test_the_publishable_key_is_faulted_but_the_control_plane_never_is(api: Api, client: FlaskClient) -> None:
     payment = create(api, confirm=False)
     add(api, effect={"type": "error"})

@@ -20,6 +20,7 @@ from fnmatch import fnmatchcase
 from typing import Any
 
 from mocksrv.domain.clock import Clock
+from mocksrv.domain.equality import same
 from mocksrv.domain.errors import InvalidField, ResourceNotFound
 from mocksrv.domain.ids import new_id
 from mocksrv.domain.store import MemoryStore
@@ -86,7 +87,7 @@ class FaultRule:
             return False
         if not fnmatchcase(path, self.path):
             return False
-        return not self.body or all(_field(body(), name) == value for name, value in self.body)
+        return not self.body or all(same(_field(body(), name), value) for name, value in self.body)
 
     def fires(self, number: int, now: datetime) -> bool:
         """Whether the `number`th matching request, at `now`, gets the fault."""
