@@ -15,6 +15,7 @@ import orjson
 from flask import Flask, Request, Response, g, request
 from werkzeug.exceptions import HTTPException
 
+from mocksrv.faults import DROP_CONNECTION
 from mocksrv.masking import mask_json, mask_text
 from mocksrv.rest import STARTED, current_request
 
@@ -24,7 +25,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("mocksrv.access")
 
 BODY_LIMIT = 4096  # characters of each body a line shows
-_LINE = "%s %s %d %.2fms merchant=%s"
+_LINE = "%s %s %s %.2fms merchant=%s"
+NO_ANSWER = "-"  # the status of a connection closed without an answer (a drop or a hang fault)
 
 
 def init_app(app: Flask) -> None:
@@ -55,7 +57,8 @@ def _log(response: Response) -> Response:
     started = request_.environ.get(STARTED)
     milliseconds = 0.0 if started is None else (time.perf_counter() - started) * 1000
     merchant = g.get("merchant_id", "-")
-    line = (request_.method, _target(request_), response.status_code, milliseconds, merchant)
+    status = NO_ANSWER if request_.environ.get(DROP_CONNECTION) else response.status_code
+    line = (request_.method, _target(request_), status, milliseconds, merchant)
     if log.isEnabledFor(logging.DEBUG):
         log.info(_LINE + " request=%s response=%s", *line, _request_body(), _response_body(response))
     else:

@@ -20,7 +20,7 @@ from tests.payloads import MERCHANT_ID, PROFILE_ID, SECRET_KEY
 
 LOGGER = "mocksrv.access"
 LINE = re.compile(
-    r"(?P<method>[A-Z]+) (?P<target>\S+) (?P<status>[0-9]{3}) [0-9]+\.[0-9]{2}ms merchant=(?P<merchant>\S+)"
+    r"(?P<method>[A-Z]+) (?P<target>\S+) (?P<status>[0-9]{3}|-) [0-9]+\.[0-9]{2}ms merchant=(?P<merchant>\S+)"
     r"(?: request=(?P<request>.*?) response=(?P<response>.*))?"
 )
 CVC = "8317"
@@ -116,6 +116,16 @@ def test_a_refused_request_still_names_the_merchant_of_its_key(
     api.post("/payments", {**payloads.payment(), "amount": -1})
 
     assert summary(at_info) == [("POST", "/payments", "400", MERCHANT_ID)]
+
+
+def test_a_connection_closed_without_an_answer_logs_no_status(
+    api: Api, at_info: pytest.LogCaptureFixture
+) -> None:
+    ok(api.post("/__mock/faults", {"effect": {"type": "drop"}, "match": {"path": "/customers/list"}}))
+
+    api.get("/customers/list")
+
+    assert summary(at_info)[-1] == ("GET", "/customers/list", "-", MERCHANT_ID)
 
 
 def test_the_query_string_is_part_of_the_path(admin: Api, at_info: pytest.LogCaptureFixture) -> None:
