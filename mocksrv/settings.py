@@ -43,6 +43,7 @@ DEFAULT_PORT = 8080
 DEFAULT_URL = f"http://{DEFAULT_HOST}:{DEFAULT_PORT}"
 DEFAULT_ADMIN_KEY = "mocksrv_admin_key"
 MAX_THREADS = 256
+DEFAULT_THREADS = 4
 ENVIRONMENTS = ("sandbox", "production")
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
@@ -160,7 +161,7 @@ class Settings:
     threads: int = field(
         # Requests are CPU-bound under one interpreter lock: measured under wrk on 2 cores, 4 threads
         # serve about 10% more creates per second than 8, which spend it passing the lock around.
-        default=4,
+        default=DEFAULT_THREADS,
         metadata=_about(whole_number(1, MAX_THREADS), "requests in progress at once, long-polls aside"),
     )
     max_waits: int = field(

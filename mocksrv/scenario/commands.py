@@ -99,7 +99,7 @@ def run(
     started = time.monotonic()
     try:
         with ExitStack() as stack:
-            server_url = url if url is not None else stack.enter_context(embedded_server(admin_key))
+            server_url = url if url is not None else stack.enter_context(embedded_server(admin_key, jobs))
             where = stack.enter_context(target(server_url, admin_key))
             results = run_scenarios(chosen, where, jobs=jobs, on_result=report)
     except KeyboardInterrupt:

@@ -26,6 +26,7 @@ from mocksrv.scenario.matchers import body_mismatches, lookup, shown, status_mis
 from mocksrv.scenario.results import NO_BODY, Exchange, Outcome, ScenarioResult, StepFailed
 from mocksrv.scenario.variables import UnknownVariable, substitute
 from mocksrv.scenario.webhooks import arrived, delivery_mismatches, nth_delivery
+from mocksrv.settings import DEFAULT_THREADS, MAX_THREADS, Settings
 
 # The embedded server's webhook timeout: a delivery that hangs gives up after this, so that a
 # scenario with `receiver: {hang: true}` waits one second per hung attempt, not the default five.
@@ -47,14 +48,19 @@ class Target:
 
 
 @contextmanager
-def embedded_server(admin_key: str) -> Iterator[str]:
-    """A mocksrv in this process, for one run of scenarios; yields its URL."""
+def embedded_server(admin_key: str, jobs: int = 1) -> Iterator[str]:
+    """A mocksrv in this process, for one run of scenarios `jobs` at once; yields its URL."""
     from mocksrv.server import MockServer
-    from mocksrv.settings import Settings
 
-    settings = Settings(webhook_timeout=EMBEDDED_WEBHOOK_TIMEOUT, admin_key=admin_key)
-    with MockServer(settings) as server:
+    with MockServer(embedded_settings(admin_key, jobs)) as server:
         yield server.url
+
+
+def embedded_settings(admin_key: str, jobs: int) -> Settings:
+    """The embedded server's settings: a thread for each scenario's request in flight, so that none
+    waits in the server's queue."""
+    threads = min(max(DEFAULT_THREADS, jobs), MAX_THREADS)
+    return Settings(webhook_timeout=EMBEDDED_WEBHOOK_TIMEOUT, admin_key=admin_key, threads=threads)
 
 
 @contextmanager

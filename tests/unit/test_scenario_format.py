@@ -16,6 +16,7 @@ from mocksrv.scenario.loading import load_scenario, load_scenarios, scenario_fil
 from mocksrv.scenario.matchers import body_mismatches, check, lookup, same, status_mismatch
 from mocksrv.scenario.report import classname, failure_text, junit_xml, masked, result_line
 from mocksrv.scenario.results import NO_BODY, Exchange, Outcome, ScenarioResult
+from mocksrv.scenario.runner import embedded_settings
 from mocksrv.scenario.selection import KeywordError, keyword_matcher
 from mocksrv.scenario.variables import UnknownVariable, substitute
 
@@ -751,3 +752,8 @@ def test_junit_attributes_drop_what_xml_cannot_carry() -> None:
 def test_the_junit_class_is_the_dotted_path_without_the_suffix() -> None:
     files = ("scenarios/a/b.yaml", "/abs/x.yml", "c.d.yaml", "../../up/y.yaml", "./z.yaml")
     assert [classname(file) for file in files] == ["scenarios.a.b", "abs.x", "c.d", "up.y", "z"]
+
+
+@pytest.mark.parametrize(("jobs", "threads"), [(1, 4), (4, 4), (8, 8), (10_000, 256)])
+def test_the_embedded_server_has_a_thread_for_each_scenario_run_at_once(jobs: int, threads: int) -> None:
+    assert embedded_settings("admin", jobs).threads == threads
