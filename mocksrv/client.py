@@ -421,6 +421,11 @@ class Merchant(_Closing):
         count: int = self._control("GET", "/requests/count", params=_journal_filters(filters))["count"]
         return count
 
+    def records_requests(self) -> bool:
+        """Whether the server keeps a journal of requests (it does unless started with size 0)."""
+        recording: bool = self._control("GET", "/requests/count")["recording"]
+        return recording
+
     def clear_requests(self) -> None:
         """Forget the merchant's recorded requests."""
         self._control("DELETE", "/requests")

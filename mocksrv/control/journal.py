@@ -52,6 +52,7 @@ class ControlRequestListAnswerSchema(AnswerSchema):
 
 class ControlRequestCountAnswerSchema(AnswerSchema):
     count = fields.Integer()
+    recording = fields.Boolean(metadata={"description": "false when the server keeps no journal (size 0)"})
 
 
 class ControlRequestsDeletedAnswerSchema(AnswerSchema):
@@ -126,7 +127,8 @@ def list_requests() -> Json:
 def count_requests() -> Json:
     """How many of the merchant's recorded requests match: "exactly one capture was sent"."""
     query = load(_request_filter, request.args.to_dict())
-    return {"count": sandbox().journal.count(_merchant(query), _journal_filter(query))}
+    journal = sandbox().journal
+    return {"count": journal.count(_merchant(query), _journal_filter(query)), "recording": journal.enabled}
 
 
 @control.delete("/requests")

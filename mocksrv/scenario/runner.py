@@ -28,6 +28,7 @@ from mocksrv.scenario.variables import UnknownVariable, substitute
 from mocksrv.scenario.webhooks import arrived, delivery_mismatches, nth_delivery
 from mocksrv.settings import DEFAULT_THREADS, MAX_THREADS, Settings
 
+JOURNAL_OFF = "the server keeps no journal: it was started with --journal-size 0"
 # The embedded server's webhook timeout: a delivery that hangs gives up after this, so that a
 # scenario with `receiver: {hang: true}` waits one second per hung attempt, not the default five.
 EMBEDDED_WEBHOOK_TIMEOUT = 1.0
@@ -352,8 +353,10 @@ class _Run:
         counted = self._merchant().request_count(**filters)
         if counted != expected["count"]:
             wanted = " ".join(str(value) for value in filters.values())
+            holds = f"the journal holds {counted} request(s) {wanted or 'in all'}"
+            off = "" if self._merchant().records_requests() else f" ({JOURNAL_OFF})"
             raise StepFailed(
-                f"the journal holds {counted} request(s) {wanted or 'in all'}; expected {expected['count']}",
+                f"{holds}; expected {expected['count']}{off}",
                 detail="\n".join(
                     f"{entry['method']} {entry['path']} {entry['status']}"
                     for entry in reversed(self._merchant().requests())

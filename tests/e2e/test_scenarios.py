@@ -22,9 +22,11 @@ from xml.etree import ElementTree
 
 import pytest
 
+from mocksrv import MockServer
 from mocksrv.client import Sandbox
 from mocksrv.receiver import WebhookEndpoint, WebhookReceiver
 from mocksrv.scenario import commands
+from mocksrv.settings import Settings
 from tests.e2e.harness import (
     CHECKOUT_COMMAND,
     REPO_ROOT,
@@ -568,6 +570,33 @@ def test_a_run_whose_output_stops_being_read_still_writes_its_report_and_exit_co
     assert out.getvalue().startswith("PASS first")
     suite = ElementTree.parse(tmp_path / "report.xml").getroot()[0]
     assert [case.attrib["name"] for case in suite] == ["first", "second"]
+
+
+def test_a_request_count_against_a_server_without_a_journal_says_so(tmp_path: Path) -> None:
+    (tmp_path / "counted.yaml").write_text(
+        "name: counted\ndescription: d\nsteps:\n"
+        "  - request: {method: GET, path: /payments/list}\n"
+        "  - expect_requests: {path: /payments/list, count: 1}\n"
+    )
+    out, err = io.StringIO(), io.StringIO()
+
+    with MockServer(Settings(journal_size=0, admin_key=ADMIN_KEY)) as server:
+        code = commands.run(
+            [str(tmp_path)],
+            url=server.url,
+            admin_key=ADMIN_KEY,
+            junit=None,
+            keyword=None,
+            jobs=1,
+            out=out,
+            err=err,
+        )
+
+    assert (code, err.getvalue()) == (1, "")
+    assert out.getvalue().splitlines()[1] == (
+        "  step 2 (expect_requests): the journal holds 0 request(s) /payments/list; expected 1 "
+        "(the server keeps no journal: it was started with --journal-size 0)"
+    )
 
 
 def test_a_url_that_is_not_a_mocksrv_is_one_line_and_exit_2(tmp_path: Path) -> None:
