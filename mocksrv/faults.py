@@ -45,11 +45,12 @@ _ERRORS = {
 
 
 class InjectedFault(Exception):
-    """A fault that answers before the route runs."""
+    """A fault that answers before the route runs: the rule's effect, or `effect` in its place."""
 
-    def __init__(self, rule: FaultRule) -> None:
+    def __init__(self, rule: FaultRule, effect: FaultEffect | None = None) -> None:
         super().__init__(rule.fault_id)
         self.rule = rule
+        self.effect = effect or rule.effect
 
 
 def init_app(app: Flask) -> None:
@@ -69,10 +70,10 @@ def _before(principal: Principal) -> None:
         return
     g.fault = rule
     if rule.timing is FaultTiming.BEFORE:
-        if rule.effect is FaultEffect.LATENCY:
-            _pause(rule, principal.merchant_id)
-        else:
+        if rule.effect is not FaultEffect.LATENCY:
             raise InjectedFault(rule)
+        if not _pause(rule, principal.merchant_id):
+            raise InjectedFault(rule, FaultEffect.DROP)
 
 
 def _json_body() -> Any:
@@ -83,7 +84,7 @@ def _json_body() -> Any:
 
 
 def _answer_before(fault: InjectedFault) -> Response:
-    return _faulted(fault.rule, None)
+    return _faulted(fault.rule, None, fault.effect)
 
 
 def _after(response: Response) -> Response:
@@ -93,14 +94,17 @@ def _after(response: Response) -> Response:
     return _faulted(rule, response)
 
 
-def _faulted(rule: FaultRule, answer: Response | None) -> Response:
-    """What the client gets of a request faulted by `rule`; `answer` is the route's, if it ran."""
-    effect = rule.effect
+def _faulted(rule: FaultRule, answer: Response | None, effect: FaultEffect | None = None) -> Response:
+    """What the client gets of a request faulted by `rule` (with `effect`, else the rule's);
+    `answer` is the route's, if it ran."""
+    effect = effect or rule.effect
     if effect in (FaultEffect.LATENCY, FaultEffect.HANG):
         try:
-            _pause(rule, rule.merchant_id)
+            goes_on = _pause(rule, rule.merchant_id)
         except TooManyWaits as refused:  # every wait slot is taken: the long-poll's 429
             return domain_error_response(refused)
+        if not goes_on:  # its merchant was reset, restored or deleted meanwhile: no answer
+            effect = FaultEffect.DROP
     if effect is FaultEffect.LATENCY:
         assert answer is not None  # a latency before is paused in _before, then the route runs
         response = answer
@@ -140,9 +144,10 @@ def _cut(answer: Response, *, keep_length: bool) -> Response:
     return response
 
 
-def _pause(rule: FaultRule, merchant_id: str) -> None:
-    """Hold the request, in a wait slot like a long-poll's, so other requests still find a thread."""
+def _pause(rule: FaultRule, merchant_id: str) -> bool:
+    """Hold the request, in a wait slot like a long-poll's, so other requests still find a thread;
+    False when it is to go no further (see FaultService.pause)."""
     seconds = (rule.milliseconds or 0) / 1000 if rule.effect is FaultEffect.LATENCY else rule.seconds
     client_gone = current_request().environ.get(CLIENT_GONE, lambda: False)
     with wait_slots(current_app).hold(merchant_id):
-        sandbox().faults.pause(merchant_id, HANG_SECONDS if seconds is None else seconds, client_gone)
+        return sandbox().faults.pause(merchant_id, HANG_SECONDS if seconds is None else seconds, client_gone)

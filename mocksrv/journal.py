@@ -60,6 +60,9 @@ def _record(response: Response) -> Response:
     path = request_.path
     if not journal.enabled or path.startswith(CONTROL_PLANE) or path == HEALTH_CHECK:
         return response
+    ring = g.get("journal_ring")
+    if ring is not None and not journal.current(merchant_id, ring):
+        return response  # its merchant was reset, restored or deleted while it ran
     environ = request_.environ
     started = environ.get(STARTED)
     rule: FaultRule | None = g.get("fault")
@@ -76,7 +79,7 @@ def _record(response: Response) -> Response:
         request_body=_request_body(request_),
         response_body=None if environ.get(DROP_CONNECTION) else _response_body(response),
         fault=None if rule is None else AppliedFault.of(rule),
-        ring=g.get("journal_ring"),
+        ring=ring,
     )
     return response
 

@@ -225,10 +225,10 @@ class Sandbox:
             self.merchants.forget(merchant_id)
             self.store.remove_space(merchant_id)
             self.journal.forget(merchant_id)
-        self.faults.release_pauses(merchant_id)
+        self.faults.release_pauses(merchant_id, abandon=True)
 
     def reset(self, merchant_id: str) -> None:
         """Delete the merchant's resources, events, timers and requests; keep its keys, profile, settings."""
         self.store.clear(merchant_id, RESETTABLE)
         self.journal.clear(merchant_id)
-        self.faults.release_pauses(merchant_id)  # a request its faults still hold ends now
+        self.faults.release_pauses(merchant_id, abandon=True)  # a request its faults hold ends now

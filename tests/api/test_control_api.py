@@ -10,10 +10,7 @@ import yaml
 from flask.testing import FlaskClient
 
 from mocksrv.domain.clock import format_timestamp
-from mocksrv.domain.merchants import MerchantSeed
-from mocksrv.domain.models import Principal
 from mocksrv.domain.sandbox import Sandbox
-from mocksrv.rest import on_authenticated
 from mocksrv.settings import DEFAULT_FIXTURES
 from tests import payloads
 from tests.api.conftest import OtherMerchant
@@ -515,25 +512,6 @@ def test_a_deleted_merchant_may_be_made_again_anew(admin: Api) -> None:
     merchant = admin.as_key(credentials["secret_key"])
 
     assert ok(merchant.get("/customers/list"))["data"] == []
-
-
-def test_a_request_whose_merchant_is_deleted_and_made_again_meanwhile_stays_out_of_the_new_journal(
-    admin: Api, sandbox: Sandbox
-) -> None:
-    credentials = ok(admin.post("/__mock/merchants", {"merchant_id": "merchant_again"}))
-    merchant = admin.as_key(credentials["secret_key"])
-    ok(merchant.get("/customers/list"))
-
-    def meanwhile(principal: Principal) -> None:  # as while a fault holds the request
-        if principal.merchant_id == "merchant_again":
-            sandbox.remove_merchant("merchant_again")
-            sandbox.merchants.create(MerchantSeed(merchant_id="merchant_again"))
-
-    on_authenticated(admin.client.application, meanwhile)
-    response = merchant.post("/customers", {"customer_id": "cus_old", "name": "Ada"})
-
-    assert response.status_code == 200
-    assert sandbox.journal.count("merchant_again") == 0
 
 
 def test_only_the_admin_key_deletes_a_merchant(api: Api, admin: Api) -> None:

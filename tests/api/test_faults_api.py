@@ -3,6 +3,8 @@ notes each fault applied."""
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from contextlib import ExitStack
 from datetime import datetime, timedelta
 from typing import Any
@@ -14,6 +16,7 @@ from flask.testing import FlaskClient
 
 from mocksrv.app import create_app
 from mocksrv.control import wait_slots
+from mocksrv.domain.sandbox import Sandbox
 from tests import payloads
 from tests.api.conftest import OtherMerchant
 from tests.api.expected import Matches, error, invalid
@@ -23,6 +26,7 @@ from tests.payloads import ADMIN_KEY, MERCHANT_ID, PUBLISHABLE_KEY, SECRET_KEY
 
 pytestmark = pytest.mark.usefixtures("frozen")
 
+DEADLINE = 10.0  # seconds a held request may take to be held, or to end once let go
 FAULT_ID = Matches(r"flt_[0-9A-Za-z]{20}")
 UNAVAILABLE = {
     "error": {
@@ -443,3 +447,59 @@ def test_a_pause_with_every_wait_slot_of_the_merchant_taken_is_the_long_polls_42
         ),
     )
     assert slots.open(MERCHANT_ID) == 0
+
+
+# -- a held request whose merchant is reset, restored or deleted ----------------------------------
+
+
+def _held_create(api: Api, app: Flask, merchant_id: str, timing: str) -> Callable[[], Any]:
+    """A customer create held by a latency fault of the merchant's; the function returned waits for
+    its answer. Answers once the request is held."""
+    add(api, effect={"type": "latency", "milliseconds": 60_000}, timing=timing, match={"path": "/customers"})
+    answers: list[Any] = []
+    other_client = Api(app.test_client(), api.key)
+    thread = threading.Thread(
+        target=lambda: answers.append(other_client.post("/customers", {"customer_id": "cus_held"})),
+        daemon=True,
+    )
+    thread.start()
+    assert wait_slots(app).wait_open(merchant_id, 1, timeout=DEADLINE) == 1
+
+    def answer() -> Any:
+        thread.join(DEADLINE)
+        assert answers, "the held request did not end"
+        return answers[0]
+
+    return answer
+
+
+@pytest.mark.parametrize("timing", ["before", "after"])
+@pytest.mark.parametrize("ending", ["reset", "restore", "delete"])
+def test_a_held_request_whose_merchant_is_replaced_ends_without_an_answer_and_leaves_nothing(
+    admin: Api, app: Flask, sandbox: Sandbox, ending: str, timing: str
+) -> None:
+    credentials = ok(admin.post("/__mock/merchants", {"merchant_id": "merchant_held"}))
+    merchant = admin.as_key(credentials["secret_key"])
+    document = ok(merchant.get("/__mock/snapshot"))
+    ok(merchant.get("/customers/list"))
+    answer = _held_create(merchant, app, "merchant_held", timing)
+
+    if ending == "reset":
+        ok(merchant.post("/__mock/reset"))
+    elif ending == "restore":
+        ok(merchant.post("/__mock/restore", document))
+    else:
+        ok(admin.delete("/__mock/merchants/merchant_held"))
+
+    dropped = answer()
+    assert dropped.status_code == 500  # a test client's view of a connection closed without an answer
+    if ending == "delete":
+        assert "merchant_held" not in sandbox.store.merchant_ids()  # nothing was made again for it
+        credentials = ok(admin.post("/__mock/merchants", {"merchant_id": "merchant_held"}))
+        merchant = admin.as_key(credentials["secret_key"])
+    assert ok(merchant.get("/customers/list"))["data"] == []
+    journal = [(entry["path"], entry["status"]) for entry in ok(merchant.get("/__mock/requests"))["data"]]
+    if ending == "restore":  # which keeps the journal: the request shows as answered by none
+        assert journal == [("/customers/list", 200), ("/customers", None), ("/customers/list", 200)]
+    else:  # which forget the journal, and the request let in before with it
+        assert journal == [("/customers/list", 200)]

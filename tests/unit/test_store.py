@@ -541,16 +541,56 @@ def queue() -> DeliveryQueue:
     return DeliveryQueue()
 
 
+def taken(queue: DeliveryQueue) -> tuple[str, str, bool] | None:
+    """The next delivery taken at once, as (merchant, event, manual); None if none is ready."""
+    turn = queue.take(0, never)
+    return None if turn is None else (turn.merchant_id, turn.event_id, turn.manual)
+
+
 def test_a_merchants_deliveries_are_taken_one_at_a_time_in_order(queue: DeliveryQueue) -> None:
     queue.put("m1", "evt_1", False)
     queue.put("m1", "evt_2", True)
 
     first = queue.take(0, never)
     held_back = queue.take(0, never)
-    queue.finish("m1")
-    second = queue.take(0, never)
+    assert first is not None
+    queue.finish(first)
+    second = taken(queue)
 
-    assert (first, held_back, second) == (("m1", "evt_1", False), None, ("m1", "evt_2", True))
+    assert ((first.merchant_id, first.event_id, first.manual), held_back, second) == (
+        ("m1", "evt_1", False),
+        None,
+        ("m1", "evt_2", True),
+    )
+
+
+def test_a_dropped_merchants_attempt_in_flight_holds_up_nothing_after_it(queue: DeliveryQueue) -> None:
+    queue.put("m1", "evt_1", False)
+    old = queue.take(0, never)
+    assert old is not None
+
+    queue.drop("m1")  # a reset, or the merchant deleted, while the attempt is in flight
+    drained = queue.wait_drained("m1", 0)
+    queue.put("m1", "evt_new", False)
+    new = queue.take(0, never)
+    assert new is not None
+    queue.put("m1", "evt_next", False)
+    queue.finish(old)  # the old attempt ends: the new one is still in flight
+
+    assert drained is True
+    assert (new.event_id, taken(queue), queue.pending("m1")) == ("evt_new", None, 2)
+    queue.finish(new)
+    assert taken(queue) == ("m1", "evt_next", False)
+
+
+def test_dropping_a_merchant_answers_its_waits_for_drained_deliveries(queue: DeliveryQueue) -> None:
+    queue.put("m1", "evt_1", False)
+    queue.take(0, never)
+    waited = in_thread(lambda: queue.wait_drained("m1", LONG))
+
+    queue.drop("m1")
+
+    assert waited() is True
 
 
 def test_a_closed_queue_hands_out_nothing_at_once(queue: DeliveryQueue) -> None:
@@ -606,19 +646,20 @@ def test_closing_puts_the_delivery_in_flight_back_first_in_its_queue(queue: Deli
     queue.open()
 
     assert queue.pending("m1") == 2
-    assert queue.take(0, never) == ("m1", "evt_1", False)
+    assert taken(queue) == ("m1", "evt_1", False)
 
 
 def test_a_finish_after_close_lets_no_second_delivery_of_the_merchant_go(queue: DeliveryQueue) -> None:
     queue.put("m1", "evt_1", False)
     queue.put("m1", "evt_2", False)
-    queue.take(0, never)
+    turn = queue.take(0, never)
+    assert turn is not None
     queue.close()
 
-    queue.finish("m1")
+    queue.finish(turn)
     queue.open()
 
-    assert [queue.take(0, never), queue.take(0, never)] == [("m1", "evt_1", False), None]
+    assert [taken(queue), taken(queue)] == [("m1", "evt_1", False), None]
 
 
 def test_reopened_the_queue_hands_out_and_drains_again(queue: DeliveryQueue) -> None:
@@ -626,10 +667,11 @@ def test_reopened_the_queue_hands_out_and_drains_again(queue: DeliveryQueue) -> 
     queue.close()
 
     queue.open()
-    task = queue.take(0, never)
-    queue.finish("m1")
+    turn = queue.take(0, never)
+    assert turn is not None
+    queue.finish(turn)
 
-    assert task == ("m1", "evt_1", False)
+    assert (turn.merchant_id, turn.event_id, turn.manual) == ("m1", "evt_1", False)
     assert queue.wait_drained("m1", 0) is True
 
 
@@ -642,8 +684,10 @@ def test_closing_leaves_other_merchants_queues_in_order(queue: DeliveryQueue) ->
     queue.close()
     queue.open()
 
-    taken = sorted(filter(None, [queue.take(0, never) for _ in range(3)]))
-    assert taken == [("m1", "evt_1", False), ("m2", "evt_2", False)]
+    assert sorted(filter(None, [taken(queue) for _ in range(3)])) == [
+        ("m1", "evt_1", False),
+        ("m2", "evt_2", False),
+    ]
 
 
 def test_a_record_put_over_one_of_another_creation_moves_in_the_order_and_its_indexes(

@@ -192,6 +192,43 @@ def test_the_task_carries_the_event_url_and_signing_key(hooked: Sandbox) -> None
     assert task.delivery == EventDelivery(task.event.event_id, MERCHANT_ID, T0)
 
 
+@pytest.mark.parametrize("ending", ["reset", "delete"])
+def test_an_attempt_in_flight_when_its_merchant_is_replaced_holds_up_none_of_the_new_ones(
+    hooked: Sandbox, ending: str
+) -> None:
+    create(hooked)
+    old = take(hooked)  # in flight, to a receiver that has not answered yet
+
+    if ending == "reset":
+        hooked.reset(MERCHANT_ID)
+    else:
+        hooked.remove_merchant(MERCHANT_ID)
+        hooked.merchants.create(MerchantSeed(merchant_id=MERCHANT_ID, profile_id=PROFILE_ID, webhook_url=URL))
+    drained_at_once = hooked.webhooks.drained(MERCHANT_ID, 0)
+    new_payment = create(hooked)
+    new = take(hooked)
+    create(hooked)
+    hooked.webhooks.finish(old)  # the old attempt ends: the new one is still in flight
+
+    assert drained_at_once is True
+    assert new.event.resource.payment_id == new_payment.payment_id
+    assert (hooked.webhooks.next_task(0), hooked.webhooks.pending(MERCHANT_ID)) == (None, 2)
+    hooked.webhooks.finish(new)
+    assert take(hooked).event.resource.payment_id != new_payment.payment_id
+
+
+def test_an_attempt_that_ends_after_its_merchant_was_deleted_is_recorded_nowhere(hooked: Sandbox) -> None:
+    create(hooked)
+    task = take(hooked)
+    hooked.remove_merchant(MERCHANT_ID)
+
+    recorded = hooked.webhooks.record(task, BODY, AttemptResult(URL, 200, 1.0))
+    hooked.webhooks.finish(task)
+
+    assert recorded is None
+    assert MERCHANT_ID not in hooked.store.merchant_ids()
+
+
 def test_with_nothing_queued_next_task_is_none(hooked: Sandbox) -> None:
     assert hooked.webhooks.next_task(0) is None
 

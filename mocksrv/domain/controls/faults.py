@@ -153,36 +153,46 @@ class FaultService:
         self._paused = threading.Lock()  # guards the two below
         self._stopping = False
         self._held: dict[str, set[threading.Event]] = {}  # per merchant: an event per paused request
+        self._abandoned: set[threading.Event] = set()  # pauses whose requests are to go no further
 
     def pause(
         self, merchant_id: str, seconds: float, client_gone: Callable[[], bool] = lambda: False
-    ) -> None:
+    ) -> bool:
         """Hold the calling request for `seconds` of real time; less when its client has gone away
         (`client_gone`, looked at every PAUSE_LOOK seconds), when the merchant's pauses are released
-        (its faults cleared, a reset, or the merchant deleted), or when the server stops
+        (its faults cleared, a reset, a restore, or the merchant deleted), or when the server stops
         (`stop_pauses()`). A test whose client gave up on a hang so leaves no request, thread or
-        wait slot held behind it."""
+        wait slot held behind it.
+
+        False when the request is to go no further: its merchant was reset, restored or deleted
+        meanwhile, and what it would do belongs to a merchant that is no more.
+        """
         released = threading.Event()
         with self._paused:
             if self._stopping:
-                return
+                return True
             self._held.setdefault(merchant_id, set()).add(released)
         try:
             deadline = time.monotonic() + seconds
             while not released.wait(max(0.0, min(deadline - time.monotonic(), PAUSE_LOOK))):
                 if time.monotonic() >= deadline or client_gone():
-                    return
+                    return True
+            return released not in self._abandoned
         finally:
             with self._paused:
                 held = self._held.get(merchant_id, set())
                 held.discard(released)
                 if not held:
                     self._held.pop(merchant_id, None)
+                self._abandoned.discard(released)
 
-    def release_pauses(self, merchant_id: str) -> None:
-        """End the merchant's pauses now."""
+    def release_pauses(self, merchant_id: str, *, abandon: bool = False) -> None:
+        """End the merchant's pauses now; with `abandon` (a reset, a restore, a delete), their
+        requests go no further."""
         with self._paused:
             for released in self._held.pop(merchant_id, set()):
+                if abandon:
+                    self._abandoned.add(released)
                 released.set()
 
     def stop_pauses(self) -> None:

@@ -103,8 +103,8 @@ class RequestJournal:
     ) -> JournalEntry | None:
         """Add a request to the merchant's ring, pushing out its oldest when full; None when off.
 
-        `ring`, from `ring_of` as the request was let in, keeps a request out of the ring of a merchant
-        made again under the same id while it ran: it is dropped if its merchant was forgotten meanwhile.
+        `ring`, from `ring_of` as the request was let in, keeps a request out of a ring cleared (a
+        reset) or forgotten (the merchant deleted, or made again under the same id) while it ran.
         """
         if not self.enabled:
             return None
@@ -147,14 +147,20 @@ class RequestJournal:
         return sum(1 for entry in self._snapshot(merchant_id) if wanted.matches(entry))
 
     def clear(self, merchant_id: str) -> int:
-        """Forget the merchant's entries; returns how many there were. Numbering goes on."""
-        ring = self._rings.get(merchant_id)
-        if ring is None:
-            return 0
-        with ring.lock:
-            cleared = len(ring.entries)
-            ring.entries.clear()
-        return cleared
+        """Forget the merchant's entries; returns how many there were. Numbering goes on, in a ring
+        of its own: a request let in before is not recorded (see `record`)."""
+        with self._lock:
+            ring = self._rings.get(merchant_id)
+            if ring is None:
+                return 0
+            fresh = self._rings[merchant_id] = _Ring(self.size)
+            with ring.lock:
+                fresh.next_number = ring.next_number
+                return len(ring.entries)
+
+    def current(self, merchant_id: str, ring: object) -> bool:
+        """Whether `ring` (from `ring_of`) is still the merchant's: not cleared, forgotten or made anew."""
+        return self._rings.get(merchant_id) is ring
 
     def forget(self, merchant_id: str) -> None:
         """Forget the merchant's entries and their numbering: the merchant is deleted."""

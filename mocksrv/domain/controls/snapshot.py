@@ -283,7 +283,8 @@ class Snapshots:
             if everything:
                 store.resume_ids(GLOBAL, global_ids)
         for merchant_id in decoded:
-            self._sandbox.faults.release_pauses(merchant_id)  # held by rules the restore replaced
+            # What the merchant's faults held ends, and goes no further: it was of the state replaced.
+            self._sandbox.faults.release_pauses(merchant_id, abandon=True)
         return Restored(
             {merchant_id: _counts(state) for merchant_id, state in decoded.items()},
             removed,

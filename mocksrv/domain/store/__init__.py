@@ -2,6 +2,7 @@
 queue of webhook deliveries."""
 
 from mocksrv.domain.store.deliveries import DeliveryQueue as DeliveryQueue
+from mocksrv.domain.store.deliveries import Turn as Turn
 from mocksrv.domain.store.memory import MemoryStore as MemoryStore
 from mocksrv.domain.store.records import GLOBAL as GLOBAL
 from mocksrv.domain.store.records import Between as Between

@@ -5,6 +5,20 @@ from __future__ import annotations
 import threading
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class Turn:
+    """A merchant's turn to make one attempt: taken from the queue, and handed back by `finish`.
+
+    Each is its own: a turn the queue forgot (the merchant was reset, deleted or restored while its
+    attempt was in flight) ends nothing of the turns taken since.
+    """
+
+    merchant_id: str
+    event_id: str
+    manual: bool
 
 
 class DeliveryQueue:
@@ -15,12 +29,13 @@ class DeliveryQueue:
     Closing it (when the dispatcher stops) puts each attempt in flight back at the head of its
     merchant's queue, hands out nothing more, and answers every wait for drained deliveries,
     under way or later, with False at once; opening it again lets deliveries go on as before.
+    Dropping a merchant forgets its queue and its attempt in flight: its next delivery goes at once.
     """
 
     def __init__(self) -> None:
         self._queues: dict[str, deque[tuple[str, bool]]] = {}
         self._ready: deque[str] = deque()  # merchants with something queued and nothing in flight
-        self._delivering: dict[str, tuple[str, bool]] = {}  # merchant -> the delivery in flight
+        self._delivering: dict[str, Turn] = {}  # merchant -> the turn of its attempt in flight
         self._closed = False
         lock = threading.Lock()
         # Two conditions on one lock: a new delivery wakes one taker, never a wait for drained
@@ -36,7 +51,7 @@ class DeliveryQueue:
                 self._ready.append(merchant_id)
                 self._readied.notify()
 
-    def take(self, timeout: float, stopped: Callable[[], bool]) -> tuple[str, str, bool] | None:
+    def take(self, timeout: float, stopped: Callable[[], bool]) -> Turn | None:
         """Take the next delivery, waiting up to `timeout` (or until `stopped()` turns true).
 
         None when nothing was ready in time, when stopped, or while the queue is closed.
@@ -47,14 +62,16 @@ class DeliveryQueue:
                 return None
             merchant_id = self._ready.popleft()
             event_id, manual = self._queues[merchant_id].popleft()
-            self._delivering[merchant_id] = (event_id, manual)
-            return merchant_id, event_id, manual
+            turn = self._delivering[merchant_id] = Turn(merchant_id, event_id, manual)
+            return turn
 
-    def finish(self, merchant_id: str) -> None:
-        """The merchant's attempt in flight is over: its next delivery may go."""
+    def finish(self, turn: Turn) -> None:
+        """The turn's attempt is over: its merchant's next delivery may go."""
+        merchant_id = turn.merchant_id
         with self._readied:
-            if self._delivering.pop(merchant_id, None) is None:
-                return  # nothing in flight: closed since it was taken, or dropped and finished already
+            if self._delivering.get(merchant_id) is not turn:
+                return  # forgotten: closed since it was taken, or the merchant dropped
+            del self._delivering[merchant_id]
             if self._queues.get(merchant_id):
                 self._ready.append(merchant_id)
                 self._readied.notify()
@@ -83,8 +100,8 @@ class DeliveryQueue:
         """Hand out nothing more; put the attempts in flight back first in line; answer every wait."""
         with self._readied:
             self._closed = True
-            for merchant_id, delivery in self._delivering.items():
-                self._queues.setdefault(merchant_id, deque()).appendleft(delivery)
+            for merchant_id, turn in self._delivering.items():
+                self._queues.setdefault(merchant_id, deque()).appendleft((turn.event_id, turn.manual))
                 self._ready.append(merchant_id)
             self._delivering.clear()
             self._readied.notify_all()
@@ -97,8 +114,10 @@ class DeliveryQueue:
             self._readied.notify_all()
 
     def drop(self, merchant_id: str) -> None:
+        """Forget the merchant's queue and its attempt in flight, which ends nothing when it finishes."""
         with self._readied:
             self._queues.pop(merchant_id, None)
+            self._delivering.pop(merchant_id, None)
             if merchant_id in self._ready:
                 self._ready.remove(merchant_id)
             self._emptied.notify_all()
@@ -109,5 +128,6 @@ class DeliveryQueue:
     def queued(self, merchant_id: str) -> list[tuple[str, bool]]:
         """The merchant's deliveries still to attempt, (event_id, manual), the one in flight first."""
         with self._readied:
-            in_flight = self._delivering.get(merchant_id)
-            return [*([in_flight] if in_flight is not None else []), *self._queues.get(merchant_id, ())]
+            turn = self._delivering.get(merchant_id)
+            in_flight = [] if turn is None else [(turn.event_id, turn.manual)]
+            return [*in_flight, *self._queues.get(merchant_id, ())]

@@ -19,7 +19,7 @@ from mocksrv.domain.clock import ClockState, ClockStates
 from mocksrv.domain.events import Event
 from mocksrv.domain.ids import SYSTEM, Entropy, IdState, SeededEntropy
 from mocksrv.domain.models import Page
-from mocksrv.domain.store.deliveries import DeliveryQueue
+from mocksrv.domain.store.deliveries import DeliveryQueue, Turn
 from mocksrv.domain.store.records import (
     GLOBAL,
     Collection,
@@ -64,6 +64,10 @@ class MemoryStore(ClockStates):
 
     def merchant_ids(self) -> list[str]:
         return [m for m in list(self._spaces) if m != GLOBAL]
+
+    def holds(self, merchant_id: str) -> bool:
+        """Whether the merchant has a space; every other read or write makes one for it."""
+        return merchant_id in self._spaces
 
     # -- records ------------------------------------------------------------------------------
 
@@ -226,13 +230,11 @@ class MemoryStore(ClockStates):
     def enqueue_delivery(self, merchant_id: str, event_id: str, *, manual: bool) -> None:
         self._deliveries.put(merchant_id, event_id, manual)
 
-    def take_delivery(
-        self, timeout: float, stopped: Callable[[], bool] = lambda: False
-    ) -> tuple[str, str, bool] | None:
+    def take_delivery(self, timeout: float, stopped: Callable[[], bool] = lambda: False) -> Turn | None:
         return self._deliveries.take(timeout, stopped)
 
-    def finish_delivery(self, merchant_id: str) -> None:
-        self._deliveries.finish(merchant_id)
+    def finish_delivery(self, turn: Turn) -> None:
+        self._deliveries.finish(turn)
 
     def deliveries_pending(self, merchant_id: str) -> int:
         return self._deliveries.pending(merchant_id)

@@ -7,6 +7,7 @@ from datetime import datetime
 from enum import StrEnum
 
 from mocksrv.domain.events import ContentType, Event
+from mocksrv.domain.store import Turn
 from mocksrv.domain.transitions import TransitionTable, rows
 from mocksrv.domain.webhooks.chaos import ChaosMode
 
@@ -126,6 +127,7 @@ class DeliveryTask:
     url: str | None
     signing_key: str
     manual: bool
+    turn: Turn  # the merchant's turn it was taken in, handed back once it is over
     duplicate: bool = False  # the deliberate duplicate of an attempt that delivered the event
     send_duplicate: bool = False  # once this attempt delivers the event, send it again at once
 

@@ -132,14 +132,14 @@ class WebhookService:
         """Take the next attempt to make, waiting up to `timeout` seconds; None if nothing came,
         once `stopped()` turns true, or while delivery is closed."""
         deadline = time.monotonic() + timeout
-        while taken := self._store.take_delivery(max(0.0, deadline - time.monotonic()), stopped):
-            merchant_id, event_id, manual = taken
+        while turn := self._store.take_delivery(max(0.0, deadline - time.monotonic()), stopped):
+            merchant_id, event_id, manual = turn.merchant_id, turn.event_id, turn.manual
             event = self._store.event(merchant_id, event_id)
             delivery: EventDelivery | None = self._store.get(DELIVERIES, merchant_id, event_id)
             stale = delivery is not None and not manual and delivery.state not in AWAITING_ATTEMPT
             if event is None or delivery is None or stale:
                 # Reset since it was queued, or a retry that a redelivery by hand made moot.
-                self._store.finish_delivery(merchant_id)
+                self._store.finish_delivery(turn)
                 continue
             # Sent per the profile of the event's payment (refund, ...), as it stands now.
             profile = self._merchants.event_profile(merchant_id, event.resource)
@@ -152,6 +152,7 @@ class WebhookService:
                 "" if profile is None else profile.payment_response_hash_key,
                 manual,
                 send_duplicate=not manual and chaos is not None and chaos.duplicate,
+                turn=turn,
             )
         return None
 
@@ -165,6 +166,8 @@ class WebhookService:
         not recorded, even where a new event took its id.
         """
         merchant_id = task.merchant_id
+        if not self._store.holds(merchant_id):
+            return None  # deleted while its attempt was in flight: nothing is made again for it
         with self._store.transaction(merchant_id):
             delivery: EventDelivery | None = self._store.get(DELIVERIES, merchant_id, task.event.event_id)
             if delivery is None or self._store.event(merchant_id, task.event.event_id) is not task.event:
@@ -236,7 +239,7 @@ class WebhookService:
 
     def finish(self, task: DeliveryTask) -> None:
         """Let the merchant's next delivery go; called once per task, whatever happened."""
-        self._store.finish_delivery(task.merchant_id)
+        self._store.finish_delivery(task.turn)
 
     def _move(self, delivery: EventDelivery, event: DeliveryEvent, **changes: Any) -> None:
         row = DELIVERY_TRANSITIONS.require(delivery.state, event)
