@@ -68,8 +68,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+EMBEDDED_MARKER = "mocksrv_embedded"
+EMBEDDED_ONLY = "needs mocksrv in the test process (it follows freezegun); --mocksrv-url names another"
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    """Collect the scenario paths too; alone, instead of the configured testpaths."""
+    """Register the marker; collect the scenario paths too, alone, instead of the configured testpaths."""
+    config.addinivalue_line(
+        "markers",
+        f"{EMBEDDED_MARKER}: the test needs the embedded mocksrv (it moves the sandbox's time with "
+        "freezegun); skipped when --mocksrv-url or MOCKSRV_URL names an external server",
+    )
     paths: list[str] = config.getoption("mocksrv_scenarios")
     if not paths:
         return
@@ -131,6 +140,11 @@ def _scenario_test(scenario: Scenario) -> Callable[..., None]:
             pytest.fail("mocksrv logged an error during this scenario:\n" + "\n".join(errors), pytrace=False)
 
     return run_scenario_file
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.get_closest_marker(EMBEDDED_MARKER) is not None and _external(item.config) is not None:
+        pytest.skip(EMBEDDED_ONLY)
 
 
 def _external(config: pytest.Config) -> tuple[str, str] | None:

@@ -282,6 +282,30 @@ def test_on_the_named_server(mocksrv, mocksrv_merchant):
     assert record.read_text() not in external_server.sandbox.store.merchant_ids()  # nor its data
 
 
+def test_a_test_marked_as_needing_the_embedded_server_is_skipped_against_an_external_one(
+    pytester: pytest.Pytester, external_server: MockServer
+) -> None:
+    consumer_tests(
+        pytester,
+        """
+import pytest
+
+@pytest.mark.mocksrv_embedded
+def test_moves_time_with_freezegun(mocksrv, mocksrv_merchant):
+    assert mocksrv.sandbox is not None
+""",
+    )
+
+    embedded = pytester.runpytest_subprocess("--strict-markers")
+    external = pytester.runpytest_subprocess("--strict-markers", "-rs", "--mocksrv-url", external_server.url)
+
+    embedded.assert_outcomes(passed=1)
+    external.assert_outcomes(skipped=1)
+    external.stdout.fnmatch_lines(
+        ["*SKIPPED*needs mocksrv in the test process (it follows freezegun); --mocksrv-url names another*"]
+    )
+
+
 def test_a_wrong_admin_key_stops_the_session_at_once(
     pytester: pytest.Pytester, external_server: MockServer
 ) -> None:
