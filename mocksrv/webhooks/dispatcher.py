@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import sys
 import threading
 import time
 from typing import TYPE_CHECKING
@@ -112,6 +113,9 @@ class Dispatcher:
         self._sandbox.webhooks.close()  # wakes the idle threads, and every wait for drained deliveries
         for thread in idle:
             thread.join(max(0.0, deadline - time.monotonic()))
+        transport = sys.modules.get("mocksrv.webhooks.transport")  # not imported: no delivery, no watchdog
+        if transport is not None:
+            transport.WATCHDOG.end_when_idle()
 
     # -- the threads --------------------------------------------------------------------------
 

@@ -40,6 +40,8 @@ class Watchdog:
         self._armed: dict[int, tuple[float, socket.socket]] = {}  # by the waiting thread
         self._fired: set[int] = set()
         self._running = False
+        self._ending = False  # end the thread as soon as nothing is armed
+        self.thread: threading.Thread | None = None  # the one running, or the last one
 
     def arm(self, sock: socket.socket, seconds: float) -> None:
         """Shut `sock` in `seconds` unless this thread disarms first."""
@@ -49,7 +51,10 @@ class Watchdog:
             self._fired.discard(me)
             if not self._running:
                 self._running = True
-                threading.Thread(target=self._run, name="mocksrv-webhook-deadlines", daemon=True).start()
+                self.thread = threading.Thread(
+                    target=self._run, name="mocksrv-webhook-deadlines", daemon=True
+                )
+                self.thread.start()
             self._changed.notify()
 
     def disarm(self) -> bool:
@@ -60,6 +65,14 @@ class Watchdog:
             fired = me in self._fired
             self._fired.discard(me)
             return fired
+
+    def end_when_idle(self) -> None:
+        """End the thread as soon as nothing is armed, not WATCHDOG_IDLE seconds later: a server
+        stopped leaves no thread of its own behind for long. The next `arm` starts one again."""
+        with self._changed:
+            if self._running:
+                self._ending = True
+                self._changed.notify()
 
     def _run(self) -> None:
         with self._changed:
@@ -74,8 +87,8 @@ class Watchdog:
                             sock.shutdown(socket.SHUT_RDWR)
                 if self._armed:
                     idle_since = now
-                elif now - idle_since >= WATCHDOG_IDLE:
-                    self._running = False
+                elif self._ending or now - idle_since >= WATCHDOG_IDLE:
+                    self._running = self._ending = False
                     return
                 next_due = min((deadline for deadline, _ in self._armed.values()), default=None)
                 self._changed.wait((idle_since + WATCHDOG_IDLE if next_due is None else next_due) - now)
