@@ -57,6 +57,11 @@ class Watchdog:
                 self.thread.start()
             self._changed.notify()
 
+    def fired(self) -> bool:
+        """Whether this thread's deadline has passed (its socket shut), the watch kept on."""
+        with self._changed:
+            return threading.get_ident() in self._fired
+
     def disarm(self) -> bool:
         """Stop watching this thread's socket; whether its deadline had passed (the socket is shut)."""
         me = threading.get_ident()
@@ -156,7 +161,10 @@ def post(
     except Exception as error:  # an address urllib3 cannot parse raises its own ValueError
         fired = WATCHDOG.disarm()
         return AttemptResult(url, None, _ms_since(started), TIMED_OUT if fired else _describe(error))
-    result = AttemptResult(url, response.status_code, _ms_since(started))
+    # Shut before the headers ended, the answer reads as complete: a status line sent a byte at a
+    # time, or one with headers that never end, is a timeout all the same.
+    status = None if WATCHDOG.fired() else response.status_code
+    result = AttemptResult(url, status, _ms_since(started), TIMED_OUT if status is None else None)
     _let_go(response.raw)
     return result
 

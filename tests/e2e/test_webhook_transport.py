@@ -162,6 +162,32 @@ def test_a_status_line_trickled_past_the_timeout_is_a_timeout(session: requests.
     assert took < TIMEOUT + 2  # the whole head would have taken 8 s
 
 
+def stalled_after(sent: bytes) -> Answer:
+    """Part of a head, then nothing more until the test is done."""
+
+    def answer(conn: socket.socket, closed: threading.Event) -> None:
+        conn.sendall(sent)
+        closed.wait(DEADLINE)
+
+    return answer
+
+
+@pytest.mark.parametrize(
+    "sent",
+    [b"HTTP/1.1 200", OK_HEAD, OK_HEAD + b"Content-Length: 0\r\n"],
+    ids=["status-without-its-end", "status-line-alone", "headers-without-their-end"],
+)
+def test_a_head_that_stops_short_of_its_end_is_a_timeout(session: requests.Session, sent: bytes) -> None:
+    with receiver(stalled_after(sent)) as stalled:
+        result, _ = send(session, stalled.url)
+
+    assert (result.status_code, result.error, result.succeeded) == (
+        None,
+        "timeout: the receiver did not answer in time",
+        False,
+    )
+
+
 @pytest.mark.parametrize(
     "answer",
     [
