@@ -113,6 +113,9 @@ def init_app(app: Flask, sandbox_: Sandbox, settings_: Settings) -> None:
     }
     app.config["MAX_CONTENT_LENGTH"] = settings_.max_body_bytes
     app.url_map.converters["id"] = ResourceIdConverter
+    # An empty segment (`/payments//cancel`, or `%2F` for an id) names no route: a 404 in the spec's
+    # shape, not an HTML redirect to another route with the slashes merged.
+    app.url_map.merge_slashes = False
     app.json = OrjsonProvider(app)
     app.register_error_handler(DomainError, domain_error_response)
     app.register_error_handler(HTTPException, _http_error)
@@ -140,8 +143,12 @@ _PREFLIGHT = {
 
 
 def _cross_origin(response: Response) -> Response:
-    """Let a page of any origin read the answer; answer a browser's preflight of a request."""
+    """Let a page of any origin read the answer; answer a browser's preflight of a request, as
+    every OPTIONS, with no content (Flask's own answer says HTML)."""
     headers = request.headers
+    if request.method == "OPTIONS" and response.status_code == 200 and not response.content_length:
+        response.status_code = 204
+        del response.headers["Content-Type"]
     if "Origin" in headers:
         response.headers.update(_CROSS_ORIGIN)
         if request.method == "OPTIONS" and "Access-Control-Request-Method" in headers:

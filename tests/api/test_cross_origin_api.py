@@ -25,7 +25,7 @@ def test_a_preflight_is_answered_for_any_origin(client: FlaskClient) -> None:
         },
     )
 
-    assert response.status_code == 200
+    assert (response.status_code, response.content_type, response.data) == (204, None, b"")
     assert cross_origin_headers(response) == {
         "Access-Control-Allow-Origin": "*",
         "Access-Control-Expose-Headers": EXPOSED,
@@ -52,3 +52,10 @@ def test_a_request_without_an_origin_gets_no_cross_origin_headers(client: FlaskC
 
     assert response.status_code == 200
     assert cross_origin_headers(response) == {}
+
+
+def test_an_options_request_without_an_origin_is_answered_with_no_content(client: FlaskClient) -> None:
+    response = client.options("/payments", headers={"api-key": SECRET_KEY})
+
+    assert (response.status_code, response.content_type, response.data) == (204, None, b"")
+    assert response.headers["Allow"] == "OPTIONS, POST"

@@ -812,6 +812,12 @@ def test_a_json_content_type_with_charset_is_accepted(client: FlaskClient) -> No
         ("GET", "/__mock/nope"),
         ("GET", "/web/3ds"),
         ("POST", "/refunds/list/extra/path"),
+        # An empty segment, where an id or a word should be: no slashes are merged into another route.
+        ("POST", "/payments//cancel"),
+        ("POST", "/payments/%2F/cancel"),
+        ("GET", "/customers//payment_methods"),
+        ("POST", "//payments"),
+        ("GET", "/__mock//clock"),
     ],
 )
 @pytest.mark.parametrize("key", [SECRET_KEY, None])
