@@ -10,6 +10,7 @@ once and gives the requests in progress a short grace to finish.
 from __future__ import annotations
 
 import logging
+import re
 import resource
 import socket
 import threading
@@ -21,8 +22,10 @@ import orjson
 from waitress import wasyncore
 from waitress.adjustments import Adjustments
 from waitress.channel import HTTPChannel
+from waitress.parser import HTTPRequestParser
 from waitress.server import TcpWSGIServer
 from waitress.task import ErrorTask, ThreadedTaskDispatcher, WSGITask
+from waitress.utilities import BadRequest
 
 from mocksrv.faults import CLIENT_GONE, CUT_SHORT, DROP_CONNECTION
 from mocksrv.settings import Settings
@@ -127,11 +130,55 @@ _FAULTED = logging.getLogger("mocksrv.faulted")
 _FAULTED.disabled = True
 
 
+# What a request line may begin with: a method's characters (RFC 9110's token), then a space.
+_METHOD = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]*")
+_REQUEST_LINE = re.compile(
+    rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+ [^ ]+(?: HTTP/[0-9]\.[0-9])?"
+)  # as waitress reads it
+LOOK_BYTES = 8192  # of a chunk, looked at for the request line: not a large body sent with it
+INVALID_START = "Start line is invalid"
+BARE_LF = "lines must end with CRLF"
+
+
+def not_a_request(head: bytes) -> str | None:
+    """Why the bytes received so far of a request's head cannot begin an HTTP request, as soon as
+    that shows; None while they still can. Waitress only looks once the head has ended, and a client
+    that is not speaking HTTP (a TLS handshake, an SSH banner) or ends its lines with a bare LF never
+    sends that end: it would wait, unanswered, until the connection timed out."""
+    head = head.lstrip()  # blank lines before a request are allowed
+    method = _METHOD.match(head)
+    assert method is not None  # the pattern matches the empty start of anything
+    if method.end() < len(head) and head[method.end()] != ord(" "):
+        return INVALID_START
+    line_end = head.find(b"\n")
+    if line_end < 0:
+        return None
+    if head[line_end - 1 : line_end] != b"\r":
+        return BARE_LF
+    return None if _REQUEST_LINE.fullmatch(head[:line_end].rstrip()) else INVALID_START
+
+
+class Parser(HTTPRequestParser):
+    """Waitress's parser, refusing a head at once when it cannot be an HTTP request's."""
+
+    def received(self, data: bytes) -> int:
+        if self.body_rcv is None and not self.completed:
+            problem = not_a_request(self.header_plus + data[:LOOK_BYTES])
+            if problem is not None:
+                self.parse_header(b"GET / HTTP/1.0\r\n")  # as waitress does for a head too large
+                self.error = BadRequest(problem)
+                self.completed = True
+                return len(data)
+        consumed: int = super().received(data)
+        return consumed
+
+
 class Channel(HTTPChannel):
     """A connection that remembers when the request it is receiving began, and that, after an
     error answer, reads what the client still sends before it closes, so that the answer is read
     rather than lost to a reset (a client sends all of an oversized body before it reads)."""
 
+    parser_class = Parser
     task_class = Task
     error_task_class = JsonErrorTask
     receiving_since = 0.0

@@ -15,6 +15,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 import requests
 
@@ -159,6 +160,28 @@ def test_a_request_line_that_does_not_parse_is_refused_with_a_json_400(
         == b'{"error":{"type":"invalid_request","code":"IR_04","message":"Malformed HTTP request: '
         + (b'Start line is invalid"}}')
     )
+
+
+@pytest.mark.parametrize(
+    ("sent", "message"),
+    [
+        # A TLS handshake's first bytes, an SSH banner, a request whose lines end in a bare LF: none
+        # ends with the blank line waitress waits for, and each is refused as it comes.
+        (b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03", "Start line is invalid"),
+        (b"SSH-2.0-OpenSSH_9.6\r\n", "Start line is invalid"),
+        (b"GET /health HTTP/1.1\nHost: x\n\n", "lines must end with CRLF"),
+    ],
+    ids=["tls", "ssh", "bare-lf"],
+)
+def test_a_client_not_speaking_http_is_refused_at_once_with_a_json_400(
+    start: Callable[..., MockServer], sent: bytes, message: str
+) -> None:
+    server = start(connection_timeout=600)  # a wait for the head's end would get no answer at all
+
+    status, headers, body = parse(exchange(server.port, sent))
+
+    assert (status, headers["content-type"]) == (400, JSON)
+    assert orjson.loads(body) == error(400, "IR_04", f"Malformed HTTP request: {message}")
 
 
 def test_an_unsupported_transfer_encoding_is_refused_with_a_json_501(
