@@ -17,6 +17,7 @@ from mocksrv.control.answers import (
     ControlEventListAnswerSchema,
     ControlMerchantDeletedAnswerSchema,
     ControlMerchantListAnswerSchema,
+    ControlOutcomeRuleAnswerSchema,
     ControlOutcomeTableAnswerSchema,
     ControlResetAnswerSchema,
     ControlSeedAnswerSchema,
@@ -25,7 +26,7 @@ from mocksrv.control.answers import (
     ControlWaitAnswerSchema,
 )
 from mocksrv.domain.controls.triggers import RECIPES, trigger
-from mocksrv.domain.errors import ResourceNotFound, Unauthorized
+from mocksrv.domain.errors import MalformedBody, ResourceNotFound, Unauthorized, UnknownField
 from mocksrv.domain.merchants import MAX_RETURN_URL_LENGTH, MAX_SESSION_EXPIRY, MerchantSeed
 from mocksrv.domain.models import KeyKind
 from mocksrv.domain.payments.outcomes import OutcomeTable
@@ -226,12 +227,25 @@ def get_outcomes() -> Json:
     return sandbox().merchants.outcomes(_merchant()).to_data()
 
 
+class ControlOutcomesSchema(RequestSchema):
+    """The table a PUT replaces the merchant's with; the sandbox checks it rule by rule, as it checks
+    the fixture file (this schema says its shape in the document)."""
+
+    merchant_id = fields.String()
+    rules = fields.List(fields.Nested(ControlOutcomeRuleAnswerSchema), required=True)
+
+
 @control.put("/outcomes")
-@documented(ControlOutcomeTableAnswerSchema, auth=Auth.CONTROL, errors=(400, 404, 413))
+@documented(
+    ControlOutcomeTableAnswerSchema, body=ControlOutcomesSchema(), auth=Auth.CONTROL, errors=(400, 404, 413)
+)
 def replace_outcomes() -> Json:
     body = json_body()
     merchant_id = _merchant(body)
-    table = OutcomeTable.from_data({key: value for key, value in body.items() if key != "merchant_id"})
+    try:
+        table = OutcomeTable.from_data({key: value for key, value in body.items() if key != "merchant_id"})
+    except UnknownField as unknown:  # as every API body's unknown field is answered
+        raise MalformedBody(f"unknown field `{unknown.param}`") from None
     return sandbox().merchants.replace_outcomes(merchant_id, table).to_data()
 
 

@@ -39,6 +39,13 @@ class InvalidField(DomainError):
         self.reason = reason or ("required" if missing else "not a value it takes")
 
 
+class UnknownField(InvalidField):
+    """A field no schema of the sandbox's knows (an API body answers it as MalformedBody does)."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(path, "unknown field")
+
+
 class MalformedBody(DomainError):
     code = "IR_06"
 

@@ -50,6 +50,18 @@ def test_a_body_is_described_by_the_schema_that_validates_it(app: Flask) -> None
     assert sorted(operation["responses"]) == ["200", "400", "401", "413", "429"]
 
 
+def test_the_outcome_table_a_put_replaces_is_described(app: Flask) -> None:
+    operation = document(app)["paths"]["/__mock/outcomes"]["put"]
+
+    assert operation["requestBody"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/ControlOutcomes"
+    }
+    assert sorted(document(app)["components"]["schemas"]["ControlOutcomes"]["properties"]) == [
+        "merchant_id",
+        "rules",
+    ]
+
+
 def test_mocksrv_openapi_prints_the_document(app: Flask, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["openapi"]) == 0
 

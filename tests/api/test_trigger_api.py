@@ -77,15 +77,20 @@ def test_an_unknown_event_type_is_refused(api: Api) -> None:
     assert events_of(api) == []
 
 
-def test_an_outcome_table_that_leads_elsewhere_is_said(api: Api) -> None:
+@pytest.mark.parametrize(
+    ("event_type", "missed"),
+    # A failure, and a dispute's event, whose dispute card no longer opens one on its way.
+    [("payment_failed", "payment_failed"), ("dispute_won", "dispute_opened")],
+)
+def test_an_outcome_table_that_leads_elsewhere_is_said(api: Api, event_type: str, missed: str) -> None:
     ok(api.put("/__mock/outcomes", {"rules": [{"match": {}, "outcome": {"result": "success"}}]}))
 
-    response = api.post("/__mock/trigger", {"event_type": "payment_failed"})
+    response = api.post("/__mock/trigger", {"event_type": event_type})
 
     assert response.status_code == 400
     message = response.json["error"]["message"]
     assert message.startswith("Invalid value provided: event_type: pay_")
-    assert message.endswith("did not reach payment_failed: the merchant's outcome table leads elsewhere")
+    assert message.endswith(f"did not reach {missed}: the merchant's outcome table leads elsewhere")
 
 
 def test_the_publishable_key_cannot_trigger(browser: Api) -> None:

@@ -53,7 +53,10 @@ class Walk:
 
     def dispute(self) -> str:
         payment_id = self.pay(DISPUTE_CARD)
-        dispute_id = self.sandbox.disputes.of_payment(self.merchant_id, payment_id)[0].dispute_id
+        disputes = self.sandbox.disputes.of_payment(self.merchant_id, payment_id)
+        if not disputes:
+            raise _not_reached(EventType.DISPUTE_OPENED, payment_id)
+        dispute_id = disputes[0].dispute_id
         self.objects["dispute_id"] = dispute_id
         return dispute_id
 

@@ -8,7 +8,7 @@ from enum import StrEnum
 from typing import Any
 
 from mocksrv.domain.clock import LONGEST_SPAN_SECONDS
-from mocksrv.domain.errors import InvalidField
+from mocksrv.domain.errors import InvalidField, UnknownField
 from mocksrv.domain.payments.cards import card_key
 
 
@@ -178,7 +178,7 @@ class OutcomeTable:
             raise InvalidField("rules", "the table is an object with a list of rules")
         for key in data:
             if key != "rules":
-                raise InvalidField(str(key), "unknown field")
+                raise UnknownField(str(key))
         rules = data.get("rules")
         if not isinstance(rules, list):
             raise InvalidField("rules", missing="rules" not in data)
@@ -334,4 +334,4 @@ def _optional_str(item: Mapping[str, Any], key: str, path: str) -> str | None:
 def _no_unknown(item: Mapping[str, Any], known: set[str], path: str) -> None:
     for key in item:
         if key not in known:
-            raise InvalidField(f"{path}.{key}", "unknown field")
+            raise UnknownField(f"{path}.{key}")
