@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import idna
+
 Parse = Callable[[object], Any]
 
 _WHOLE_NUMBER = re.compile(r"[+-]?[0-9]{1,30}")
@@ -131,10 +133,12 @@ def http_url(value: object) -> str:
         raise ValueError(reason) from None
     if parts.scheme not in ("http", "https") or not parts.hostname or port == 0:
         raise ValueError(reason)
-    if ":" not in parts.hostname:  # not IPv6: a name the resolver takes (no empty label, none past 63)
+    host = parts.hostname
+    if ":" not in host:  # not IPv6: a name the resolver takes (no empty label, none past 63)
         try:
-            parts.hostname.encode("idna")
-        except UnicodeError:
+            # A name not in ASCII as requests sends it, or refuses it (`😀.example`): IDNA 2008.
+            host.encode("idna") if host.isascii() else idna.encode(host, uts46=True)
+        except UnicodeError:  # idna's errors are UnicodeErrors too
             raise ValueError(reason) from None
     return value
 

@@ -547,6 +547,8 @@ def test_the_status_lists_change_no_delivery(api: Api, frozen: str, hooked: str)
         # Host names no resolver takes: a label past 63 characters, an empty label.
         f"http://{'a' * 64}.example/hooks",
         "http://a..b:8000/hooks",
+        # A name IDNA 2008 refuses: no request could be sent to it.
+        "http://😀.example/hooks",
     ],
 )
 def test_update_with_a_webhook_url_that_is_not_http_is_refused(api: Api, url: str) -> None:
