@@ -9,6 +9,7 @@ once and gives the requests in progress a short grace to finish.
 
 from __future__ import annotations
 
+import html
 import logging
 import re
 import resource
@@ -51,6 +52,15 @@ def error_body(status: int, code: str, message: str) -> bytes:
     return orjson.dumps({"error": {"type": kind, "code": code, "message": message}})
 
 
+def error_page(title: str, message: str) -> bytes:
+    """A hosted page's refusal, for a browser: a page route never answers the API's JSON error."""
+    return (
+        f'<!doctype html>\n<html lang="en">\n<meta charset="utf-8">\n<title>{html.escape(title)}</title>\n'
+        f"<h1>{html.escape(title)}</h1>\n<p>{html.escape(message)}</p>\n</html>\n"
+    ).encode()
+
+
+PAGES = ("/web/", "/payment_link/")  # the hosted pages' paths begin so
 # What waitress refuses before the app, by status: the spec's code and message for each.
 _REFUSALS: dict[int, tuple[str, str]] = {
     400: ("IR_04", "Malformed HTTP request: {detail}"),
@@ -75,10 +85,11 @@ class JsonErrorTask(ErrorTask):
             body_limit=adj.max_request_body_size - 1,
             header_limit=adj.max_request_header_size,
         )
-        body = error_body(error.code, code, message)
+        page = str(getattr(request, "path", "") or "").startswith(PAGES)
+        body = error_page(error.reason, message) if page else error_body(error.code, code, message)
         self.status = f"{error.code} {error.reason}"
         headers: list[tuple[str, str]] = self.response_headers  # type: ignore[assignment]
-        headers.append(("Content-Type", "application/json"))
+        headers.append(("Content-Type", "text/html; charset=utf-8" if page else "application/json"))
         self.set_close_on_finish()
         channel: Any = self.channel
         channel.linger = True

@@ -133,6 +133,20 @@ def test_a_body_one_byte_over_the_limit_gets_the_same_answer_from_the_app(
     assert response.json() == error(413, "IR_06", "Request body is larger than the limit of 1000 bytes")
 
 
+def test_a_hosted_page_refuses_a_body_over_the_limit_with_a_page(start: Callable[..., MockServer]) -> None:
+    server = start(max_body_bytes=1000)
+
+    response = requests.post(
+        f"{server.url}/web/3ds/merchant_default/pay_1?client_secret=x",
+        data={"action": "x" * 5000},
+        timeout=REQUEST_TIMEOUT,
+    )
+
+    assert (response.status_code, response.headers["Content-Type"]) == (413, "text/html; charset=utf-8")
+    assert "<title>Request Entity Too Large</title>" in response.text
+    assert "Request body is larger than the limit of 1000 bytes" in response.text
+
+
 def test_headers_over_the_limit_are_refused_with_a_json_431(start: Callable[..., MockServer]) -> None:
     server = start(max_header_bytes=4096)
 
