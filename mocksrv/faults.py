@@ -149,5 +149,7 @@ def _pause(rule: FaultRule, merchant_id: str) -> bool:
     False when it is to go no further (see FaultService.pause)."""
     seconds = (rule.milliseconds or 0) / 1000 if rule.effect is FaultEffect.LATENCY else rule.seconds
     client_gone = current_request().environ.get(CLIENT_GONE, lambda: False)
-    with wait_slots(current_app).hold(merchant_id):
-        return sandbox().faults.pause(merchant_id, HANG_SECONDS if seconds is None else seconds, client_gone)
+    slot = wait_slots(current_app).hold(merchant_id)
+    return sandbox().faults.pause(
+        merchant_id, HANG_SECONDS if seconds is None else seconds, client_gone, slot
+    )

@@ -172,9 +172,13 @@ def not_a_request(head: bytes) -> str | None:
 class Parser(HTTPRequestParser):
     """Waitress's parser, refusing a head at once when it cannot be an HTTP request's."""
 
+    request_line_read = False  # once it is, nothing more is looked at
+
     def received(self, data: bytes) -> int:
-        if self.body_rcv is None and not self.completed:
-            problem = not_a_request(self.header_plus + data[:LOOK_BYTES])
+        if not self.request_line_read and self.body_rcv is None and not self.completed:
+            head = self.header_plus + data[:LOOK_BYTES]
+            problem = not_a_request(head)
+            self.request_line_read = problem is None and b"\n" in head.lstrip()
             if problem is not None:
                 self.parse_header(b"GET / HTTP/1.0\r\n")  # as waitress does for a head too large
                 self.error = BadRequest(problem)

@@ -61,8 +61,10 @@ def _record(response: Response) -> Response:
     if not journal.enabled or path.startswith(CONTROL_PLANE) or path == HEALTH_CHECK:
         return response
     ring = g.get("journal_ring")
+    # Looked at before the merchant's clock is read, which would make a deleted merchant's space
+    # again; `record` looks again, against a reset or a delete in between.
     if ring is not None and not journal.current(merchant_id, ring):
-        return response  # its merchant was reset, restored or deleted while it ran
+        return response  # its merchant was reset, or deleted, while it ran
     environ = request_.environ
     started = environ.get(STARTED)
     rule: FaultRule | None = g.get("fault")

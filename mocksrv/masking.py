@@ -63,10 +63,13 @@ def mask_card_like(text: str, pattern: re.Pattern[str] = CARD_LIKE) -> str:
     return pattern.sub(lambda match: last_four(_SEPARATORS.sub("", match.group())), text)
 
 
-def mask_text(text: str) -> str:
+def mask_text(text: str, *, read_escapes: bool = True) -> str:
     """Text that is not JSON (a query, a form, broken JSON, a name), masked by key and by the look of
-    numbers."""
-    return mask_card_like(mask_keyed(_ESCAPED.sub(_name_character, text)), _CARD_LIKE_IN_TEXT)
+    numbers. With `read_escapes`, a key spelt with escapes (`card%5Fcvc`) is found too, and shown
+    as it reads; without, text a person wrote and reads again (a name) keeps every character."""
+    if read_escapes:
+        text = _ESCAPED.sub(_name_character, text)
+    return mask_card_like(mask_keyed(text), _CARD_LIKE_IN_TEXT)
 
 
 def _name_character(match: re.Match[str]) -> str:

@@ -346,7 +346,7 @@ def authenticate(*, publishable: bool = False, customer_id: str | None = None) -
         principal = sandbox_.ephemeral_keys.authenticate(key, customer_id)
     else:
         principal = sandbox_.merchants.authenticate(key)
-    g.merchant_id = principal.merchant_id
+    known_merchant(principal.merchant_id)
     if principal.kind is KeyKind.PUBLISHABLE and not publishable:
         g.key_kind = principal.kind
         raise Unauthorized()
@@ -358,12 +358,9 @@ def admit(principal: Principal) -> None:
     """Count the request of an authenticated principal against its rate limit, fire its merchant's
     timers that are due, and run the hooks (fault rules) that look at every authenticated request:
     for any way a request authenticates."""
-    g.merchant_id = principal.merchant_id
+    known_merchant(principal.merchant_id)
     g.key_kind = principal.kind
     sandbox_ = sandbox()
-    # Taken before anything can hold the request: a merchant deleted and made again meanwhile has
-    # another ring, and the request is not recorded in it.
-    g.journal_ring = sandbox_.journal.ring_of(principal.merchant_id)
     status = sandbox_.rate_limiter.hit(principal)
     if status is not None:
         g.rate_status = (status.limit, status.remaining, status.reset)
@@ -372,6 +369,14 @@ def admit(principal: Principal) -> None:
     sandbox_.scheduler.fire_now(principal.merchant_id)
     for hook in current_app.extensions[_EXTENSION]["authenticated"]:
         hook(principal)
+
+
+def known_merchant(merchant_id: str) -> None:
+    """Note the merchant the request acts for, and its journal's ring as it is now: taken before
+    anything can hold the request, so that a merchant reset, or deleted and made again, meanwhile
+    does not record it in the ring that came after."""
+    g.merchant_id = merchant_id
+    g.journal_ring = sandbox().journal.ring_of(merchant_id)
 
 
 def is_admin() -> bool:
@@ -383,7 +388,7 @@ def authenticate_for_merchant(merchant_id: str) -> None:
     """Admit the admin key, or the secret key of this merchant; another merchant's key gets 404."""
     if is_admin():
         sandbox().merchants.require_merchant_id(merchant_id)
-        g.merchant_id = merchant_id
+        known_merchant(merchant_id)
         return
     principal = authenticate()
     if principal.merchant_id != merchant_id:

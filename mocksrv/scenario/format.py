@@ -11,6 +11,8 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from mocksrv.masking import mask_text
+
 SUFFIXES = (".yaml", ".yml")
 STEP_KINDS = (
     "request",
@@ -77,7 +79,9 @@ class Step:
 
     @property
     def label(self) -> str:
-        return f"step {self.number} ({self.name or self.kind})"
+        """`step 2 (pay)`: its name, card numbers and CVCs masked, as every report shows them."""
+        named = self.kind if self.name is None else mask_text(self.name, read_escapes=False)
+        return f"step {self.number} ({named})"
 
 
 @dataclass(frozen=True, slots=True)

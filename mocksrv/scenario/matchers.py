@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from mocksrv.domain.equality import same
+from mocksrv.masking import mask_json, mask_text
 
 MATCHERS = ("equals", "contains", "matches", "exists", "absent", "one_of", "greater_than", "less_than")
 _INDEX = re.compile(r"[0-9]+")
@@ -35,9 +36,11 @@ def is_matcher(expected: Any) -> bool:
     return isinstance(expected, Mapping) and bool(expected) and all(key in MATCHERS for key in expected)
 
 
-def shown(value: Any) -> str:
-    """A value as a failure quotes it: JSON, cut short."""
-    text = json.dumps(value, ensure_ascii=False, default=str)
+def shown(value: Any, key: str | None = None) -> str:
+    """A value as a failure quotes it: JSON, cut short; card numbers and CVCs masked, in the value's
+    text, and by `key` (the field that holds it): `card_cvc`'s value is shown `***`."""
+    masked = mask_json(value) if key is None else mask_json({key: value})[key]
+    text = mask_text(json.dumps(masked, ensure_ascii=False, default=str), read_escapes=False)
     return text if len(text) <= _SHOWN_LENGTH else text[: _SHOWN_LENGTH - 3] + "..."
 
 
@@ -48,34 +51,34 @@ def body_mismatches(expected_body: Mapping[str, Any], answer: Any) -> list[str]:
         found, value = lookup(answer, path)
         matcher = expected if is_matcher(expected) else {"equals": expected}
         for name, argument in matcher.items():
-            mismatch = check(name, argument, found, value)
+            mismatch = check(name, argument, found, value, key=path.rsplit(".", 1)[-1])
             if mismatch is not None:
                 mismatches.append(f"body.{path}: {mismatch}")
     return mismatches
 
 
-def check(name: str, argument: Any, found: bool, value: Any) -> str | None:
-    """None if the matcher `name: argument` holds of the value (`found` says if the key is there);
-    else what was expected and what there is."""
-    got = shown(value) if found else "nothing (no such key)"
+def check(name: str, argument: Any, found: bool, value: Any, key: str | None = None) -> str | None:
+    """None if the matcher `name: argument` holds of the value (`found` says if the key is there,
+    and `key` names it); else what was expected and what there is, masked."""
+    got = shown(value, key) if found else "nothing (no such key)"
     present = found and value is not None
     if name == "equals":
-        holds, wanted = found and same(value, argument), shown(argument)
+        holds, wanted = found and same(value, argument), shown(argument, key)
     elif name == "contains":
-        holds, wanted = found and _contains(value, argument), f"a value containing {shown(argument)}"
+        holds, wanted = found and _contains(value, argument), f"a value containing {shown(argument, key)}"
     elif name == "matches":
         try:
             pattern = re.compile(argument)
         except re.error as error:
             return f"{shown(argument)} is not a regular expression: {error}"
         holds = found and isinstance(value, str) and pattern.search(value) is not None
-        wanted = f"text matching {shown(argument)}"
+        wanted = f"text matching {shown(argument, key)}"
     elif name in ("exists", "absent"):
         wants_value = argument is (name == "exists")
         holds, wanted = present == wants_value, "a value" if wants_value else "no value (missing or null)"
     elif name == "one_of":
         holds = found and any(same(value, option) for option in argument)
-        wanted = f"one of {shown(argument)}"
+        wanted = f"one of {shown(argument, key)}"
     elif name in ("greater_than", "less_than"):
         number = found and isinstance(value, int | float) and not isinstance(value, bool)
         holds = number and (value > argument if name == "greater_than" else value < argument)

@@ -42,17 +42,18 @@ def result_line(result: ScenarioResult) -> str:
 
 
 def _name(result: ScenarioResult) -> str:
-    return mask_text(result.scenario.name)
+    return mask_text(result.scenario.name, read_escapes=False)
 
 
 def failure_text(result: ScenarioResult) -> str:
-    """The failed step and why, then what was sent and what came back; masked."""
-    parts = [mask_text(result.message)]
+    """The failed step and why, then what was sent and what came back; masked (the step's name and
+    the values a message quotes are masked where they are written)."""
+    parts = [result.message]
     if result.exchange is not None:
-        parts.append(mask_card_like(exchange_text(result.exchange)))
+        parts.append(exchange_text(result.exchange))
     if result.detail:
-        parts.append(mask_text(result.detail))
-    return "\n".join(parts)
+        parts.append(result.detail)
+    return mask_card_like("\n".join(parts))
 
 
 def exchange_text(exchange: Exchange) -> str:

@@ -514,6 +514,26 @@ def test_a_deleted_merchant_may_be_made_again_anew(admin: Api) -> None:
     assert ok(merchant.get("/customers/list"))["data"] == []
 
 
+def test_an_admin_request_whose_merchant_is_deleted_meanwhile_stays_out_of_a_new_merchants_journal(
+    admin: Api, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ok(admin.post("/__mock/merchants", {"merchant_id": "merchant_again"}))
+    listed_keys = sandbox.api_keys.list_keys
+
+    def deleted_meanwhile(merchant_id: str, *args: Any, **kwargs: Any) -> Any:
+        found = listed_keys(merchant_id, *args, **kwargs)
+        sandbox.remove_merchant(merchant_id)  # as a DELETE /__mock/merchants/:id sent while it runs
+        return found
+
+    monkeypatch.setattr(sandbox.api_keys, "list_keys", deleted_meanwhile)
+    assert admin.get("/api_keys/merchant_again/list").status_code == 200
+    monkeypatch.undo()
+
+    assert "merchant_again" not in sandbox.store.merchant_ids()
+    ok(admin.post("/__mock/merchants", {"merchant_id": "merchant_again"}))
+    assert ok(admin.get("/__mock/requests?merchant_id=merchant_again"))["data"] == []
+
+
 def test_only_the_admin_key_deletes_a_merchant(api: Api, admin: Api) -> None:
     ok(admin.post("/__mock/merchants", {"merchant_id": "merchant_kept"}))
 

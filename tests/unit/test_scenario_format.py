@@ -11,7 +11,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from mocksrv.masking import mask_card_like
-from mocksrv.scenario.format import InvalidScenario, Scenario, parse_duration, schema
+from mocksrv.scenario.format import InvalidScenario, Scenario, Step, parse_duration, schema
 from mocksrv.scenario.loading import load_scenario, load_scenarios, scenario_files
 from mocksrv.scenario.matchers import body_mismatches, check, lookup, same, status_mismatch
 from mocksrv.scenario.report import classname, failure_text, junit_xml, masked, result_line
@@ -659,22 +659,23 @@ def test_a_failure_shows_the_step_the_request_and_the_answer_masked() -> None:
     )
 
 
-def test_a_scenarios_name_and_a_failures_text_are_masked_by_key_and_by_the_look_of_numbers() -> None:
-    named = scenario("pays with 4111111111111111", "scenarios/cards/named.yaml", ())
-    result = ScenarioResult(
-        named,
-        Outcome.FAILED,
-        0.1,
-        "step 1 (with 4000000000000002 and card_cvc=987): body: expected 'cvc': '123'",
-        "matches: card_cvc=777",
+def test_a_scenarios_name_a_steps_name_and_the_values_a_failure_quotes_are_masked() -> None:
+    step = Step(1, "pay with 4000000000000002 and card_cvc=987", "request", {}, 4)
+    reasons = body_mismatches(
+        {"payment_method_data.card.card_cvc": "123", "note": {"contains": "cvc=555 at pay%5F1"}},
+        {"payment_method_data": {"card": {"card_cvc": "987"}}, "note": "none"},
     )
+    named = scenario("pays with 4111111111111111", "scenarios/cards/named.yaml", ())
+    result = ScenarioResult(named, Outcome.FAILED, 0.1, f"{step.label}: {'; '.join(reasons)}")
 
     [case] = ElementTree.fromstring(junit_xml([result], 0.1))[0]
 
     assert result_line(result) == "FAIL pays with ************1111 (scenarios/cards/named.yaml) 0.10s"
     assert case.attrib["name"] == "pays with ************1111"
     assert failure_text(result) == (
-        "step 1 (with ************0002 and card_cvc=***): body: expected 'cvc': '***'\nmatches: card_cvc=***"
+        "step 1 (pay with ************0002 and card_cvc=***): "
+        'body.payment_method_data.card.card_cvc: expected "***", got "***"; '
+        'body.note: expected a value containing "cvc=*** at pay%5F1", got "none"'
     )
 
 

@@ -13,6 +13,7 @@ import hashlib
 import threading
 import time
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import StrEnum
@@ -156,7 +157,11 @@ class FaultService:
         self._abandoned: set[threading.Event] = set()  # pauses whose requests are to go no further
 
     def pause(
-        self, merchant_id: str, seconds: float, client_gone: Callable[[], bool] = lambda: False
+        self,
+        merchant_id: str,
+        seconds: float,
+        client_gone: Callable[[], bool] = lambda: False,
+        slot: AbstractContextManager[object] | None = None,
     ) -> bool:
         """Hold the calling request for `seconds` of real time; less when its client has gone away
         (`client_gone`, looked at every PAUSE_LOOK seconds), when the merchant's pauses are released
@@ -166,6 +171,9 @@ class FaultService:
 
         False when the request is to go no further: its merchant was reset, restored or deleted
         meanwhile, and what it would do belongs to a merchant that is no more.
+
+        `slot` (a wait slot) is held while the pause lasts, taken once the pause is known to the
+        releases: one that comes as the slot is taken is not missed.
         """
         released = threading.Event()
         with self._paused:
@@ -173,11 +181,12 @@ class FaultService:
                 return True
             self._held.setdefault(merchant_id, set()).add(released)
         try:
-            deadline = time.monotonic() + seconds
-            while not released.wait(max(0.0, min(deadline - time.monotonic(), PAUSE_LOOK))):
-                if time.monotonic() >= deadline or client_gone():
-                    return True
-            return released not in self._abandoned
+            with slot or nullcontext():
+                deadline = time.monotonic() + seconds
+                while not released.wait(max(0.0, min(deadline - time.monotonic(), PAUSE_LOOK))):
+                    if time.monotonic() >= deadline or client_gone():
+                        return True
+                return released not in self._abandoned
         finally:
             with self._paused:
                 held = self._held.get(merchant_id, set())
