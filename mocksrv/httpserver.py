@@ -354,8 +354,8 @@ class HttpServer:
             wasyncore.dispatcher.close(self._server)
             self._server.trigger.pull_trigger()
 
-    def stop(self, loop_thread: threading.Thread | None, grace: float = GRACE) -> None:
-        """Refuse new work, give the requests in progress `grace` seconds, then close every connection.
+    def finish_requests(self, loop_thread: threading.Thread | None, grace: float = GRACE) -> None:
+        """Refuse new work, and give the requests in progress up to `grace` seconds to be answered.
 
         `loop_thread` is the thread in run(); with None, run() has returned and the loop is driven here.
         """
@@ -366,6 +366,10 @@ class HttpServer:
                 self._loop_once()
             else:
                 self._loop_stopped.wait(LOOP_TIMEOUT / 5)
+
+    def stop(self, loop_thread: threading.Thread | None, grace: float = GRACE) -> None:
+        """Refuse new work, give the requests in progress `grace` seconds, then close every connection."""
+        self.finish_requests(loop_thread, grace)
         self.stop_loop()
         if loop_thread is not None:
             loop_thread.join(timeout=1)

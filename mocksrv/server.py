@@ -83,16 +83,19 @@ class _Running:
             self._state.start()
 
     def stop(self, loop_thread: threading.Thread | None) -> None:
-        """Refuse new work, answer the open long-polls, and stop delivering; then close the server."""
+        """Refuse new work, answer the open long-polls, stop delivering, let the requests in progress
+        be answered; then write the state file and close the server."""
         self.http.refuse()
         self._sandbox.faults.stop_pauses()  # hang and latency faults end now, sending nothing
         self._ticker.stop()
         self._dispatcher.stop()  # also answers every open wait for deliveries
         try:
+            # Before the last write: what a request was answered, the state file holds.
+            self.http.finish_requests(loop_thread)
             if self._state is not None:
                 self._state.stop()  # after the dispatcher: an attempt it gave up is written as queued
         finally:
-            self.http.stop(loop_thread)
+            self.http.stop(loop_thread, grace=0)
 
 
 class MockServer:

@@ -86,8 +86,11 @@ def _state_file(value: object) -> Path | None:
     if not isinstance(value, str | Path) or not str(value):
         raise ValueError("not a file path")
     path = Path(value)
-    if path.is_dir() or not path.parent.is_dir():
-        raise ValueError("not a file in an existing directory")
+    try:
+        if path.is_dir() or not path.parent.is_dir():
+            raise ValueError("not a file in an existing directory")
+    except OSError as error:  # a directory that may not be searched
+        raise ValueError(f"cannot look for it: {error.strerror or error}") from None
     return path
 
 

@@ -35,7 +35,7 @@ def load_state(settings: Settings, sandbox: Sandbox) -> bool:
     if path is None:
         return False
     _check_writable(path)
-    _remove_leftovers(path)
+    _remove_leftovers(Path(os.path.realpath(path)))  # beside the file a link names, where writes go
     if not path.exists():
         return False
     try:
@@ -101,7 +101,9 @@ class StateNotWritten(Exception):
 
 
 def write_state(path: Path, sandbox: Sandbox) -> int:
-    """Write the whole sandbox to `path` atomically; return the bytes written."""
+    """Write the whole sandbox to `path` atomically; return the bytes written. A path that is a
+    link is written where the link points, which stays a link."""
+    path = Path(os.path.realpath(path))
     data = orjson.dumps(Snapshots(sandbox).take(None, producer=__version__))
     temporary = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:

@@ -11,6 +11,7 @@ from typing import Any
 
 from mocksrv import MockServer
 from mocksrv.client import Sandbox
+from mocksrv.settings import Settings
 from tests import payloads
 from tests.e2e.harness import (
     ServerProcess,
@@ -189,3 +190,27 @@ def test_a_webhook_url_flag_wins_over_the_state_file(tmp_path: Path) -> None:
         assert answer.json()["webhook_details"]["webhook_url"] == url
     finally:
         assert_stops_cleanly(again)
+
+
+def test_a_stop_lets_the_requests_in_progress_be_answered_before_the_last_write(tmp_path: Path) -> None:
+    # What a client was answered before the stop is in the state file: the write waits for them.
+    server = MockServer(Settings(state=tmp_path / "state.json", state_interval=0)).start()
+    running = server._running
+    assert running is not None
+    assert running._state is not None
+    steps: list[str] = []
+    finish_requests, write = running.http.finish_requests, running._state.stop
+
+    def finishing(*args: Any, **kwargs: Any) -> None:
+        steps.append("requests answered")
+        finish_requests(*args, **kwargs)
+
+    def writing() -> None:
+        steps.append("state written")
+        write()
+
+    running.http.finish_requests = finishing  # type: ignore[method-assign]
+    running._state.stop = writing  # type: ignore[method-assign]
+    server.stop()
+
+    assert steps[:2] == ["requests answered", "state written"]

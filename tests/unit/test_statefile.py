@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from mocksrv.app import create_sandbox
-from mocksrv.settings import Settings
+from mocksrv.settings import Settings, SettingsError, check_settings
 from mocksrv.statefile import load_state, write_state
 
 
@@ -39,3 +39,34 @@ def test_the_temporary_files_of_killed_writes_are_deleted_at_start(
 
     assert sorted(path.name for path in tmp_path.iterdir()) == sorted([state.name, live.name, other.name])
     assert f"deleted {dead.name}, left by a write that did not finish" in caplog.text
+
+
+def test_a_state_file_named_by_a_link_is_written_where_it_points(tmp_path: Path) -> None:
+    (tmp_path / "real").mkdir()
+    link = tmp_path / "link.json"
+    link.symlink_to(tmp_path / "real" / "state.json")
+
+    write_state(link, create_sandbox(Settings()))
+
+    assert link.is_symlink()
+    assert (tmp_path / "real" / "state.json").is_file()
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["link.json", "real"]
+
+
+def test_a_state_file_whose_directory_may_not_be_searched_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    is_dir = Path.is_dir
+
+    def refused(self: Path) -> bool:  # as for a user without search permission on the directory
+        if "closed" in self.parts:
+            raise PermissionError(13, "Permission denied")
+        return is_dir(self)
+
+    state = tmp_path / "closed" / "state.json"
+    monkeypatch.setattr(Path, "is_dir", refused)
+
+    with pytest.raises(SettingsError) as raised:
+        check_settings(Settings(state=state))
+
+    assert str(raised.value) == f"Settings(state={state!r}): cannot look for it: Permission denied"
