@@ -7,6 +7,7 @@ import argparse
 import json
 import logging
 import os
+import signal
 import sys
 import threading
 import time
@@ -14,9 +15,11 @@ from collections import deque
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import NoReturn, TextIO
+from types import FrameType
+from typing import NoReturn, TextIO, TypeGuard
 
 from mocksrv import __version__
+from mocksrv.output import INTERRUPTED
 from mocksrv.settings import (
     DEFAULT_ADMIN_KEY,
     DEFAULT_URL,
@@ -24,6 +27,7 @@ from mocksrv.settings import (
     URL_VARIABLE,
     VARIABLE_PREFIX,
     Setting,
+    Settings,
     SettingsError,
     flag_source,
     load_settings,
@@ -164,6 +168,21 @@ def _serve(args: argparse.Namespace) -> int:
     logging.getLogger("waitress").setLevel(max(level, logging.WARNING))
     # Requests queued for a free thread are ordinary under load, not worth a warning each.
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
+    # SIGINT or SIGTERM before the server serves (its imports, a large state file's load) stops the
+    # start: nothing is written, and the state file is left as it was. The server's own handlers
+    # take over once it serves.
+    previous = {number: signal.signal(number, _stop_starting) for number in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        return _serve_with(settings, level)
+    except _StopStarting:
+        print("mocksrv: stopped before it served", file=sys.stderr)
+        return 0
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+def _serve_with(settings: Settings, level: int) -> int:
     # The server's imports take most of a start; `wait` and a bad setting do without them.
     from mocksrv.httpserver import ListenError
     from mocksrv.server import serve
@@ -179,6 +198,14 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"mocksrv: {error}", file=sys.stderr)
         return 1
     return 0
+
+
+class _StopStarting(Exception):
+    """SIGINT or SIGTERM came while the server was starting."""
+
+
+def _stop_starting(signum: int, frame: FrameType | None) -> NoReturn:
+    raise _StopStarting()
 
 
 class BatchedWriter(logging.Handler):
@@ -322,7 +349,12 @@ def _wait(args: argparse.Namespace) -> int:
     except SettingsError as error:
         print(f"mocksrv: {error}", file=sys.stderr)
         return 2
-    if not wait_until_up(url, timeout):
+    try:
+        up = wait_until_up(url, timeout)
+    except KeyboardInterrupt:
+        print("mocksrv wait: interrupted", file=sys.stderr)
+        return INTERRUPTED
+    if not up:
         print(f"mocksrv wait: {url} is not up after {timeout:g} s", file=sys.stderr)
         return 1
     print(f"mocksrv wait: {url} is up", flush=True)
@@ -393,13 +425,29 @@ def _trigger(args: argparse.Namespace) -> int:
         except ControlPlaneError as error:
             print(f"mocksrv trigger: {error}", file=sys.stderr)
             return 1
+        except requests.JSONDecodeError:
+            print(f"mocksrv trigger: {url} is not a mocksrv: its answer is not JSON", file=sys.stderr)
+            return 1
         except requests.RequestException as error:
             print(f"mocksrv trigger: cannot reach {url}: {type(error).__name__}", file=sys.stderr)
             return 1
+    objects = triggered.get("objects") if isinstance(triggered, dict) else None
+    if (
+        not isinstance(triggered, dict)
+        or not isinstance(triggered.get("event_id"), str)
+        or not _named(objects)
+    ):
+        print(f"mocksrv trigger: {url} is not a mocksrv: its answer names no event", file=sys.stderr)
+        return 1
     lines = [f"event_id {triggered['event_id']}"]
-    lines += [f"{name} {object_id}" for name, object_id in triggered.get("objects", {}).items()]
+    lines += [f"{name} {object_id}" for name, object_id in objects.items()]
     print("\n".join(lines), flush=True)
     return 0
+
+
+def _named(objects: object) -> TypeGuard[dict[str, str]]:
+    """Whether a trigger's answer names its objects as mocksrv does: by kind, each its id."""
+    return isinstance(objects, dict) and all(isinstance(v, str) for v in objects.values())
 
 
 def main(argv: list[str] | None = None) -> int:

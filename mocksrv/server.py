@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import signal
+import sys
 import threading
 from types import FrameType, TracebackType
 
@@ -17,6 +18,7 @@ from mocksrv.domain.merchants import MerchantCredentials
 from mocksrv.domain.sandbox import Sandbox
 from mocksrv.httpserver import HttpServer, address
 from mocksrv.memory import Collector
+from mocksrv.output import Lines
 from mocksrv.settings import Settings, check_settings
 from mocksrv.statefile import StateWriter, load_state
 from mocksrv.webhooks.dispatcher import Dispatcher
@@ -169,7 +171,8 @@ def serve(settings: Settings) -> None:
 
     previous = {number: signal.signal(number, stop) for number in (signal.SIGINT, signal.SIGTERM)}
     collector = Collector().install()  # the process is the server's alone (MockServer's is not)
-    print(banner(sandbox, running.base, settings), flush=True)
+    lines = Lines(sys.stdout)  # `mocksrv serve | head -1` reads the banner and goes: serving goes on
+    lines.say(banner(sandbox, running.base, settings))
     try:
         running.http.run()
     finally:
@@ -179,7 +182,7 @@ def serve(settings: Settings) -> None:
         finally:
             for number, handler in previous.items():
                 signal.signal(number, handler)
-            print("mocksrv stopped", flush=True)
+            lines.say("mocksrv stopped")
 
 
 def _send_webhooks_as_told(sandbox: Sandbox, settings: Settings) -> None:

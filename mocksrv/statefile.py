@@ -75,8 +75,8 @@ def _remove_leftovers(path: Path) -> None:
     `path` (each is named after its process: one still running is writing it)."""
     prefix = f".{path.name}."
     for leftover in path.parent.glob(f"{glob.escape(prefix)}*.tmp"):
-        pid = leftover.name.removeprefix(prefix).partition(".")[0]
-        if not pid.isdigit() or _running(int(pid)):
+        pid, _, rest = leftover.name.removeprefix(prefix).partition(".")
+        if not pid.isdigit() or _writing(int(pid), rest.partition(".")[0]):
             continue
         try:
             leftover.unlink()
@@ -84,6 +84,15 @@ def _remove_leftovers(path: Path) -> None:
             log.warning("state file %s: cannot delete %s: %s", path, leftover.name, error.strerror or error)
         else:
             log.info("state file %s: deleted %s, left by a write that did not finish", path, leftover.name)
+
+
+def _writing(pid: int, thread: str) -> bool:
+    """Whether the process `pid`'s thread may still be writing. This process's own pid names a
+    write of this process only while that thread runs: a server that is process 1 in a container
+    finds its last run's file named after process 1 too."""
+    if pid == os.getpid():
+        return any(str(running.ident) == thread for running in threading.enumerate())
+    return _running(pid)
 
 
 def _running(pid: int) -> bool:

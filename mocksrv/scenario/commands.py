@@ -10,13 +10,14 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Sequence
-from contextlib import ExitStack, suppress
+from contextlib import ExitStack
 from pathlib import Path
 from typing import TextIO
 
 import requests
 
 from mocksrv.client import ControlPlaneError, NotMocksrv, Sandbox
+from mocksrv.output import INTERRUPTED, Lines
 from mocksrv.scenario.format import Problem, Scenario
 from mocksrv.scenario.loading import load_scenarios, scenario_files
 from mocksrv.scenario.report import failure_text, junit_xml, result_line, summary_line
@@ -25,29 +26,9 @@ from mocksrv.scenario.runner import embedded_server, run_scenarios, target
 from mocksrv.scenario.selection import KeywordError, keyword_matcher
 
 PASSED, FAILED, USAGE = 0, 1, 2
-INTERRUPTED = 130  # as a shell reports a command that SIGINT ended
 DEFAULT_PATHS = ("scenarios",)
 PREFIX = "mocksrv scenario"
 CHECK_TIMEOUT = 10.0  # seconds for the one look at a server named by --url
-
-
-class _Lines:
-    """What a run prints, until whatever reads it goes away (`| head`): the run goes on, and its
-    JUnit file and its exit code are as if all had been read."""
-
-    def __init__(self, out: TextIO) -> None:
-        self._out: TextIO | None = out
-
-    def say(self, text: str) -> None:
-        if self._out is None:
-            return
-        try:
-            print(text, file=self._out, flush=True)
-        except BrokenPipeError:
-            # So that the interpreter's own last flush, at exit, has nowhere to fail either.
-            with suppress(OSError, ValueError):
-                os.dup2(os.open(os.devnull, os.O_WRONLY), self._out.fileno())
-            self._out = None
 
 
 class UsageError(Exception):
@@ -89,7 +70,7 @@ def run(
         except UsageError as error:
             return _usage(err, str(error))
 
-    lines = _Lines(out)
+    lines = Lines(out)
 
     def report(result: ScenarioResult) -> None:
         lines.say(result_line(result))
@@ -142,12 +123,12 @@ def list_scenarios(paths: Sequence[str], *, out: TextIO, err: TextIO) -> int:
         for scenario in scenarios
     ]
     widths = [max(len(row[column]) for row in rows) for column in range(3)]
+    lines = Lines(out)
     for row in rows:
-        print(
+        lines.say(
             "  ".join(
                 [*(cell.ljust(width) for cell, width in zip(row, widths, strict=False)), row[3]]
-            ).rstrip(),
-            file=out,
+            ).rstrip()
         )
     if problems:
         _print_problems(problems, count, err)

@@ -6,6 +6,7 @@ import logging
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -30,15 +31,20 @@ def test_the_temporary_files_of_killed_writes_are_deleted_at_start(
     settings = Settings(state=state)
     write_state(state, create_sandbox(settings))
     dead = tmp_path / f".state.json.{a_finished_pid()}.140000.tmp"
-    live = tmp_path / f".state.json.{os.getpid()}.140001.tmp"  # a write of a process still running
+    live = tmp_path / f".state.json.{os.getppid()}.140001.tmp"  # a write of a process still running
+    mine = tmp_path / f".state.json.{os.getpid()}.{threading.get_ident()}.tmp"  # a thread still writing
+    # This process's, by a thread that has ended: as a container's process 1 finds its last run's.
+    ended = tmp_path / f".state.json.{os.getpid()}.1.tmp"
     other = tmp_path / f".other.json.{a_finished_pid()}.140002.tmp"  # another file's
-    for leftover in (dead, live, other):
+    for leftover in (dead, live, mine, ended, other):
         leftover.write_bytes(b'{"half": ')
 
     assert load_state(settings, create_sandbox(settings)) is True
 
-    assert sorted(path.name for path in tmp_path.iterdir()) == sorted([state.name, live.name, other.name])
+    kept = [state.name, live.name, mine.name, other.name]
+    assert sorted(path.name for path in tmp_path.iterdir()) == sorted(kept)
     assert f"deleted {dead.name}, left by a write that did not finish" in caplog.text
+    assert f"deleted {ended.name}, left by a write that did not finish" in caplog.text
 
 
 def test_a_state_file_named_by_a_link_is_written_where_it_points(tmp_path: Path) -> None:

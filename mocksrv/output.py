@@ -1,0 +1,28 @@
+"""What a command prints, until whatever reads it goes away (`| head`): the command goes on, and its
+files and exit code are as if all had been read."""
+
+from __future__ import annotations
+
+import os
+from contextlib import suppress
+from typing import TextIO
+
+INTERRUPTED = 130  # the exit code of a command that SIGINT ended, as a shell reports it
+
+
+class Lines:
+    """A stream to print lines on, dropped once its reader has gone."""
+
+    def __init__(self, out: TextIO) -> None:
+        self._out: TextIO | None = out
+
+    def say(self, text: str) -> None:
+        if self._out is None:
+            return
+        try:
+            print(text, file=self._out, flush=True)
+        except BrokenPipeError:
+            # So that the interpreter's own last flush, at exit, has nowhere to fail either.
+            with suppress(OSError, ValueError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), self._out.fileno())
+            self._out = None
