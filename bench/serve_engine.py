@@ -28,14 +28,14 @@ ENGINES = ("waitress", "gunicorn")
 def mocksrv_app(stack: ExitStack) -> Any:
     """The mocksrv app, with the logging of `mocksrv serve` on until `stack` closes."""
     from mocksrv.app import create_app
-    from mocksrv.cli import _log_writer
+    from mocksrv.logwriter import log_writer
     from mocksrv.settings import load_settings
 
     settings = load_settings()
     level = logging.getLevelNamesMapping()[settings.log_level.upper()]
     logging.getLogger("mocksrv").setLevel(level)
     logging.getLogger("waitress").setLevel(max(level, logging.WARNING))
-    stack.enter_context(_log_writer(max(level, logging.INFO)))
+    stack.enter_context(log_writer(max(level, logging.INFO)))
     return create_app(settings)
 
 

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from mocksrv import cli
+from mocksrv import logwriter
 
 
 def record(created: float, message: str = "hello") -> logging.LogRecord:
@@ -18,14 +18,14 @@ def record(created: float, message: str = "hello") -> logging.LogRecord:
 
 
 def test_the_cached_time_is_the_standard_formatters_time() -> None:
-    cached, standard = cli._Formatter(cli.LOG_FORMAT), logging.Formatter(cli.LOG_FORMAT)
+    cached, standard = logwriter._Formatter(logwriter.LOG_FORMAT), logging.Formatter(logwriter.LOG_FORMAT)
     for created in (1_700_000_000.0, 1_700_000_000.25, 1_700_000_000.999, 1_700_000_001.5, 1_699_999_999.0):
         assert cached.format(record(created)) == standard.format(record(created))
 
 
 def test_lines_written_in_order_when_the_writer_closes() -> None:
     stream = io.StringIO()
-    writer = cli.BatchedWriter(stream, interval=60)
+    writer = logwriter.BatchedWriter(stream, interval=60)
     writer.setFormatter(logging.Formatter("%(message)s"))
     writer.start()
     for number in range(3):
@@ -36,7 +36,7 @@ def test_lines_written_in_order_when_the_writer_closes() -> None:
 
 def test_a_filtered_record_is_not_written() -> None:
     stream = io.StringIO()
-    writer = cli.BatchedWriter(stream, interval=60)
+    writer = logwriter.BatchedWriter(stream, interval=60)
     writer.addFilter(lambda made: made.getMessage() != "hidden")
     assert writer.handle(record(time.time(), "hidden")) is False
     assert writer.handle(record(time.time(), "shown")) is True
@@ -51,7 +51,7 @@ def test_records_skip_the_caller_lookup_while_the_writer_runs(monkeypatch: pytes
     made: list[logging.LogRecord] = []
     logger.addFilter(lambda rec: made.append(rec) or True)  # type: ignore[func-returns-value]
     logger.warning("before")
-    with cli._log_writer(logging.INFO):
+    with logwriter.log_writer(logging.INFO):
         logger.warning("during")
     logger.warning("after")
     assert [(rec.getMessage(), rec.funcName) for rec in made] == [
