@@ -3,7 +3,6 @@ server that is not a mocksrv."""
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import signal
@@ -19,7 +18,6 @@ import pytest
 import requests
 
 from mocksrv import cli
-from mocksrv.scenario import commands
 from tests.e2e.harness import (
     CHECKOUT_COMMAND,
     DEADLINE,
@@ -161,23 +159,3 @@ def test_trigger_against_a_server_that_is_not_a_mocksrv_is_one_line(
         code = cli.main(["trigger", "payment_succeeded", "--url", url])
 
     assert (code, capsys.readouterr().err) == (1, f"mocksrv trigger: {url} is not a mocksrv: {why}\n")
-
-
-class _ClosedAfterOneLine(io.StringIO):
-    """Standard output read by `| head -1`: the second write finds the pipe closed."""
-
-    def write(self, text: str) -> int:
-        if self.getvalue().count("\n") >= 1:
-            raise BrokenPipeError(32, "Broken pipe")
-        return super().write(text)
-
-
-def test_a_scenario_list_whose_output_stops_being_read_ends_without_a_traceback(tmp_path: Path) -> None:
-    for name in ("first", "second"):
-        (tmp_path / f"{name}.yaml").write_text(f"name: {name}\ndescription: d\nsteps:\n  - advance: 1s\n")
-    out = _ClosedAfterOneLine()
-
-    code = commands.list_scenarios([str(tmp_path)], out=out, err=io.StringIO())
-
-    assert code == 0
-    assert out.getvalue().startswith("NAME")

@@ -599,6 +599,17 @@ def test_a_request_count_against_a_server_without_a_journal_says_so(tmp_path: Pa
     )
 
 
+def test_a_scenario_list_whose_output_stops_being_read_ends_without_a_traceback(tmp_path: Path) -> None:
+    for name in ("first", "second"):
+        (tmp_path / f"{name}.yaml").write_text(f"name: {name}\ndescription: d\nsteps:\n  - advance: 1s\n")
+    out = _ClosedAfterOneLine()
+
+    code = commands.list_scenarios([str(tmp_path)], out=out, err=io.StringIO())
+
+    assert code == 0
+    assert out.getvalue().startswith("NAME")
+
+
 def test_a_url_that_is_not_a_mocksrv_is_one_line_and_exit_2(tmp_path: Path) -> None:
     (tmp_path / "one.yaml").write_text("name: one\ndescription: d\nsteps:\n  - advance: 1s\n")
 
