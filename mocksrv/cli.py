@@ -309,7 +309,7 @@ def _trigger(args: argparse.Namespace) -> int:
     """Make an event happen through the control plane; print its id and the id of every object made."""
     import requests
 
-    from mocksrv.client import ControlPlaneError, Sandbox
+    from mocksrv.client import ControlPlaneError, Sandbox, unreachable
 
     try:
         if args.url is not None:
@@ -335,7 +335,7 @@ def _trigger(args: argparse.Namespace) -> int:
             print(f"mocksrv trigger: {url} is not a mocksrv: its answer is not JSON", file=sys.stderr)
             return 1
         except requests.RequestException as error:
-            print(f"mocksrv trigger: cannot reach {url}: {type(error).__name__}", file=sys.stderr)
+            print(f"mocksrv trigger: cannot reach {url}: {unreachable(error)}", file=sys.stderr)
             return 1
     objects = triggered.get("objects") if isinstance(triggered, dict) else None
     if (

@@ -59,6 +59,15 @@ class NotMocksrv(RuntimeError):
     """A server that answers, but not as a mocksrv does: what it lacked."""
 
 
+def unreachable(error: BaseException) -> str:
+    """Why a server could not be reached, in the words of the error at the root of the chain that
+    requests raises (`[Errno 111] Connection refused`), not the chain itself."""
+    cause = error
+    while (cause.__cause__ or cause.__context__) is not None:
+        cause = cause.__cause__ or cause.__context__  # type: ignore[assignment]
+    return str(cause) or type(cause).__name__
+
+
 class KeyedSession(requests.Session):
     """A session that sends an API key and gives every request a timeout unless the call names one."""
 

@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 import pytest
 import requests
 
-from mocksrv.client import ControlPlaneError, Merchant, NotMocksrv, Sandbox
+from mocksrv.client import ControlPlaneError, Merchant, NotMocksrv, Sandbox, unreachable
 from mocksrv.domain.clock import exempt_real_intervals
 from mocksrv.receiver import WebhookEndpoint, WebhookReceiver
 from mocksrv.settings import DEFAULT_ADMIN_KEY, URL_VARIABLE, VARIABLE_PREFIX, Settings, SettingsError
@@ -171,7 +171,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         except NotMocksrv as error:
             raise pytest.UsageError(f"mocksrv at {url} is not a mocksrv: {error}") from None
         except requests.RequestException as error:
-            raise pytest.UsageError(f"mocksrv at {url} cannot be reached: {error}") from None
+            raise pytest.UsageError(f"mocksrv at {url} cannot be reached: {unreachable(error)}") from None
 
 
 class MocksrvServer(Sandbox):
@@ -276,12 +276,9 @@ def _reached(server: MocksrvServer) -> Iterator[None]:
     try:
         yield
     except requests.ConnectionError as error:
-        cause: BaseException = error
-        while (cause.__cause__ or cause.__context__) is not None:
-            cause = cause.__cause__ or cause.__context__  # type: ignore[assignment]
         request = error.request
         sent = "" if request is None else f" ({request.method!s} {urlsplit(str(request.url)).path})"
-        message = f"mocksrv at {server.url} cannot be reached{sent}: {cause}"
+        message = f"mocksrv at {server.url} cannot be reached{sent}: {unreachable(error)}"
         raise pytest.fail.Exception(message, pytrace=False) from None
 
 

@@ -16,7 +16,7 @@ from typing import TextIO
 
 import requests
 
-from mocksrv.client import ControlPlaneError, NotMocksrv, Sandbox
+from mocksrv.client import ControlPlaneError, NotMocksrv, Sandbox, unreachable
 from mocksrv.output import INTERRUPTED, Lines
 from mocksrv.scenario.format import Problem, Scenario
 from mocksrv.scenario.loading import load_scenarios, scenario_files
@@ -171,7 +171,7 @@ def _check_server(url: str, admin_key: str) -> None:
         except NotMocksrv as error:
             raise UsageError(f"mocksrv at {url} is not a mocksrv: {error}") from None
         except requests.RequestException as error:
-            raise UsageError(f"mocksrv at {url} cannot be reached: {type(error).__name__}") from None
+            raise UsageError(f"mocksrv at {url} cannot be reached: {unreachable(error)}") from None
 
 
 def _print_problems(problems: Sequence[Problem], files: int, err: TextIO) -> None:

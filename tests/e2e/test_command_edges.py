@@ -159,3 +159,14 @@ def test_trigger_against_a_server_that_is_not_a_mocksrv_is_one_line(
         code = cli.main(["trigger", "payment_succeeded", "--url", url])
 
     assert (code, capsys.readouterr().err) == (1, f"mocksrv trigger: {url} is not a mocksrv: {why}\n")
+
+
+def test_trigger_against_no_server_says_why_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    url = f"http://{LOCALHOST}:{free_port()}"
+
+    code = cli.main(["trigger", "payment_succeeded", "--url", url])
+
+    assert (code, capsys.readouterr().err) == (
+        1,
+        f"mocksrv trigger: cannot reach {url}: [Errno 111] Connection refused\n",
+    )

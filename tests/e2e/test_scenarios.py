@@ -361,7 +361,8 @@ def test_a_server_that_cannot_be_reached_is_one_line_and_exit_2(finished: dict[s
 
     assert (result.code, result.stdout) == (2, "")
     assert re.fullmatch(
-        r"mocksrv scenario: mocksrv at http://127\.0\.0\.1:[0-9]+ cannot be reached: ConnectionError\n",
+        r"mocksrv scenario: mocksrv at http://127\.0\.0\.1:[0-9]+ cannot be reached: "
+        r"\[Errno 111\] Connection refused\n",
         result.stderr,
     )
 
