@@ -141,22 +141,20 @@ _FAULTED = logging.getLogger("mocksrv.faulted")
 _FAULTED.disabled = True
 
 
-# What a request line may begin with: a method's characters (RFC 9110's token), then a space.
-_METHOD = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]*")
-_REQUEST_LINE = re.compile(
-    rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+ [^ ]+(?: HTTP/[0-9]\.[0-9])?"
-)  # as waitress reads it
+_TOKEN = rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]"  # a method's characters (RFC 9110's token)
+_METHOD = re.compile(_TOKEN + rb"*")  # what a request line begins with, before its space
+_REQUEST_LINE = re.compile(_TOKEN + rb"+ [^ ]+(?: HTTP/[0-9]\.[0-9])?")  # as waitress reads it
 LOOK_BYTES = 8192  # of a chunk, looked at for the request line: not a large body sent with it
 INVALID_START = "Start line is invalid"
 BARE_LF = "lines must end with CRLF"
 
 
 def not_a_request(head: bytes) -> str | None:
-    """Why the bytes received so far of a request's head cannot begin an HTTP request, as soon as
-    that shows; None while they still can. Waitress only looks once the head has ended, and a client
-    that is not speaking HTTP (a TLS handshake, an SSH banner) or ends its lines with a bare LF never
-    sends that end: it would wait, unanswered, until the connection timed out."""
-    head = head.lstrip()  # blank lines before a request are allowed
+    """Why the bytes received so far of a request's head (without the blank lines that may come
+    before it) cannot begin an HTTP request, as soon as that shows; None while they still can.
+    Waitress only looks once the head has ended, and a client that is not speaking HTTP (a TLS
+    handshake, an SSH banner) or ends its lines with a bare LF never sends that end: it would wait,
+    unanswered, until the connection timed out."""
     method = _METHOD.match(head)
     assert method is not None  # the pattern matches the empty start of anything
     if method.end() < len(head) and head[method.end()] != ord(" "):
@@ -176,9 +174,9 @@ class Parser(HTTPRequestParser):
 
     def received(self, data: bytes) -> int:
         if not self.request_line_read and self.body_rcv is None and not self.completed:
-            head = self.header_plus + data[:LOOK_BYTES]
+            head = (self.header_plus + data[:LOOK_BYTES]).lstrip()  # blank lines before it are allowed
             problem = not_a_request(head)
-            self.request_line_read = problem is None and b"\n" in head.lstrip()
+            self.request_line_read = problem is None and b"\n" in head
             if problem is not None:
                 self.parse_header(b"GET / HTTP/1.0\r\n")  # as waitress does for a head too large
                 self.error = BadRequest(problem)

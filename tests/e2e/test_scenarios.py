@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import TextIO
 from xml.etree import ElementTree
 
 import pytest
@@ -540,6 +541,13 @@ def test_an_invalid_scenario_file_is_a_collection_error_with_its_problems(consum
     )
 
 
+def run_folder(folder: Path, url: str | None, out: TextIO, err: TextIO, junit: Path | None = None) -> int:
+    """`mocksrv scenario run FOLDER` in this process, one scenario at a time: its exit code."""
+    return commands.run(
+        [str(folder)], url=url, admin_key=ADMIN_KEY, junit=junit, keyword=None, jobs=1, out=out, err=err
+    )
+
+
 class _ClosedAfterOneLine(io.StringIO):
     """Standard output read by `| head -1`: the second write finds the pipe closed."""
 
@@ -556,16 +564,7 @@ def test_a_run_whose_output_stops_being_read_still_writes_its_report_and_exit_co
         )
     out, err = _ClosedAfterOneLine(), io.StringIO()
 
-    code = commands.run(
-        [str(tmp_path)],
-        url=None,
-        admin_key=ADMIN_KEY,
-        junit=tmp_path / "report.xml",
-        keyword=None,
-        jobs=1,
-        out=out,
-        err=err,
-    )
+    code = run_folder(tmp_path, None, out, err, junit=tmp_path / "report.xml")
 
     assert (code, err.getvalue()) == (0, "")
     assert out.getvalue().startswith("PASS first")
@@ -582,16 +581,7 @@ def test_a_request_count_against_a_server_without_a_journal_says_so(tmp_path: Pa
     out, err = io.StringIO(), io.StringIO()
 
     with MockServer(Settings(journal_size=0, admin_key=ADMIN_KEY)) as server:
-        code = commands.run(
-            [str(tmp_path)],
-            url=server.url,
-            admin_key=ADMIN_KEY,
-            junit=None,
-            keyword=None,
-            jobs=1,
-            out=out,
-            err=err,
-        )
+        code = run_folder(tmp_path, server.url, out, err)
 
     assert (code, err.getvalue()) == (1, "")
     assert out.getvalue().splitlines()[1] == (
@@ -626,16 +616,7 @@ def test_a_url_that_is_not_a_mocksrv_is_one_line_and_exit_2(tmp_path: Path) -> N
         threading.Thread(target=other.serve_forever, daemon=True).start()
         url = f"http://127.0.0.1:{other.server_address[1]}"
         try:
-            code = commands.run(
-                [str(tmp_path)],
-                url=url,
-                admin_key=ADMIN_KEY,
-                junit=None,
-                keyword=None,
-                jobs=1,
-                out=out,
-                err=err,
-            )
+            code = run_folder(tmp_path, url, out, err)
         finally:
             other.shutdown()
 
