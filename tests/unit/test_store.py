@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -502,6 +503,43 @@ def test_merchant_ids_lists_spaces_but_not_the_global_one(store: MemoryStore) ->
     put(store, Thing("a", T0), merchant_id="m1")
     put(store, Thing("a", T0), merchant_id="*")
     assert store.merchant_ids() == ["m1"]
+
+
+def test_a_transaction_if_held_makes_no_space_for_a_merchant_without_one(store: MemoryStore) -> None:
+    with store.transaction_if_held("m1") as held:
+        assert held is False
+    assert store.merchant_ids() == []
+
+
+def test_a_transaction_if_held_that_waited_while_its_space_was_removed_holds_nothing(
+    store: MemoryStore,
+) -> None:
+    put(store, Thing("a", T0))
+    seen: list[bool] = []
+
+    def attempt() -> None:
+        with store.transaction_if_held("m1") as held:
+            seen.append(held)
+            if held:
+                put(store, Thing("b", T0))
+
+    with store.transaction("m1"):
+        waiting = threading.Thread(target=attempt, daemon=True)
+        waiting.start()
+        deadline = time.monotonic() + DEADLINE
+        while not waits_in(waiting, "transaction_if_held"):
+            assert time.monotonic() < deadline, "the attempt never came to wait for the lock"
+            time.sleep(0.001)
+        store.remove_space("m1")  # the lock is re-entrant: this thread holds it
+    waiting.join(DEADLINE)
+    assert seen == [False]
+    assert store.merchant_ids() == []
+
+
+def waits_in(thread: threading.Thread, function: str) -> bool:
+    """Whether the thread's innermost frame runs `function`."""
+    frame = sys._current_frames().get(thread.ident or 0)
+    return frame is not None and frame.f_code.co_name == function
 
 
 # -- the delivery queue ----------------------------------------------------------------------------

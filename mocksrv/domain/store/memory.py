@@ -10,8 +10,8 @@ import dataclasses
 import heapq
 import itertools
 import threading
-from collections.abc import Callable
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime
 from typing import Any
 
@@ -65,9 +65,17 @@ class MemoryStore(ClockStates):
     def merchant_ids(self) -> list[str]:
         return [m for m in list(self._spaces) if m != GLOBAL]
 
-    def holds(self, merchant_id: str) -> bool:
-        """Whether the merchant has a space; every other read or write makes one for it."""
-        return merchant_id in self._spaces
+    @contextmanager
+    def transaction_if_held(self, merchant_id: str) -> Iterator[bool]:
+        """`transaction`, for a merchant that has a space (every other read or write makes one): True
+        while its lock is held, False (and no space made) when it has none. A space is removed only
+        under its lock, so it stays for the whole transaction."""
+        space = self._spaces.get(merchant_id)
+        if space is None:
+            yield False
+            return
+        with space.lock:
+            yield self._spaces.get(merchant_id) is space
 
     # -- records ------------------------------------------------------------------------------
 
@@ -379,11 +387,13 @@ class MemoryStore(ClockStates):
 
     def remove_space(self, merchant_id: str) -> None:
         """Forget everything of the merchant's space, and the space itself."""
-        with self._spaces_lock:
-            space = self._spaces.pop(merchant_id, None)
+        space = self._spaces.get(merchant_id)
         if space is None:
             return
-        with space.lock:
+        with space.lock:  # a transaction of the space ends before it goes (`transaction_if_held`)
+            with self._spaces_lock:
+                if self._spaces.get(merchant_id) is space:
+                    del self._spaces[merchant_id]
             space.records, space.order, space.indexes, space.timers = {}, {}, {}, []
             space.events, space.event_index, space.event_keys = [], {}, set()
         self._deliveries.drop(merchant_id)

@@ -166,9 +166,9 @@ class WebhookService:
         not recorded, even where a new event took its id.
         """
         merchant_id = task.merchant_id
-        if not self._store.holds(merchant_id):
-            return None  # deleted while its attempt was in flight: nothing is made again for it
-        with self._store.transaction(merchant_id):
+        with self._store.transaction_if_held(merchant_id) as held:
+            if not held:
+                return None  # deleted while its attempt was in flight: nothing is made again for it
             delivery: EventDelivery | None = self._store.get(DELIVERIES, merchant_id, task.event.event_id)
             if delivery is None or self._store.event(merchant_id, task.event.event_id) is not task.event:
                 return None
