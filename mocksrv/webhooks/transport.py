@@ -39,6 +39,7 @@ class Watchdog:
         self._changed = threading.Condition()
         self._armed: dict[int, tuple[float, socket.socket]] = {}  # by the waiting thread
         self._fired: set[int] = set()
+        self._headed: set[int] = set()  # threads whose answer's head was whole before their deadline
         self._running = False
         self._ending = False  # end the thread as soon as nothing is armed
         self.thread: threading.Thread | None = None  # the one running, or the last one
@@ -49,6 +50,7 @@ class Watchdog:
         with self._changed:
             self._armed[me] = (time.monotonic() + seconds, sock)
             self._fired.discard(me)
+            self._headed.discard(me)
             if not self._running:
                 self._running = True
                 self.thread = threading.Thread(
@@ -57,10 +59,19 @@ class Watchdog:
                 self.thread.start()
             self._changed.notify()
 
-    def fired(self) -> bool:
-        """Whether this thread's deadline has passed (its socket shut), the watch kept on."""
+    def head_read(self) -> None:
+        """This thread has read its answer's head: whole, unless the socket was shut already."""
+        me = threading.get_ident()
         with self._changed:
-            return threading.get_ident() in self._fired
+            if me not in self._fired:
+                self._headed.add(me)
+
+    def fired(self) -> bool:
+        """Whether this thread's deadline passed (its socket shut) before its answer's head was read,
+        the watch kept on. A head shut short reads as whole, so only one read in time counts."""
+        me = threading.get_ident()
+        with self._changed:
+            return me in self._fired and me not in self._headed
 
     def disarm(self) -> bool:
         """Stop watching this thread's socket; whether its deadline had passed (the socket is shut)."""
@@ -69,6 +80,7 @@ class Watchdog:
             self._armed.pop(me, None)
             fired = me in self._fired
             self._fired.discard(me)
+            self._headed.discard(me)
             return fired
 
     def end_when_idle(self) -> None:
@@ -112,13 +124,13 @@ def _arm(connection: HTTPConnection) -> None:
 class _TimedConnection(HTTPConnection):
     def getresponse(self) -> Any:
         _arm(self)
-        return super().getresponse()
+        response = super().getresponse()
+        WATCHDOG.head_read()
+        return response
 
 
-class _TimedHTTPSConnection(HTTPSConnection):
-    def getresponse(self) -> Any:
-        _arm(self)
-        return super().getresponse()
+class _TimedHTTPSConnection(_TimedConnection, HTTPSConnection):
+    pass
 
 
 class _TimedPool(HTTPConnectionPool):

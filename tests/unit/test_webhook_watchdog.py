@@ -66,3 +66,47 @@ def test_a_thread_ended_is_started_again_by_the_next_arm() -> None:
         assert mine.recv(1) == b""
         assert watchdog.thread is not first
         assert watchdog.disarm() is True
+
+
+def test_a_head_read_before_the_deadline_counts_though_the_socket_is_shut_after_it() -> None:
+    watchdog = Watchdog()
+    mine, theirs = socket.socketpair()
+    with mine, theirs:
+        watchdog.arm(mine, 0.05)
+        watchdog.head_read()
+
+        mine.settimeout(DEADLINE)
+        assert mine.recv(1) == b""  # the deadline passed while the body was read
+
+        assert watchdog.fired() is False
+        assert watchdog.disarm() is True  # the socket is shut: the connection carries nothing more
+
+
+def test_a_head_read_once_the_socket_is_shut_is_a_timeout() -> None:
+    watchdog = Watchdog()
+    mine, theirs = socket.socketpair()
+    with mine, theirs:
+        watchdog.arm(mine, 0.05)
+        mine.settimeout(DEADLINE)
+        assert mine.recv(1) == b""
+
+        watchdog.head_read()  # cut short by the shutdown, it reads as whole
+
+        assert watchdog.fired() is True
+        assert watchdog.disarm() is True
+
+
+def test_a_new_arm_forgets_the_head_read_of_the_attempt_before() -> None:
+    watchdog = Watchdog()
+    mine, theirs = socket.socketpair()
+    with mine, theirs:
+        watchdog.arm(mine, 60)
+        watchdog.head_read()
+        assert watchdog.disarm() is False
+
+        watchdog.arm(mine, 0.05)
+        mine.settimeout(DEADLINE)
+        assert mine.recv(1) == b""
+
+        assert watchdog.fired() is True
+        assert watchdog.disarm() is True
