@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 import yaml
 
-from mocksrv import client
 from mocksrv.client import ControlPlaneError, Merchant, Sandbox
+from mocksrv.client import merchant as merchant_calls
 from mocksrv.pytest_plugin import MocksrvServer
 from mocksrv.receiver import WebhookEndpoint
 from tests.e2e.harness import REPO_ROOT
@@ -107,7 +107,7 @@ def test_a_list_read_while_it_grows_holds_each_item_once(
 def test_a_seed_past_the_control_planes_bound_goes_in_several_requests(
     mocksrv_merchant: Merchant, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(client, "SEED_SIZE", 60)
+    monkeypatch.setattr(merchant_calls, "SEED_SIZE", 60)
     sent: list[Any] = []
     control = mocksrv_merchant._control
 

@@ -1,213 +1,25 @@
-"""A client of the control plane, for test suites and scripts: `Sandbox(url, admin_key)`.
-
-    sandbox = Sandbox("http://127.0.0.1:8080")
-    merchant = sandbox.create_merchant(webhook_url="http://127.0.0.1:9000/hooks")
-    merchant.session.post(merchant.url + "/payments", json={...})
-    merchant.advance(days=7)
-
-Every call answers what the control plane answers, as plain data; a refusal raises
-`ControlPlaneError` with the spec's error code and message.
-"""
+"""`Merchant`: one merchant's keys, its session, and its controls."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Self
+from typing import Any
 
-import requests
-
-from mocksrv.settings import DEFAULT_ADMIN_KEY, DEFAULT_URL
-
-# The merchant the built-in fixtures (fixtures/merchants.yaml) seed; its keys are fixed for CI jobs.
-DEFAULT_MERCHANT = {
-    "merchant_id": "merchant_default",
-    "profile_id": "pro_default",
-    "secret_key": "snd_default_secret_key",
-    "publishable_key": "pk_snd_default_publishable_key",
-    "signing_key": "whsec_default_signing_key",
-    "legacy_client_id": "legacy_client_id",
-    "legacy_client_secret": "legacy_client_secret",
-}
-DEFAULT_TIMEOUT = 30.0  # seconds for one request, so that a hung server fails a test instead of the suite
-PAGE_SIZE = 100  # the control plane's largest page
-SEED_SIZE = 10_000  # the most payments the control plane seeds in one request
-
-Json = dict[str, Any]
-
-__all__ = ["DEFAULT_ADMIN_KEY", "DEFAULT_URL", "ControlPlaneError", "Merchant", "NotMocksrv", "Sandbox"]
-
-
-class ControlPlaneError(RuntimeError):
-    """The control plane refused a call: `status`, and the error's `code` and `message`."""
-
-    def __init__(self, method: str, path: str, response: requests.Response) -> None:
-        try:
-            error = response.json()["error"]
-            code, message = str(error["code"]), str(error["message"])
-        except (ValueError, KeyError, TypeError):
-            code, message = "", response.text[:200]
-        super().__init__(
-            " ".join(part for part in (f"{method} {path}:", str(response.status_code), code, message) if part)
-        )
-        self.status = response.status_code
-        self.code = code
-        self.message = message
-
-
-class NotMocksrv(RuntimeError):
-    """A server that answers, but not as a mocksrv does: what it lacked."""
-
-
-def unreachable(error: BaseException) -> str:
-    """Why a server could not be reached, in the words of the error at the root of the chain that
-    requests raises (`[Errno 111] Connection refused`), not the chain itself."""
-    cause = error
-    while (cause.__cause__ or cause.__context__) is not None:
-        cause = cause.__cause__ or cause.__context__  # type: ignore[assignment]
-    return str(cause) or type(cause).__name__
-
-
-class KeyedSession(requests.Session):
-    """A session that sends an API key and gives every request a timeout unless the call names one."""
-
-    def __init__(self, api_key: str, timeout: float = DEFAULT_TIMEOUT) -> None:
-        super().__init__()
-        self.headers["api-key"] = api_key
-        self.timeout = timeout
-
-    def request(self, method: str | bytes, url: str | bytes, *args: Any, **kwargs: Any) -> requests.Response:
-        kwargs.setdefault("timeout", self.timeout)
-        return super().request(method, url, *args, **kwargs)
-
-
-def _call(session: requests.Session, method: str, url: str, path: str, **kwargs: Any) -> Any:
-    response = session.request(method, url + path, **kwargs)
-    if not response.ok:
-        raise ControlPlaneError(method, path, response)
-    return response.json()
-
-
-def parse_time(value: str) -> datetime:
-    """Read a timestamp the server wrote (ISO 8601 UTC, `Z`) as an aware datetime."""
-    return datetime.fromisoformat(value)
-
-
-class _Closing:
-    """Closes its session when done, or at the end of a `with` block."""
-
-    session: KeyedSession
-
-    def close(self) -> None:
-        self.session.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
-
-class Sandbox(_Closing):
-    """A running mocksrv, reached with its admin key: creates merchants, resets, lists."""
-
-    def __init__(
-        self, url: str = DEFAULT_URL, admin_key: str = DEFAULT_ADMIN_KEY, *, timeout: float = DEFAULT_TIMEOUT
-    ) -> None:
-        self.url = url.rstrip("/")
-        self.admin_key = admin_key
-        self.timeout = timeout
-        self.session = KeyedSession(admin_key, timeout)
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.url!r})"
-
-    def _admin(self, method: str, path: str, **kwargs: Any) -> Any:
-        return _call(self.session, method, self.url, path, **kwargs)
-
-    def merchant_ids(self) -> list[str]:
-        """Every merchant's id; also proves that the admin key is the server's, and the server a
-        mocksrv (NotMocksrv: an answer that is not a list of merchants, or a refusal not in its shape)."""
-        try:
-            answer = self._admin("GET", "/__mock/merchants")
-        except ControlPlaneError as error:
-            if error.code or error.status >= 500:  # a proxy's 502 or 503 says nothing of what is behind it
-                raise
-            raise NotMocksrv(f"GET /__mock/merchants gave no list of merchants ({error.status})") from None
-        except requests.JSONDecodeError:
-            answer = None
-        ids = answer.get("data") if isinstance(answer, dict) else None
-        if not isinstance(ids, list):
-            raise NotMocksrv("GET /__mock/merchants gave no list of merchants")
-        return ids
-
-    def create_merchant(self, **settings: Any) -> Merchant:
-        """Create an isolated merchant with fresh keys: `merchant_id`, `profile_name`, `return_url`,
-        `webhook_url`, `session_expiry`, `rate_limit`, all optional."""
-        body = self._admin("POST", "/__mock/merchants", json=settings)
-        return Merchant(
-            url=self.url,
-            merchant_id=body["merchant_id"],
-            profile_id=body["profile_id"],
-            secret_key=body["secret_key"],
-            publishable_key=body["publishable_key"],
-            signing_key=body["payment_response_hash_key"],
-            timeout=self.timeout,
-            legacy_client_id=body.get("legacy_client_id"),
-            legacy_client_secret=body.get("legacy_client_secret"),
-        )
-
-    def snapshot(self, merchant_id: str | None = None) -> Json:
-        """The state of every merchant, or of the one named, as a snapshot document."""
-        params = {} if merchant_id is None else {"merchant_id": merchant_id}
-        document: Json = self._admin("GET", "/__mock/snapshot", params=params)
-        return document
-
-    def restore(self, document: Json, merchant_id: str | None = None) -> Json:
-        """Replace every merchant (those the document lacks are removed), or the one named, with the
-        document's; returns what was restored."""
-        params = {} if merchant_id is None else {"merchant_id": merchant_id}
-        restored: Json = self._admin("POST", "/__mock/restore", json=document, params=params)
-        return restored
-
-    def default_merchant(self) -> Merchant:
-        """The merchant that the built-in fixtures seed, with its documented keys."""
-        return Merchant(url=self.url, timeout=self.timeout, **DEFAULT_MERCHANT)
-
-    def reset(self, merchant_id: str) -> None:
-        """Delete one merchant's payments, customers, events and timers, whatever its own keys."""
-        self._admin("POST", "/__mock/reset", json={"merchant_id": merchant_id})
-
-    def delete_merchant(self, merchant_id: str) -> None:
-        """Forget a merchant and all of it, giving back the memory it took; its keys stop working."""
-        self._admin("DELETE", f"/__mock/merchants/{merchant_id}")
-
-    def reset_all(self) -> list[str]:
-        """Delete every merchant's payments, customers, events and timers; keys and profiles stay."""
-        reset: list[str] = self._admin("POST", "/__mock/reset")["reset"]
-        return reset
-
-    def transitions(self) -> Json:
-        """Every resource's transition table."""
-        tables: Json = self._admin("GET", "/__mock/transitions")
-        return tables
-
-    def trigger(self, event_type: str, merchant_id: str = DEFAULT_MERCHANT["merchant_id"]) -> Json:
-        """Make the merchant's objects go through the API until `event_type` happens; returns the
-        event's id, type and object, and the ids of every object made on the way."""
-        body = {"event_type": event_type, "merchant_id": merchant_id}
-        triggered: Json = self._admin("POST", "/__mock/trigger", json=body)
-        return triggered
-
-    def set_webhook_url(self, url: str | None, merchant_id: str = DEFAULT_MERCHANT["merchant_id"]) -> Json:
-        """Send the merchant's webhooks to `url` (None: nowhere); returns its profile."""
-        body = {"webhook_url": url, "merchant_id": merchant_id}
-        profile: Json = self._admin("PUT", "/__mock/webhook_url", json=body)
-        return profile
+from mocksrv.client.calls import (
+    DEFAULT_TIMEOUT,
+    PAGE_SIZE,
+    SEED_SIZE,
+    Closing,
+    Json,
+    KeyedSession,
+    call,
+    parse_time,
+)
 
 
 @dataclass
-class Merchant(_Closing):
+class Merchant(Closing):
     """One merchant: its ids and keys, a session that sends its secret key, and its controls.
 
     The controls act through the control plane with the merchant's own secret key, so they see
@@ -234,12 +46,12 @@ class Merchant(_Closing):
         if self.legacy_client_id is None or self.legacy_client_secret is None:
             raise ValueError(f"the legacy client credentials of {self.merchant_id} are not known")
         credentials = (self.legacy_client_id, self.legacy_client_secret)
-        answer = _call(self.session, "GET", self.url, "/api/v1", auth=credentials)
+        answer = call(self.session, "GET", self.url, "/api/v1", auth=credentials)
         token: str = answer["access_token"]
         return token
 
     def _control(self, method: str, path: str, **kwargs: Any) -> Any:
-        return _call(self.session, method, self.url, "/__mock" + path, **kwargs)
+        return call(self.session, method, self.url, "/__mock" + path, **kwargs)
 
     # -- the clock -------------------------------------------------------------------------------
 
