@@ -4,8 +4,16 @@ from __future__ import annotations
 
 from flask import Flask
 
-from mocksrv.control import chaos, faults, journal, state  # noqa: F401  (their routes join the blueprint)
-from mocksrv.control.routes import control
+from mocksrv.control import (  # noqa: F401  (their routes join the blueprint)
+    chaos,
+    faults,
+    journal,
+    routes,
+    settlement,
+    state,
+    webhooks,
+)
+from mocksrv.control.blueprint import control
 from mocksrv.rest import wait_slots
 
 __all__ = ["init_app", "wait_slots"]

@@ -8,7 +8,7 @@ from flask import request
 from marshmallow import fields, validate
 
 from mocksrv.contract import AnswerSchema, Auth, documented
-from mocksrv.control.routes import _merchant, _merchant_only, control
+from mocksrv.control.blueprint import acting_merchant, control, merchant_only
 from mocksrv.domain.webhooks import MAX_CHAOS_DELAY, WebhookChaos
 from mocksrv.fieldtypes import StrictBoolean, StrictInteger
 from mocksrv.rest import json_body, load, sandbox
@@ -67,9 +67,9 @@ def _chaos_json(chaos: WebhookChaos) -> Json:
 
 
 @control.get("/webhooks/chaos")
-@documented(ControlWebhookChaosAnswerSchema, query=_merchant_only, auth=Auth.CONTROL, errors=(404,))
+@documented(ControlWebhookChaosAnswerSchema, query=merchant_only, auth=Auth.CONTROL, errors=(404,))
 def get_webhook_chaos() -> Json:
-    merchant_id = _merchant(load(_merchant_only, request.args.to_dict()))
+    merchant_id = acting_merchant(load(merchant_only, request.args.to_dict()))
     return _chaos_json(sandbox().webhooks.chaos(merchant_id))
 
 
@@ -78,7 +78,7 @@ def get_webhook_chaos() -> Json:
 def set_webhook_chaos() -> Json:
     """Replace the merchant's webhook chaos; it applies to the events that happen from now on."""
     body = load(_chaos, json_body())
-    merchant_id = _merchant(body)
+    merchant_id = acting_merchant(body)
     chaos = sandbox().webhooks.set_chaos(
         merchant_id,
         duplicate=body["duplicate"],
@@ -90,8 +90,8 @@ def set_webhook_chaos() -> Json:
 
 
 @control.delete("/webhooks/chaos")
-@documented(ControlWebhookChaosAnswerSchema, query=_merchant_only, auth=Auth.CONTROL, errors=(404,))
+@documented(ControlWebhookChaosAnswerSchema, query=merchant_only, auth=Auth.CONTROL, errors=(404,))
 def clear_webhook_chaos() -> Json:
     """Deliver as usual again; deliveries already held go when their time comes."""
-    merchant_id = _merchant(load(_merchant_only, request.args.to_dict()))
+    merchant_id = acting_merchant(load(merchant_only, request.args.to_dict()))
     return _chaos_json(sandbox().webhooks.clear_chaos(merchant_id))

@@ -8,7 +8,7 @@ from flask import request
 from marshmallow import ValidationError, fields, validate, validates_schema
 
 from mocksrv.contract import AnswerSchema, Auth, documented, one_of
-from mocksrv.control.routes import _merchant, _merchant_only, control
+from mocksrv.control.blueprint import acting_merchant, control, merchant_only
 from mocksrv.domain.controls.faults import (
     ERROR_STATUSES,
     RATE_LIMITED,
@@ -143,7 +143,7 @@ def fault_json(rule: FaultRule) -> Json:
 def add_fault() -> Json:
     """Make the merchant's matching API requests misbehave, from its next request on."""
     body = load(_new_fault, json_body())
-    return fault_json(sandbox().faults.add(_merchant(body), _rule_fields(body)))
+    return fault_json(sandbox().faults.add(acting_merchant(body), _rule_fields(body)))
 
 
 def _rule_fields(body: Json) -> Json:
@@ -165,32 +165,32 @@ def check_fault(document: Json) -> None:
 
 
 @control.get("/faults")
-@documented(ControlFaultListAnswerSchema, query=_merchant_only, auth=Auth.CONTROL, errors=(404,))
+@documented(ControlFaultListAnswerSchema, query=merchant_only, auth=Auth.CONTROL, errors=(404,))
 def list_faults() -> Json:
     """The merchant's fault rules, in the order they are tried."""
-    merchant_id = _merchant(load(_merchant_only, request.args.to_dict()))
+    merchant_id = acting_merchant(load(merchant_only, request.args.to_dict()))
     rules = sandbox().faults.list(merchant_id)
     return {"data": [fault_json(rule) for rule in rules], "total_count": len(rules)}
 
 
 @control.get("/faults/<id:fault_id>")
-@documented(ControlFaultAnswerSchema, query=_merchant_only, auth=Auth.CONTROL)
+@documented(ControlFaultAnswerSchema, query=merchant_only, auth=Auth.CONTROL)
 def get_fault(fault_id: str) -> Json:
-    merchant_id = _merchant(load(_merchant_only, request.args.to_dict()))
+    merchant_id = acting_merchant(load(merchant_only, request.args.to_dict()))
     return fault_json(sandbox().faults.retrieve(merchant_id, fault_id))
 
 
 @control.delete("/faults/<id:fault_id>")
-@documented(ControlFaultAnswerSchema, query=_merchant_only, auth=Auth.CONTROL)
+@documented(ControlFaultAnswerSchema, query=merchant_only, auth=Auth.CONTROL)
 def delete_fault(fault_id: str) -> Json:
     """Remove a rule; answers it as it was last."""
-    merchant_id = _merchant(load(_merchant_only, request.args.to_dict()))
+    merchant_id = acting_merchant(load(merchant_only, request.args.to_dict()))
     return fault_json(sandbox().faults.delete(merchant_id, fault_id))
 
 
 @control.delete("/faults")
-@documented(ControlFaultsDeletedAnswerSchema, query=_merchant_only, auth=Auth.CONTROL, errors=(404,))
+@documented(ControlFaultsDeletedAnswerSchema, query=merchant_only, auth=Auth.CONTROL, errors=(404,))
 def delete_faults() -> Json:
     """Remove every rule of the merchant."""
-    merchant_id = _merchant(load(_merchant_only, request.args.to_dict()))
+    merchant_id = acting_merchant(load(merchant_only, request.args.to_dict()))
     return {"deleted": sandbox().faults.clear(merchant_id)}

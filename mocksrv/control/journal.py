@@ -8,7 +8,7 @@ from flask import request
 from marshmallow import fields, validate
 
 from mocksrv.contract import AnswerSchema, Auth, documented, one_of
-from mocksrv.control.routes import _merchant, _merchant_only, control
+from mocksrv.control.blueprint import acting_merchant, control, merchant_only
 from mocksrv.domain.controls.faults import AppliedFault, FaultEffect, FaultTiming
 from mocksrv.domain.controls.journal import JournalEntry, JournalFilter
 from mocksrv.fieldtypes import Timestamp
@@ -111,7 +111,7 @@ def _request_json(entry: JournalEntry) -> Json:
 def list_requests() -> Json:
     """The merchant's recorded API requests, newest first."""
     query = load(_request_page, request.args.to_dict())
-    merchant_id = _merchant(query)
+    merchant_id = acting_merchant(query)
     entries, total = sandbox().journal.entries(
         merchant_id, _journal_filter(query), query["limit"], query["offset"]
     )
@@ -128,12 +128,15 @@ def count_requests() -> Json:
     """How many of the merchant's recorded requests match: "exactly one capture was sent"."""
     query = load(_request_filter, request.args.to_dict())
     journal = sandbox().journal
-    return {"count": journal.count(_merchant(query), _journal_filter(query)), "recording": journal.enabled}
+    return {
+        "count": journal.count(acting_merchant(query), _journal_filter(query)),
+        "recording": journal.enabled,
+    }
 
 
 @control.delete("/requests")
-@documented(ControlRequestsDeletedAnswerSchema, query=_merchant_only, auth=Auth.CONTROL, errors=(404,))
+@documented(ControlRequestsDeletedAnswerSchema, query=merchant_only, auth=Auth.CONTROL, errors=(404,))
 def delete_requests() -> Json:
     """Forget the merchant's recorded requests."""
-    merchant_id = _merchant(load(_merchant_only, request.args.to_dict()))
+    merchant_id = acting_merchant(load(merchant_only, request.args.to_dict()))
     return {"deleted": sandbox().journal.clear(merchant_id)}

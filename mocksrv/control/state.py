@@ -12,7 +12,7 @@ from flask import request
 from marshmallow import fields, validate
 
 from mocksrv.contract import AnswerSchema, Auth, documented, one_of
-from mocksrv.control.routes import MerchantOnlySchema, _merchant, control
+from mocksrv.control.blueprint import MerchantOnlySchema, acting_merchant, control
 from mocksrv.domain.controls.snapshot import Snapshots
 from mocksrv.domain.ids import MAX_SEED
 from mocksrv.rest import is_admin, json_body, load, sandbox
@@ -70,7 +70,7 @@ def take_snapshot() -> Json:
     """The state of the merchant, or (admin key, no merchant_id) of every merchant, as one document."""
     query = load(_merchant_query, request.args.to_dict())
     everything = is_admin() and not query.get("merchant_id")
-    merchant_id = None if everything else _merchant(query)
+    merchant_id = None if everything else acting_merchant(query)
     return Snapshots(sandbox()).take(merchant_id, producer=__version__)
 
 
@@ -82,7 +82,7 @@ def restore_snapshot() -> Json:
     """Replace the merchant, or (admin key, no merchant_id) every merchant, with a document's."""
     query = load(_merchant_query, request.args.to_dict())
     # The admin may bring back a merchant that is gone; a merchant's key, only its own merchant.
-    merchant_id = query.get("merchant_id") if is_admin() else _merchant(query)
+    merchant_id = query.get("merchant_id") if is_admin() else acting_merchant(query)
     restored = Snapshots(sandbox()).restore(json_body(), merchant_id)
     return {"restored": restored.merchants, "removed": restored.removed}
 
@@ -92,6 +92,6 @@ def restore_snapshot() -> Json:
 def seed_ids() -> Json:
     """Draw the merchant's new ids and secrets from a seeded stream (null: back to the default)."""
     body = load(_seed_ids, json_body())
-    merchant_id = _merchant(body)
+    merchant_id = acting_merchant(body)
     Snapshots(sandbox()).seed_ids(merchant_id, body["seed"])
     return {"merchant_id": merchant_id, "seed": body["seed"]}

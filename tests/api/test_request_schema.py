@@ -26,7 +26,8 @@ from mocksrv.api import schemas
 from mocksrv.api.payouts import PayoutCreateSchema, PayoutUpdateSchema
 from mocksrv.api.profiles import ProfileUpdateSchema
 from mocksrv.api.refunds import RefundCreateSchema
-from mocksrv.control.routes import AdvanceSchema, NewMerchantSchema, OpenDisputeSchema
+from mocksrv.control.routes import AdvanceSchema, NewMerchantSchema
+from mocksrv.control.settlement import OpenDisputeSchema
 from mocksrv.schema import RequestSchema
 from tests import payloads
 
