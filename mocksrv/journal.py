@@ -17,7 +17,7 @@ from werkzeug.exceptions import HTTPException
 from mocksrv.domain.controls.faults import AppliedFault, FaultRule
 from mocksrv.domain.models import KeyKind
 from mocksrv.faults import DROP_CONNECTION
-from mocksrv.masking import HIDDEN_KEYS, LAST_FOUR_KEYS, mask_json, mask_text
+from mocksrv.masking import CARD, HIDDEN_KEYS, LAST_FOUR_KEYS, mask_json, mask_text
 from mocksrv.rest import STARTED, current_request, is_admin, request_body, sandbox
 
 BODY_LIMIT = 64 * 1024  # characters of each body an entry keeps
@@ -37,7 +37,7 @@ def _key_endings(names: frozenset[str]) -> tuple[bytes, ...]:
     return tuple(sorted(end.encode() for end in ends if not any(end.endswith(o) and end != o for o in ends)))
 
 
-_KEY_ENDINGS = _key_endings(LAST_FOUR_KEYS | HIDDEN_KEYS)
+_KEY_ENDINGS = _key_endings(LAST_FOUR_KEYS | HIDDEN_KEYS | {CARD})
 # Digits, spaces and dashes become "0", every other byte "x": a card-like number, which starts with a
 # digit followed by 11 more of those, becomes a run of 12 zeros. One pass in C, where the pattern of
 # the run took six times as long.

@@ -19,6 +19,10 @@ HIDDEN_KEYS = CVC_FIELDS | {"webhook_password"}
 HIDDEN = "***"
 # Keys that also name a kind of method data, an object whose fields are masked as any are.
 _ALSO_KINDS = frozenset({"network_token"})
+# An object under `card` is a card, whose `number` is its number however it is written (the legacy
+# API's `card.number` takes spaces as they come), not a phone's.
+CARD = "card"
+_CARD_NUMBER = "number"
 # 12 to 19 digits, as a card number is written: in one run, or in groups split by spaces or dashes.
 CARD_LIKE = re.compile(r"(?<![0-9])[0-9](?:[ -]?[0-9]){11,18}(?![0-9])")
 # The same in text that may be URL-encoded (a query, a form, any text that is not JSON), where a
@@ -101,5 +105,16 @@ def _mask_entry(key: str, value: Any) -> Any:
     if named in LAST_FOUR_KEYS:
         if named in _ALSO_KINDS and isinstance(value, dict):
             return mask_json(value)
-        return last_four(str(value)) if isinstance(value, str | int) else HIDDEN
+        return _last_four_of(value)
+    if named == CARD and isinstance(value, dict):
+        return {
+            key: _last_four_of(entry)
+            if key.lower() == _CARD_NUMBER and entry is not None
+            else _mask_entry(key, entry)
+            for key, entry in value.items()
+        }
     return mask_json(value)
+
+
+def _last_four_of(value: Any) -> Any:
+    return last_four(str(value)) if isinstance(value, str | int) else HIDDEN

@@ -608,6 +608,17 @@ def test_the_journal_records_a_legacy_request_with_its_card_masked(api: Api, leg
     )
 
 
+@pytest.mark.parametrize("number", ["4242  4242  4242  4242", "4242.4242.4242.4242"])
+def test_the_journal_masks_a_legacy_card_number_whatever_separates_its_groups(
+    api: Api, legacy: Legacy, number: str
+) -> None:
+    legacy.post(UNIFIED, transaction(card=card(number=number)))
+
+    [entry] = ok(api.get("/__mock/requests?path=/api/v1/card/unified"))["data"]
+
+    assert entry["request_body"]["card"]["number"] == "*" * (len(number) - 4) + "4242"
+
+
 def test_a_fault_rule_applies_to_legacy_requests_as_to_the_payments_api(api: Api, legacy: Legacy) -> None:
     ok(
         api.post(

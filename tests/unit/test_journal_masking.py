@@ -14,7 +14,7 @@ from mocksrv.masking import HIDDEN_KEYS, LAST_FOUR_KEYS, mask_json, mask_text
 MASKED_KEYS = sorted(LAST_FOUR_KEYS | HIDDEN_KEYS)
 CARD_LIKE = ["4242424242424242", "4242-4242-4242-4242", "4242 4242 4242 4242"]
 # Names near the masked ones, which must be left alone: a phone's number, a CVC check.
-NEAR_KEYS = ["number", "cvc_check", "card_isin", "phone", "last4", "ibank", "amount"]
+NEAR_KEYS = ["card", "number", "cvc_check", "card_isin", "phone", "last4", "ibank", "amount"]
 texts = st.one_of(
     st.text(alphabet="0123456789 -", max_size=24),
     st.text(alphabet='0123456789 -aé\\"', max_size=24),
@@ -53,6 +53,7 @@ def test_every_masked_key_has_one_of_the_endings_looked_for() -> None:
         b'_number"',
         b'_password"',
         b'_token"',
+        b'card"',
         b'cvc"',
         b'cvv"',
         b'cvv2"',
@@ -107,3 +108,15 @@ def test_a_cvc_in_single_quotes_is_masked() -> None:
 def test_a_card_number_whose_groups_are_split_by_a_url_encoded_space_is_masked() -> None:
     query = "a=4242+4242+4242+4242&b=4242%204242%204242%204242&c=1+2"
     assert mask_text(query) == "a=************4242&b=************4242&c=1+2"
+
+
+def test_a_cards_number_is_masked_however_it_is_written_and_a_phones_is_kept() -> None:
+    body = {
+        "card": {"number": "4242  4242.4242\t4242", "cvv": "123", "expiry_month": "12"},
+        "phone": {"number": "4155550100"},
+    }
+    assert mask_json(body) == {
+        "card": {"number": "****************4242", "cvv": "***", "expiry_month": "12"},
+        "phone": {"number": "4155550100"},
+    }
+    assert orjson.loads(orjson.dumps(journal_body(orjson.dumps(body)))) == mask_json(body)
