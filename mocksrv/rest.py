@@ -12,7 +12,7 @@ import orjson
 from flask import Flask, Request, Response, current_app, g, jsonify, request
 from flask.json.provider import JSONProvider
 from marshmallow import Schema, ValidationError
-from werkzeug.exceptions import ClientDisconnected, HTTPException
+from werkzeug.exceptions import ClientDisconnected, HTTPException, MethodNotAllowed
 from werkzeug.routing import BaseConverter
 from werkzeug.wsgi import LimitedStream
 
@@ -191,7 +191,10 @@ def _http_error(error: HTTPException) -> Response:
     if status == 404:
         return error_response(404, "IR_02", "Unrecognized request URL")
     if status == 405:
-        return error_response(405, "IR_03", "The HTTP method is not applicable for this API")
+        response = error_response(405, "IR_03", "The HTTP method is not applicable for this API")
+        if isinstance(error, MethodNotAllowed) and error.valid_methods:
+            response.headers["Allow"] = ", ".join(sorted(error.valid_methods))  # as HTTP asks of a 405
+        return response
     if status == 413:
         limit = current_app.config["MAX_CONTENT_LENGTH"]
         too_large = BodyTooLarge(f"Request body is larger than the limit of {limit} bytes")

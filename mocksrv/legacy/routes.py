@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Blueprint
+from werkzeug.exceptions import MethodNotAllowed
 
 from mocksrv.contract import Auth, documented
 from mocksrv.legacy import auth
@@ -27,9 +28,11 @@ Json = dict[str, Any]
 
 
 @legacy.get("")
-@documented(LegacyTokenAnswerSchema, auth=Auth.NONE, errors=(401, 429))
+@documented(LegacyTokenAnswerSchema, auth=Auth.NONE, errors=(401, 405, 429))  # 405: a HEAD
 def get_token() -> Json:
     """Get a bearer token for the client id and secret sent with HTTP Basic."""
+    if current_request().method == "HEAD":  # a token it would store could never be read
+        raise MethodNotAllowed(["GET"])
     return token_json(auth.issue_token())
 
 

@@ -9,7 +9,7 @@ import pytest
 from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
-from mocksrv.app import create_app
+from mocksrv.app import create_app, create_sandbox
 from mocksrv.domain.legacy.tokens import LEGACY_TOKENS, LegacyTokenStatus
 from mocksrv.domain.merchants import key_hash
 from mocksrv.domain.sandbox import Sandbox
@@ -649,3 +649,35 @@ def test_legacy_requests_count_against_the_merchants_rate_limit(client: FlaskCli
     assert [second.status_code, unified.status_code, token.status_code] == [429, 429, 429]
     assert second.json["error"]["code"] == "RL_01"
     assert second.headers["X-RateLimit-Limit"] == "2"
+
+
+def test_a_token_request_the_rate_limit_refuses_stores_no_token() -> None:
+    settings = Settings(rate_limit=2)
+    limited_sandbox = create_sandbox(settings)
+    app = create_app(settings, limited_sandbox)
+    app.test_client_class = CheckedClient
+    limited = app.test_client()
+
+    statuses = [limited.get(TOKEN_PATH, headers=basic()).status_code for _ in range(4)]
+
+    assert statuses == [200, 200, 429, 429]
+    assert len(limited_sandbox.store.all(LEGACY_TOKENS, MERCHANT_ID)) == 2
+
+
+def test_a_token_request_a_fault_refuses_before_it_acts_stores_no_token(
+    api: Api, client: FlaskClient, sandbox: Sandbox
+) -> None:
+    fault = {"match": {"path": "/api/v1"}, "effect": {"type": "error", "status": 503}, "timing": "before"}
+    ok(api.post("/__mock/faults", fault))
+
+    response = client.get(TOKEN_PATH, headers=basic())
+
+    assert response.status_code == 503
+    assert sandbox.store.all(LEGACY_TOKENS, MERCHANT_ID) == []
+
+
+def test_a_head_request_for_a_token_is_refused_and_stores_none(client: FlaskClient, sandbox: Sandbox) -> None:
+    response = client.head(TOKEN_PATH, headers=basic())
+
+    assert (response.status_code, response.headers["Allow"]) == (405, "GET")
+    assert sandbox.store.all(LEGACY_TOKENS, MERCHANT_ID) == []

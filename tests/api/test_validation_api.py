@@ -890,3 +890,9 @@ def test_a_strict_list_bound_at_the_calendars_end_finds_nothing(api: Api, query:
 
     assert response.status_code == 200
     assert response.json == {"size": 0, "data": []}
+
+
+def test_a_method_the_route_does_not_take_is_answered_with_the_methods_it_does(client: FlaskClient) -> None:
+    response = client.open("/customers", method="PUT", headers={"api-key": SECRET_KEY}, json={})
+
+    assert (response.status_code, response.headers["Allow"]) == (405, "OPTIONS, POST")

@@ -92,13 +92,16 @@ class LegacyTokenService:
         )
         scheduler.register(EXPIRE_TIMER, self._expire)
 
-    def issue(self, client_id: str, client_secret: str) -> IssuedToken:
-        """A token for the merchant whose legacy client these credentials are; IR_01 otherwise."""
+    def client_merchant(self, client_id: str, client_secret: str) -> str:
+        """The merchant whose legacy client these credentials are; IR_01 otherwise."""
         merchant = self._client(client_id)
         expected = merchant.legacy_client_secret_hash if merchant is not None else None
         if merchant is None or expected is None or not hmac.compare_digest(key_hash(client_secret), expected):
             raise Unauthorized(BAD_CLIENT)
-        merchant_id = merchant.merchant_id
+        return merchant.merchant_id
+
+    def issue(self, merchant_id: str) -> IssuedToken:
+        """A new token of the merchant, stored with its expiry timer."""
         with self._store.transaction(merchant_id):
             now = self._clock.now(merchant_id)
             secret = new_secret(_SECRET_DIGITS, self._store.ids(merchant_id))
