@@ -6,7 +6,15 @@ from typing import Any
 
 from marshmallow import ValidationError, fields, validate, validates_schema
 
-from mocksrv.fieldtypes import RESOURCE_ID, FreeForm, HttpUrl, StrictBoolean, Text, currency_code
+from mocksrv.fieldtypes import (
+    RESOURCE_ID,
+    FreeForm,
+    FreeFormLimits,
+    HttpUrl,
+    StrictBoolean,
+    Text,
+    currency_code,
+)
 from mocksrv.schema import RequestSchema
 
 # Said for an amount that is not a string, as the domain says it for one that is not a decimal.
@@ -35,6 +43,20 @@ class TransactionSchema(RequestSchema):
     three_ds = StrictBoolean()
     metadata = FreeForm()
     card = fields.Nested(LegacyCardSchema)
+
+    @validates_schema
+    def order_in_metadata(self, data: dict[str, Any], **kwargs: Any) -> None:
+        """The payment's metadata holds `order_id` too: within the limits with it, as an update of
+        the payment would take it back."""
+        if "order_id" not in data or "metadata" not in data:
+            return
+        try:
+            FreeFormLimits()({**data["metadata"], "order_id": data["order_id"]})
+        except ValidationError as error:
+            [message] = error.messages
+            raise ValidationError(
+                f"{str(message).rstrip('.')}, counting order_id, which it holds too.", "metadata"
+            ) from None
 
 
 # What `unified` takes to process a transaction made by `initiate`; the rest is for a new one.

@@ -681,3 +681,25 @@ def test_a_head_request_for_a_token_is_refused_and_stores_none(client: FlaskClie
 
     assert (response.status_code, response.headers["Allow"]) == (405, "GET")
     assert sandbox.store.all(LEGACY_TOKENS, MERCHANT_ID) == []
+
+
+def test_metadata_that_order_id_would_take_past_the_key_limit_is_refused_and_nothing_is_stored(
+    api: Api, legacy: Legacy
+) -> None:
+    metadata = {f"k{number}": "v" for number in range(50)}
+
+    refused = legacy.post(INITIATE, transaction(transaction_id="big", order_id="o1", metadata=metadata))
+    taken = legacy.post(
+        INITIATE,
+        transaction(transaction_id="fits", order_id="o1", metadata=dict(list(metadata.items())[:49])),
+    )
+
+    assert answer(refused) == error(
+        400,
+        "IR_04",
+        "Invalid value provided: metadata: has more than 50 keys, counting order_id, which it holds too",
+        "metadata",
+    )
+    assert ok(api.post("/payments/list", {}))["total_count"] == 1
+    assert taken.status_code == 200
+    assert len(retrieve(api, "fits")["metadata"]) == 50
