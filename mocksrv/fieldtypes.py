@@ -162,6 +162,23 @@ class FreeFormLimits(validate.Validator):
         return value
 
 
+class Entries(fields.Dict):
+    """A JSON object of named entries, each checked as `values`: an entry's error names its path
+    (`filters.currency.1`), without the `value` (or `key`) level marshmallow puts between."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        try:
+            return super()._deserialize(value, attr, data, **kwargs)
+        except ValidationError as error:
+            if not isinstance(error.messages, dict):
+                raise
+            messages = {
+                name: entry.get("value", entry.get("key", entry)) if isinstance(entry, dict) else entry
+                for name, entry in error.messages.items()
+            }
+            raise ValidationError(messages, valid_data=error.valid_data) from None
+
+
 def FreeForm(**kwargs: Any) -> fields.Dict:  # noqa: N802 - reads as a field type
     """A JSON object of the client's own (metadata and the like), within FreeFormLimits."""
     return fields.Dict(keys=fields.String(), validate=FreeFormLimits(), **kwargs)

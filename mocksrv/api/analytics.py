@@ -24,7 +24,7 @@ from mocksrv.domain.analytics import (
 )
 from mocksrv.domain.clock import format_timestamp
 from mocksrv.domain.errors import MalformedBody
-from mocksrv.fieldtypes import StrictBoolean, Timestamp
+from mocksrv.fieldtypes import Entries, StrictBoolean, Timestamp
 from mocksrv.rest import authenticate, current_request, json_body, load, request_body, sandbox
 from mocksrv.schema import RequestSchema
 
@@ -60,7 +60,7 @@ class MetricsBodySchema(RequestSchema):
     time_range = fields.Nested(TimeRangeSchema, required=True, data_key="timeRange")
     metrics = fields.List(fields.String(), required=True)
     group_by_names = fields.List(fields.String(), data_key="groupByNames")
-    filters = fields.Dict(keys=fields.String(), values=fields.List(fields.String()))
+    filters = Entries(keys=fields.String(), values=fields.List(fields.String()))
     time_series = fields.Nested(TimeSeriesSchema, data_key="timeSeries", allow_none=True)
     delta = StrictBoolean()
     source = fields.String()  # where the real service reads from (BATCH); mocksrv reads its store

@@ -15,6 +15,7 @@ from mocksrv.contract import AnswerSchema, Auth, documented, one_of
 from mocksrv.control.blueprint import MerchantOnlySchema, acting_merchant, control
 from mocksrv.domain.controls.snapshot import Snapshots
 from mocksrv.domain.ids import MAX_SEED
+from mocksrv.fieldtypes import Entries
 from mocksrv.rest import is_admin, json_body, load, sandbox
 from mocksrv.schema import RequestSchema
 from mocksrv.version import __version__
@@ -30,7 +31,7 @@ class SnapshotBodySchema(RequestSchema):
     mocksrv = fields.String()
     taken_at = fields.String()
     scope = fields.String()
-    merchants = fields.Dict(keys=fields.String(), values=fields.Dict(), required=True)
+    merchants = Entries(keys=fields.String(), values=fields.Dict(), required=True)
     ids = fields.Dict(allow_none=True)
 
 

@@ -202,6 +202,26 @@ def test_unknown_names_get_ir_04_naming_them(api: Api, change: dict[str, Any], e
     assert error["message"].startswith(f"Invalid value provided: {expected}")
 
 
+@pytest.mark.parametrize(
+    ("filters", "param"),
+    [
+        ({"currency": ["USD", None]}, "filters.currency.1"),
+        ({"currency": "USD"}, "filters.currency"),
+        ({"currency": None}, "filters.currency"),
+    ],
+)
+def test_a_filter_of_the_wrong_type_is_named_by_its_path_in_the_body(
+    api: Api, filters: dict[str, Any], param: str
+) -> None:
+    response = api.post(PAYMENTS, {**BODY, "filters": filters})
+
+    assert (response.status_code, response.json["error"]["code"], response.json["error"]["param"]) == (
+        400,
+        "IR_04",
+        param,
+    )
+
+
 def test_an_unknown_metric_answer_lists_the_known_ones(api: Api) -> None:
     response = api.post(DISPUTES, {**BODY, "metrics": ["payment_count"]})
     assert response.json == invalid(
