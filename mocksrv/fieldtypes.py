@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import orjson
@@ -166,9 +166,11 @@ class Entries(fields.Dict):
     """A JSON object of named entries, each checked as `values`: an entry's error names its path
     (`filters.currency.1`), without the `value` (or `key`) level marshmallow puts between."""
 
-    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+    def deserialize(
+        self, value: Any, attr: str | None = None, data: Mapping[str, Any] | None = None, **kwargs: Any
+    ) -> Any:
         try:
-            return super()._deserialize(value, attr, data, **kwargs)
+            return super().deserialize(value, attr, data, **kwargs)
         except ValidationError as error:
             if not isinstance(error.messages, dict):
                 raise
