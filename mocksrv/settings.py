@@ -447,8 +447,10 @@ def load_settings(
 
 def check_settings(settings: Settings) -> Settings:
     """Settings made in code, each value checked as the command line checks it: the first bad one
-    raises SettingsError, `Settings(threads=0): not a whole number from 1 to ...`."""
+    raises SettingsError, `Settings(threads=0): not a whole number from 1 to ...`. A value written as
+    the command line takes it (`fixtures="fixtures/"`, `threads="4"`) is taken as it reads there."""
+    parsed: dict[str, Any] = {}
     for setting in SETTINGS:
         value = getattr(settings, setting.name)
-        _parsed(setting, value, f"Settings({setting.name}={value!r})")
-    return settings
+        parsed[setting.name] = _parsed(setting, value, f"Settings({setting.name}={value!r})")
+    return replace(settings, **parsed)

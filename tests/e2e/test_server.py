@@ -168,6 +168,29 @@ def test_settings_made_in_code_are_checked_as_the_command_line_checks_them(
     assert str(refused_settings.value) == message
 
 
+def test_settings_made_in_code_with_values_written_as_on_the_command_line_are_taken_as_it_reads_them(
+    tmp_path: Path,
+) -> None:
+    state = tmp_path / "state.json"
+    written = Settings(
+        fixtures=str(DEFAULT_FIXTURES),
+        state=str(state),
+        threads="2",
+        rate_limit="100",
+        environment="SANDBOX",
+    )
+
+    with MockServer(written) as server:
+        created = requests.post(
+            f"{server.url}/payments", json=payment(), headers={"api-key": SECRET_KEY}, timeout=REQUEST_TIMEOUT
+        )
+        assert created.status_code == 200
+        assert (server.settings.threads, server.settings.rate_limit) == (2, 100)
+        assert (server.settings.fixtures, server.settings.state) == (DEFAULT_FIXTURES, state)
+        assert server.settings.environment == "sandbox"
+    assert state.exists()
+
+
 def test_two_mock_servers_do_not_share_state() -> None:
     with MockServer() as first, MockServer() as second:
         assert first.port != second.port
