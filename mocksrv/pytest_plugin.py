@@ -21,7 +21,7 @@ import os
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NoReturn
 from urllib.parse import urlsplit
 
 import pytest
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 ADMIN_KEY_VARIABLE = f"{VARIABLE_PREFIX}ADMIN_KEY"
 SCENARIO_SUFFIXES = (".yaml", ".yml")
 _SCENARIO_ROOTS = pytest.StashKey[list[Path]]()
+_STOPPED = pytest.StashKey[str]()  # why a pytest-xdist worker stopped the session
 
 # Before any test module or conftest makes a freeze: a freeze reads freezegun's ignore list when made.
 exempt_real_intervals()
@@ -231,12 +232,35 @@ def mocksrv(request: pytest.FixtureRequest, _mocksrv_errors: ServerErrors) -> It
         settings: Settings = request.getfixturevalue("mocksrv_settings")
         embedded = MockServer(settings).start()
     except (SettingsError, ListenError) as error:
-        pytest.exit(f"mocksrv: {error}", returncode=pytest.ExitCode.USAGE_ERROR)
+        _stop_session(request, f"mocksrv: {error}")
     try:
         with MocksrvServer(embedded.url, settings.admin_key, embedded.sandbox) as server:
             yield server
     finally:
         embedded.stop()
+
+
+def _stop_session(request: pytest.FixtureRequest, message: str) -> NoReturn:
+    """Stop the session at once, in one line, with exit code 4. A pytest-xdist worker cannot end the
+    run with `pytest.exit` (its controller would report an internal error): it fails the test with
+    the message and tells the controller to stop, which ends the run with the same code."""
+    if not hasattr(request.config, "workerinput"):
+        pytest.exit(message, returncode=pytest.ExitCode.USAGE_ERROR)
+    request.session.shouldstop = message
+    raise pytest.fail.Exception(message, pytrace=False) from None
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """pytest-xdist's controller: note a worker stopped by `_stop_session`."""
+    stopped = getattr(node, "workeroutput", {}).get("shouldstop")
+    if isinstance(stopped, str) and stopped.startswith("mocksrv: "):
+        node.config.stash[_STOPPED] = stopped
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    if _STOPPED in session.config.stash:
+        session.exitstatus = pytest.ExitCode.USAGE_ERROR
 
 
 @pytest.fixture(autouse=True)
@@ -262,9 +286,11 @@ def mocksrv_merchant(mocksrv: MocksrvServer) -> Iterator[Merchant]:
     yield merchant
     try:
         with _reached(mocksrv):
-            mocksrv.delete_merchant(
-                merchant.merchant_id
-            )  # with the admin key: the test may have revoked its own
+            # With the admin key: the test may have revoked its own key, or deleted the merchant.
+            mocksrv.delete_merchant(merchant.merchant_id)
+    except ControlPlaneError as error:
+        if error.status != 404:  # gone already: deleted, or removed by a restore
+            raise
     finally:
         merchant.close()
 

@@ -152,6 +152,53 @@ def mocksrv_settings():
     result.stdout.no_fnmatch_line("*test_1*")
 
 
+def test_a_test_may_delete_its_own_merchant_or_restore_a_document_without_it(
+    pytester: pytest.Pytester,
+) -> None:
+    consumer_tests(
+        pytester,
+        """
+def test_deletes_its_merchant(mocksrv, mocksrv_merchant):
+    mocksrv.delete_merchant(mocksrv_merchant.merchant_id)
+
+def test_restores_a_document_without_its_merchant(mocksrv, mocksrv_merchant):
+    mocksrv.restore(mocksrv.snapshot("merchant_default"))
+    assert mocksrv.merchant_ids() == ["merchant_default"]
+""",
+    )
+
+    result = pytester.runpytest_subprocess("-p", "no:randomly")
+
+    result.assert_outcomes(passed=2)
+
+
+def test_a_bad_setting_stops_an_xdist_session_with_its_reason_and_exit_code_4(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makeconftest(
+        """
+import pytest
+from mocksrv.settings import Settings
+
+@pytest.fixture(scope="session")
+def mocksrv_settings():
+    return Settings(threads=0)
+"""
+    )
+    consumer_tests(pytester, "".join(f"def test_{n}(mocksrv_merchant):\n    pass\n" for n in range(20)))
+
+    result = pytester.runpytest_subprocess("-n", "2", "-p", "no:randomly")
+
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stdout.fnmatch_lines(
+        ["*Interrupted: mocksrv: Settings(threads=0): not a whole number from 1 to 256*"]
+    )
+    result.stdout.no_fnmatch_line("*INTERNALERROR*")
+    result.stdout.no_fnmatch_line("*Traceback*")
+    assert result.parseoutcomes()["errors"] <= 2  # the first test of each worker, then nothing more
+    result.stdout.no_fnmatch_line("*During handling*")
+
+
 def test_a_hanging_receiver_times_out_and_is_released(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(
         """
