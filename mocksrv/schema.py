@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from marshmallow import RAISE, Schema, ValidationError, fields, missing, types, validate
+from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, missing, types, validate
 from marshmallow.decorators import VALIDATES_SCHEMA
 
 from mocksrv.fieldtypes import Number, StrictBoolean, StrictInteger
@@ -89,6 +89,14 @@ class RequestSchema(Schema):
         if self._check is None:
             self._check = _compile_schema(self, compiling | {type(self)}) or _unsettled
         return self._check
+
+
+class QuerySchema(RequestSchema):
+    """A GET's query: its parameters arrive as text, and one it does not know is ignored, as on any
+    GET (a cache-busting `_=`, a tracking parameter)."""
+
+    class Meta:
+        unknown = EXCLUDE
 
 
 def _bound_text(field: fields.Field[Any]) -> None:

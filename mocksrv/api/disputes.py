@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Blueprint, request
-from marshmallow import EXCLUDE, fields, post_load, validate
+from marshmallow import fields, post_load, validate
 
 from mocksrv.api.answers.disputes import (
     DisputeAnswerSchema,
@@ -19,18 +19,15 @@ from mocksrv.domain.store import Query
 from mocksrv.fieldtypes import Timestamp
 from mocksrv.representations import dispute_json, evidence_json
 from mocksrv.rest import authenticate, json_body, load, sandbox
-from mocksrv.schema import RequestSchema
+from mocksrv.schema import QuerySchema, RequestSchema
 
 disputes = Blueprint("disputes", __name__)
 
 Json = dict[str, Any]
 
 
-class DisputeListSchema(RequestSchema):
+class DisputeListSchema(QuerySchema):
     """Query parameters; ones it does not know are ignored, as on any GET."""
-
-    class Meta:
-        unknown = EXCLUDE
 
     limit = fields.Integer(validate=validate.Range(1, 100), load_default=10)
     offset = fields.Integer(validate=validate.Range(min=0), load_default=0)

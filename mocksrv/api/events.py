@@ -10,7 +10,7 @@ from typing import Any
 
 import orjson
 from flask import Blueprint, request
-from marshmallow import EXCLUDE, fields, post_load, validate
+from marshmallow import fields, post_load, validate
 
 from mocksrv.api.answers.events import EventAttemptAnswerSchema, EventListAnswerSchema
 from mocksrv.contract import Auth, documented
@@ -30,7 +30,7 @@ from mocksrv.representations import (
     outgoing_request_json,
 )
 from mocksrv.rest import authenticate, authenticate_for_merchant, base_url, json_body, load, sandbox
-from mocksrv.schema import RequestSchema
+from mocksrv.schema import QuerySchema, RequestSchema
 from mocksrv.signatures import SIGNATURE_HEADER
 
 events = Blueprint("events", __name__)
@@ -110,12 +110,9 @@ class EventListSchema(RequestSchema):
         return where, data["limit"], data["offset"]
 
 
-class EventQuerySchema(EventListSchema):
+class EventQuerySchema(EventListSchema, QuerySchema):
     """The same constraints as query parameters: text, lists repeated or comma-separated; parameters
     it does not know are ignored, as on any GET."""
-
-    class Meta:
-        unknown = EXCLUDE
 
     limit = fields.Integer(validate=validate.Range(1, 100), load_default=10)
     offset = fields.Integer(validate=validate.Range(min=0), load_default=0)

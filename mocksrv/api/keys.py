@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Blueprint, request
-from marshmallow import EXCLUDE, ValidationError, fields, validate
+from marshmallow import ValidationError, fields, validate
 
 from mocksrv.api.answers.keys import ApiKeyAnswerSchema, CreatedApiKeyAnswerSchema, RevokedApiKeyAnswerSchema
 from mocksrv.contract import Auth, documented
@@ -16,7 +16,7 @@ from mocksrv.domain.api_keys.service import NEVER
 from mocksrv.domain.clock import parse_timestamp
 from mocksrv.representations import api_key_json, created_api_key_json, revoked_api_key_json
 from mocksrv.rest import authenticate_for_merchant, json_body, load, sandbox
-from mocksrv.schema import RequestSchema
+from mocksrv.schema import QuerySchema, RequestSchema
 
 keys = Blueprint("keys", __name__)
 
@@ -47,11 +47,8 @@ class ApiKeyUpdateSchema(RequestSchema):
     expiration = fields.String(validate=_expiration)
 
 
-class ApiKeyListSchema(RequestSchema):
+class ApiKeyListSchema(QuerySchema):
     """Query parameters arrive as text; ones it does not know are ignored, as on any GET."""
-
-    class Meta:
-        unknown = EXCLUDE
 
     limit = fields.Integer(validate=validate.Range(1, 100))  # absent: every key
     skip = fields.Integer(validate=validate.Range(min=0), load_default=0)

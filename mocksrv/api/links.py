@@ -76,6 +76,6 @@ def take_customer_info(payment_link_id: str) -> Json:
     principal = authenticate(publishable=True)
     fields = load(_customer_info, json_body())
     payment = sandbox().payment_links.take_customer_info(
-        principal.merchant_id, payment_link_id, fields["client_secret"], fields["name"], fields["email"]
+        principal.merchant_id, payment_link_id, fields.get("client_secret"), fields["name"], fields["email"]
     )
     return show_payment(payment)

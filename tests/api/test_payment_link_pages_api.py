@@ -325,6 +325,20 @@ def test_the_customer_s_details_of_a_finished_link_are_refused(
     assert retrieve(api, link["payment_id"])["name"] is None
 
 
+def test_the_customer_s_details_without_the_client_secret_are_ir_08(api: Api, browser: Api) -> None:
+    link = make_link(api)
+
+    response = browser.post(
+        f"/payment_link/{link['payment_link_id']}/customer_info", {"name": "Ada", "email": "ada@example.com"}
+    )
+
+    assert (response.status_code, response.json) == (
+        400,
+        error("IR_08", "Missing required param: client_secret", "client_secret"),
+    )
+    assert retrieve(api, link["payment_id"])["name"] is None
+
+
 def test_the_customer_s_details_of_an_unknown_link_are_not_found(browser: Api) -> None:
     body = {"client_secret": "pay_x_secret_y", "name": "Ada", "email": "ada@example.com"}
 

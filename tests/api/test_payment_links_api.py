@@ -366,6 +366,14 @@ def test_a_declined_payment_leaves_the_link_active(api: Api, browser: Api) -> No
     assert ok(api.get(f"/payment_link/{link['payment_link_id']}"))["status"] == "active"
 
 
+def test_a_link_is_retrieved_whatever_query_parameters_it_does_not_know_come_with_it(api: Api) -> None:
+    link = make_link(api)
+
+    response = api.get(f"/payment_link/{link['payment_link_id']}?_=1700000000&utm_source=mail")
+
+    assert (response.status_code, response.json["payment_link_id"]) == (200, link["payment_link_id"])
+
+
 def test_the_link_s_payment_cannot_be_confirmed_after_expiry(api: Api, browser: Api) -> None:
     link = make_link(api)
     payment = retrieve(api, link["payment_id"])

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from marshmallow import EXCLUDE, ValidationError, fields, post_load, validate
+from marshmallow import ValidationError, fields, post_load, validate
 
 from mocksrv.domain.money import MAX_AMOUNT, MIN_AMOUNT, is_country
 from mocksrv.domain.store import Query
@@ -19,7 +19,7 @@ from mocksrv.fieldtypes import (
     Timestamp,
     currency_code,
 )
-from mocksrv.schema import RequestSchema
+from mocksrv.schema import QuerySchema, RequestSchema
 
 
 def _country(value: str) -> None:
@@ -196,13 +196,10 @@ def any_of(data: dict[str, Any], name: str, attribute: str | None = None) -> Non
     data[attribute or name] = frozenset(values) if values else None
 
 
-class ListQuerySchema(RequestSchema):
+class ListQuerySchema(QuerySchema):
     """The query of the real service's `GET /payments/list` and `GET /payouts/list`. Parameters arrive
     as text; ones it does not know are ignored, as on any GET. Times compare to the millisecond, as
     answers show them."""
-
-    class Meta:
-        unknown = EXCLUDE
 
     customer_id = fields.String()
     starting_after = fields.String()

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from marshmallow import EXCLUDE, fields, validate
+from marshmallow import fields, validate
 
 from mocksrv.api.schemas.common import AddressSchema
 from mocksrv.fieldtypes import RESOURCE_ID, FreeForm
-from mocksrv.schema import RequestSchema
+from mocksrv.schema import QuerySchema, RequestSchema
 
 
 class CustomerFieldsSchema(RequestSchema):
@@ -27,11 +27,8 @@ class CustomerCreateSchema(CustomerFieldsSchema):
     customer_id = fields.String(validate=RESOURCE_ID)
 
 
-class CustomerListSchema(RequestSchema):
+class CustomerListSchema(QuerySchema):
     """Query parameters arrive as text; ones it does not know are ignored, as on any GET."""
-
-    class Meta:
-        unknown = EXCLUDE
 
     limit = fields.Integer(validate=validate.Range(1, 100), load_default=10)
     offset = fields.Integer(validate=validate.Range(min=0), load_default=0)

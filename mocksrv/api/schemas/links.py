@@ -11,7 +11,7 @@ from mocksrv.api.schemas.common import Amount, Currency, OneOf
 from mocksrv.domain.links.records import CARD, LinkType, PaymentLinkStatus
 from mocksrv.domain.store import Query
 from mocksrv.fieldtypes import RESOURCE_ID, FreeForm, HttpUrl, StrictBoolean, StrictInteger, Text, Timestamp
-from mocksrv.schema import RequestSchema
+from mocksrv.schema import QuerySchema, RequestSchema
 
 
 def _Short(**kwargs: Any) -> fields.String:  # noqa: N802 - reads as a field type
@@ -104,13 +104,13 @@ class PaymentLinkListSchema(RequestSchema):
         return Query.of(**data)
 
 
-class PaymentLinkQuerySchema(RequestSchema):
+class PaymentLinkQuerySchema(QuerySchema):
     client_secret = fields.String()
 
 
 class CustomerInfoSchema(RequestSchema):
     """What a link's page asks the customer for, when the link requires it."""
 
-    client_secret = fields.String(required=True)
+    client_secret = fields.String()  # required: IR_08 when missing, as every route that takes one says
     name = fields.String(required=True, validate=validate.Length(1, 255))
     email = fields.Email(required=True)

@@ -44,7 +44,7 @@ from mocksrv.fieldtypes import (
     Timestamp,
     TimestampText,
 )
-from mocksrv.schema import RequestSchema
+from mocksrv.schema import QuerySchema, RequestSchema
 
 DESCRIPTOR_LIMIT = 22
 PAYMENT_METHODS = real_values.PAYMENT_METHODS
@@ -296,12 +296,9 @@ class PaymentListSchema(RequestSchema):
         return Query.of(**data)
 
 
-class PaymentRetrieveQuerySchema(RequestSchema):
+class PaymentRetrieveQuerySchema(QuerySchema):
     """The query of `GET /payments/:id`: the client secret a publishable key needs, and what the
     answer is to add. `force_sync` is taken and ignored: there is no processor to ask again."""
-
-    class Meta:
-        unknown = EXCLUDE
 
     client_secret = fields.String()
     force_sync = fields.Boolean()

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from marshmallow import EXCLUDE, fields, validate
+from marshmallow import fields, validate
 
 from mocksrv.api import real_values
 from mocksrv.api.schemas.common import ContactSchema, Limited, OneOf
 from mocksrv.fieldtypes import RESOURCE_ID, FreeForm
-from mocksrv.schema import RequestSchema
+from mocksrv.schema import QuerySchema, RequestSchema
 
 
 class SavedCardSchema(RequestSchema):
@@ -72,12 +72,9 @@ class PaymentMethodUpdateSchema(RequestSchema):
     client_secret = fields.String(validate=validate.Length(equal=30))
 
 
-class SavedMethodsQuerySchema(RequestSchema):
+class SavedMethodsQuerySchema(QuerySchema):
     """The query of the saved-method lists; the filters of the real service are taken and ignored
     (every saved method is listed), as on any GET."""
-
-    class Meta:
-        unknown = EXCLUDE
 
     client_secret = fields.String()
     limit = fields.Integer(validate=validate.Range(1, 100))

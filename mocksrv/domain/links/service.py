@@ -115,7 +115,7 @@ class PaymentLinkService:
         return link, self._payments.retrieve(merchant_id, link.payment_id)
 
     def take_customer_info(
-        self, merchant_id: str, payment_link_id: str, client_secret: str, name: str, email: str
+        self, merchant_id: str, payment_link_id: str, client_secret: str | None, name: str, email: str
     ) -> Payment:
         """Record the name and e-mail the page asked for on the link's payment, before it is paid."""
         link = self.retrieve(merchant_id, payment_link_id)
