@@ -364,6 +364,18 @@ def test_mandate_data_without_any_customer_acceptance_is_ir_04(api: Api) -> None
     assert mandates_of(api) == []
 
 
+@pytest.mark.parametrize("mandate_type", [{}, {"single_use": None}])
+def test_a_mandate_type_of_neither_kind_is_ir_04(api: Api, mandate_type: dict[str, Any]) -> None:
+    data = {**mandate_data(kind=None), "mandate_type": mandate_type}
+
+    response = api.post("/payments", payloads.payment(customer_id=CUSTOMER_ID, mandate_data=data))
+
+    assert response.status_code == 400
+    assert response.json == invalid("mandate_data.mandate_type", "must hold single_use or multi_use")
+    assert payment_count(api) == 0
+    assert mandates_of(api) == []
+
+
 def test_mandate_data_without_a_customer_is_ir_04(api: Api) -> None:
     response = api.post("/payments", payloads.payment(mandate_data=mandate_data()))
 

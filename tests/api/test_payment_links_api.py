@@ -14,6 +14,7 @@ from tests.api.expected import (
     client_secret_of,
     error,
     invalid,
+    invalid_for_any_reason,
     later,
     missing,
     unconfirmed_payment,
@@ -436,6 +437,51 @@ def test_the_secret_of_a_link_s_payment_expires_with_the_link_to_the_millisecond
             {"amount": 100, "currency": "USD", "colour": "red"},
             error("IR_06", "Json deserialize error: unknown field `colour`"),
         ),
+        *[
+            (
+                {"amount": 100, "currency": "USD", "payment_link_config": config},
+                invalid_for_any_reason(f"payment_link_config.{path}"),
+            )
+            for config, path in [
+                ({"details_layout": "bogus"}, "details_layout"),
+                ({"payment_form_label_type": "sideways"}, "payment_form_label_type"),
+                ({"show_card_terms": "sometimes"}, "show_card_terms"),
+                (
+                    {"background_image": {"url": "https://shop.example/a.png", "position": "middle"}},
+                    "background_image.position",
+                ),
+                (
+                    {"background_image": {"url": "https://shop.example/a.png", "size": {}}},
+                    "background_image.size",
+                ),
+                (
+                    {
+                        "background_image": {
+                            "url": "https://shop.example/a.png",
+                            "size": {"Pixels": 1, "Percentage": 2},
+                        }
+                    },
+                    "background_image.size",
+                ),
+                (
+                    {"background_image": {"url": "https://shop.example/a.png", "size": {"Pixels": -1}}},
+                    "background_image.size.Pixels",
+                ),
+                (
+                    {
+                        "transaction_details": [
+                            {"key": "k", "value": "v", "ui_configuration": {"position": "1"}}
+                        ]
+                    },
+                    "transaction_details.0.ui_configuration.position",
+                ),
+                ({"sdk_ui_rules": {".Label": {"color": 1}}}, "sdk_ui_rules..Label.color"),
+            ]
+        ],
+        (
+            {"amount": 100, "currency": "USD", "payment_link_config": {"background_image": {}}},
+            missing("payment_link_config.background_image.url"),
+        ),
     ],
     ids=case_id,
 )
@@ -447,6 +493,27 @@ def test_a_bad_link_is_refused_and_nothing_is_stored(api: Api, body: dict[str, A
     assert response.json["error"].get("param") == expected["error"].get("param")
     assert ok(api.post("/payment_link/list", {}))["total_count"] == 0
     assert ok(api.post("/payments/list", {}))["total_count"] == 0
+
+
+def test_a_link_keeps_the_real_services_page_looks_as_sent(api: Api) -> None:
+    looks = {
+        "details_layout": "layout2",
+        "payment_form_label_type": "floating",
+        "show_card_terms": "never",
+        "background_image": {
+            "url": "https://shop.example/a.png",
+            "position": "top left",
+            "size": {"Variants": "cover"},
+        },
+        "transaction_details": [
+            {"key": "Policy", "value": "42", "ui_configuration": {"position": 1, "is_key_bold": True}}
+        ],
+        "sdk_ui_rules": {".Label": {"color": "#333"}},
+    }
+
+    link = make_link(api, payment_link_config=looks)
+
+    assert {name: link["payment_link_config"][name] for name in looks} == looks
 
 
 def test_an_expiry_in_the_past_is_refused(api: Api, frozen: str) -> None:

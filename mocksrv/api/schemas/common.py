@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from marshmallow import ValidationError, fields, post_load, validate
+from marshmallow import ValidationError, fields, post_load, validate, validates_schema
 
 from mocksrv.domain.money import MAX_AMOUNT, MIN_AMOUNT, is_country
 from mocksrv.domain.store import Query
@@ -110,6 +110,17 @@ class BillingSchema(RequestSchema):
 
 def OneOf(values: tuple[str, ...], **kwargs: Any) -> fields.String:  # noqa: N802
     return fields.String(validate=validate.OneOf(values), **kwargs)
+
+
+class OneKind(RequestSchema):
+    """An object that holds exactly one of `kinds`: a split's kind, a mandate's type, a size's unit."""
+
+    kinds: tuple[str, ...] = ()
+
+    @validates_schema
+    def one_kind(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if len(data) != 1:
+            raise ValidationError(f"Must hold exactly one of: {', '.join(self.kinds)}.")
 
 
 class ObjectOrName(fields.Dict):

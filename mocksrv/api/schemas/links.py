@@ -7,10 +7,20 @@ from typing import Any
 from marshmallow import fields, post_load, validate
 
 from mocksrv.api import real_values
-from mocksrv.api.schemas.common import Amount, Currency, OneOf
+from mocksrv.api.schemas.common import Amount, Currency, OneKind, OneOf
 from mocksrv.domain.links.records import CARD, LinkType, PaymentLinkStatus
 from mocksrv.domain.store import Query
-from mocksrv.fieldtypes import RESOURCE_ID, FreeForm, HttpUrl, StrictBoolean, StrictInteger, Text, Timestamp
+from mocksrv.fieldtypes import (
+    RESOURCE_ID,
+    Entries,
+    FreeForm,
+    FreeFormLimits,
+    HttpUrl,
+    StrictBoolean,
+    StrictInteger,
+    Text,
+    Timestamp,
+)
 from mocksrv.schema import QuerySchema, RequestSchema
 
 
@@ -18,10 +28,45 @@ def _Short(**kwargs: Any) -> fields.String:  # noqa: N802 - reads as a field typ
     return fields.String(validate=validate.Length(max=255), **kwargs)
 
 
+_INT32 = validate.Range(-(2**31), 2**31 - 1)
+_SIZE = validate.Range(0, 2**31 - 1)
+
+
+class UiConfigurationSchema(RequestSchema):
+    position = StrictInteger(validate=_INT32)
+    is_key_bold = StrictBoolean()
+    is_value_bold = StrictBoolean()
+
+
 class TransactionDetailSchema(RequestSchema):
     key = _Short(required=True)
     value = _Short(required=True)
-    ui_configuration = FreeForm()
+    ui_configuration = fields.Nested(UiConfigurationSchema)
+
+
+class ElementSizeSchema(OneKind):
+    """A size in one unit, named as the real service names it."""
+
+    kinds = ("Variants", "Percentage", "Pixels")
+    Variants = OneOf(real_values.ELEMENT_SIZE_VARIANTS)
+    Percentage = StrictInteger(validate=_SIZE)
+    Pixels = StrictInteger(validate=_SIZE)
+
+
+class BackgroundImageSchema(RequestSchema):
+    url = fields.String(required=True)
+    position = OneOf(real_values.ELEMENT_POSITIONS)
+    size = fields.Nested(ElementSizeSchema)
+
+
+def _Rules(**kwargs: Any) -> fields.Dict:  # noqa: N802 - reads as a field type
+    """Rules of a page's looks: for each selector, its properties' values, all text."""
+    return Entries(
+        keys=fields.String(),
+        values=Entries(keys=fields.String(), values=fields.String()),
+        validate=FreeFormLimits(),
+        **kwargs,
+    )
 
 
 class CustomMessageSchema(RequestSchema):
@@ -55,8 +100,8 @@ class PaymentLinkConfigSchema(RequestSchema):
     hide_card_nickname_field = StrictBoolean()
     show_card_form_by_default = StrictBoolean()
     transaction_details = fields.List(fields.Nested(TransactionDetailSchema))
-    background_image = FreeForm()
-    details_layout = fields.String()
+    background_image = fields.Nested(BackgroundImageSchema)
+    details_layout = OneOf(real_values.LINK_DETAILS_LAYOUTS)
     payment_button_text = Text()
     custom_message_for_card_terms = Text()
     custom_message_for_payment_method_types = fields.List(fields.Nested(PaymentMethodConfigSchema))
@@ -64,12 +109,12 @@ class PaymentLinkConfigSchema(RequestSchema):
     skip_status_screen = StrictBoolean()
     payment_button_text_colour = fields.String()
     background_colour = fields.String()
-    sdk_ui_rules = FreeForm()
-    payment_link_ui_rules = FreeForm()
+    sdk_ui_rules = _Rules()
+    payment_link_ui_rules = _Rules()
     enable_button_only_on_form_ready = StrictBoolean()
     payment_form_header_text = Text()
-    payment_form_label_type = fields.String()
-    show_card_terms = fields.String()
+    payment_form_label_type = OneOf(real_values.LINK_LABEL_TYPES)
+    show_card_terms = OneOf(real_values.LINK_CARD_TERMS)
     is_setup_mandate_flow = StrictBoolean()
     color_icon_card_cvc_error = fields.String()
 

@@ -149,6 +149,8 @@ class MandateTypeSchema(RequestSchema):
     def one_type(self, data: dict[str, Any], **kwargs: Any) -> None:
         if "single_use" in data and "multi_use" in data:
             raise ValidationError("Either single_use or multi_use, not both.", "single_use")
+        if not data:  # the real MandateType is one of the two
+            raise ValidationError("Must hold single_use or multi_use.")
 
 
 class MandateDataSchema(RequestSchema):

@@ -7,6 +7,7 @@ from typing import Any
 from marshmallow import EXCLUDE, ValidationError, fields, post_load, validate, validates_schema
 
 from mocksrv.api import real_values
+from mocksrv.api.real_connectors import CONNECTORS
 from mocksrv.api.schemas.common import (
     Amount,
     BillingSchema,
@@ -204,7 +205,7 @@ class PaymentFieldsSchema(BillingRule):
     # ... and those it checks and otherwise ignores.
     amount_to_capture = Minor()
     routing = FreeForm()
-    connector = fields.List(OneOf(real_values.CONNECTORS))
+    connector = fields.List(OneOf(CONNECTORS))
     customer_acceptance = fields.Nested(CustomerAcceptanceSchema)
     card_cvc = fields.String()
     merchant_connector_details = FreeForm()

@@ -5,27 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from marshmallow import ValidationError, fields, validate, validates_schema
+from marshmallow import ValidationError, fields, validate
 
 from mocksrv.api import real_values
-from mocksrv.api.schemas.common import Currency, Minor, ObjectOrName, OneOf
+from mocksrv.api.schemas.common import Currency, Minor, ObjectOrName, OneKind, OneOf
 from mocksrv.fieldtypes import StrictBoolean, StrictInteger
 from mocksrv.schema import RequestSchema
 
 PAYMENT_SPLITS = ("stripe_split_payment", "adyen_split_payment", "xendit_split_payment")
 REFUND_SPLITS = ("stripe_split_refund", "adyen_split_refund", "xendit_split_refund")
 XENDIT_SPLITS = ("multiple_splits", "single_split")
-
-
-class OneKind(RequestSchema):
-    """An object that holds exactly one of `kinds`: one kind of split."""
-
-    kinds: tuple[str, ...] = ()
-
-    @validates_schema
-    def one_kind(self, data: dict[str, Any], **kwargs: Any) -> None:
-        if len(data) != 1:
-            raise ValidationError(f"Must hold exactly one of: {', '.join(self.kinds)}.")
 
 
 def _names_a_stripe_charge_type(value: Any) -> None:
