@@ -375,6 +375,19 @@ def test_a_link_is_retrieved_whatever_query_parameters_it_does_not_know_come_wit
     assert (response.status_code, response.json["payment_link_id"]) == (200, link["payment_link_id"])
 
 
+def test_the_client_secret_of_a_link_s_payment_keeps_the_link_s_life(api: Api) -> None:
+    link = make_link(api)
+    before = retrieve(api, link["payment_id"])
+
+    response = api.post(f"/payments/{link['payment_id']}", {"session_expiry": 10})
+
+    assert (response.status_code, response.json) == (
+        400,
+        invalid("session_expiry", "the client secret of a link's payment lives as long as the link"),
+    )
+    assert retrieve(api, link["payment_id"]) == before
+
+
 def test_the_link_s_payment_cannot_be_confirmed_after_expiry(api: Api, browser: Api) -> None:
     link = make_link(api)
     payment = retrieve(api, link["payment_id"])

@@ -413,6 +413,31 @@ def test_create_a_bank_transfer_keeps_only_the_account_numbers_last_four(api: Ap
     assert methods_of(api) == saved_list(listed(expected))
 
 
+@pytest.mark.parametrize(
+    ("bank_transfer", "expected"),
+    [
+        ({"foo": "bar"}, error("IR_06", "Json deserialize error: unknown field `bank_transfer.foo`")),
+        ({"bank_account_number": "000123456789"}, missing("bank_transfer.bank_routing_number")),
+        ({"iban": "DE89370400440532013000"}, missing("bank_transfer.bic")),
+        (
+            {"bank_account_number": "12", "bank_routing_number": "110000000"},
+            invalid_for_any_reason("bank_transfer.bank_account_number"),
+        ),
+    ],
+    ids=case_id,
+)
+def test_a_bank_transfer_to_save_is_checked_as_the_real_services_bank(
+    api: Api, bank_transfer: dict[str, Any], expected: dict[str, Any]
+) -> None:
+    add_customer(api)
+    body = {"payment_method": "bank_transfer", "customer_id": "cus_1", "bank_transfer": bank_transfer}
+
+    response = api.post("/payment_methods", body)
+
+    assert (response.status_code, response.json) == (400, expected)
+    assert methods_of(api) == saved_list()
+
+
 def test_create_a_sepa_bank_transfer_cuts_the_iban(api: Api, frozen: str) -> None:
     body = {
         "payment_method": "bank_transfer",

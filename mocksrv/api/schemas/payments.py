@@ -209,7 +209,7 @@ class PaymentFieldsSchema(BillingRule):
     customer_acceptance = fields.Nested(CustomerAcceptanceSchema)
     card_cvc = fields.String()
     merchant_connector_details = FreeForm()
-    payment_link = StrictBoolean()
+    payment_link = StrictBoolean()  # both act on create (mocksrv.domain.links)
     payment_link_config = fields.Nested(PaymentLinkConfigSchema)
     payment_link_config_id = fields.String()
     payment_type = OneOf(real_values.PAYMENT_TYPES)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from marshmallow import fields, validate
 
 from mocksrv.api import real_values
+from mocksrv.api.schemas.banks import BankAccountSchema
 from mocksrv.api.schemas.common import ContactSchema, Limited, OneOf
 from mocksrv.fieldtypes import RESOURCE_ID, FreeForm
 from mocksrv.schema import QuerySchema, RequestSchema
@@ -31,7 +32,7 @@ class SavedMethodDataSchema(RequestSchema):
     of the other kinds mocksrv saves (as their own fields beside it take them)."""
 
     card = fields.Nested(SavedCardSchema)
-    bank_transfer = FreeForm()
+    bank_transfer = fields.Nested(BankAccountSchema)
     bank_debit = FreeForm()
     wallet = FreeForm()
 
@@ -45,7 +46,7 @@ class PaymentMethodCreateSchema(RequestSchema):
     metadata = FreeForm()
     customer_id = fields.String(validate=RESOURCE_ID)
     card_network = Limited()
-    bank_transfer = FreeForm()
+    bank_transfer = fields.Nested(BankAccountSchema)
     wallet = FreeForm()
     client_secret = Limited()
     payment_method_data = fields.Nested(SavedMethodDataSchema)

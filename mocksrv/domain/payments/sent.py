@@ -30,6 +30,10 @@ def sent_changes(
     if "capture_method" in fields:
         changes["capture_method"] = CaptureMethod(fields["capture_method"])
     if "session_expiry" in fields:
+        if payment.payment_link_id is not None:  # its page would go on showing a checkout it refuses
+            raise InvalidField(
+                "session_expiry", "the client secret of a link's payment lives as long as the link"
+            )
         changes["client_secret_expires_at"] = now + timedelta(seconds=fields["session_expiry"])
     return changes
 
