@@ -56,8 +56,10 @@ def create_payment_link() -> Json:
 @documented(PaymentLinkListAnswerSchema, body=_list)
 def list_payment_links() -> Json:
     principal = authenticate()
-    page = sandbox().payment_links.list(principal.merchant_id, load(_list, json_body()))
-    return list_json([_link_json(link) for link in page.items], page.total_count)
+    query = load(_list, json_body())
+    page = sandbox().payment_links.list(principal.merchant_id, query)
+    answer = list_json([_link_json(link) for link in page.items], page.total_count)
+    return {**answer, "has_more": query.offset + len(page.items) < page.total_count}
 
 
 @links.get("/payment_link/<id:payment_link_id>")

@@ -285,7 +285,7 @@ def test_links_are_listed_newest_first(api: Api) -> None:
     response = api.post("/payment_link/list", {})
 
     assert response.status_code == 200
-    assert response.json == {"count": 2, "total_count": 2, "data": [second, first]}
+    assert response.json == {"count": 2, "total_count": 2, "data": [second, first], "has_more": False}
 
 
 def test_the_list_takes_a_status_limit_and_offset(api: Api) -> None:
@@ -300,7 +300,9 @@ def test_the_list_takes_a_status_limit_and_offset(api: Api) -> None:
         ok(api.get(f"/payment_link/{expired['payment_link_id']}"))
     ]
     page = ok(api.post("/payment_link/list", {"status": "active", "limit": 1, "offset": 1}))
-    assert (page["count"], page["total_count"], page["data"]) == (1, 3, [active[1]])
+    assert (page["count"], page["total_count"], page["has_more"], page["data"]) == (1, 3, True, [active[1]])
+    last = ok(api.post("/payment_link/list", {"status": "active", "limit": 1, "offset": 2}))
+    assert (last["count"], last["has_more"], last["data"]) == (1, False, [active[0]])
 
 
 def test_a_link_expires_at_its_expiry_on_the_merchant_s_clock(api: Api, frozen: str) -> None:

@@ -39,6 +39,10 @@ class PaymentLinkAnswerSchema(PaymentLinkRefAnswerSchema):
 
 
 class PaymentLinkListAnswerSchema(AnswerSchema):
+    """The payments-style envelope, and the spec's general one (`has_more`): the real service
+    documents none for links."""
+
     count = fields.Integer()
     total_count = fields.Integer()
     data = fields.List(fields.Nested(PaymentLinkAnswerSchema))
+    has_more = fields.Boolean()
