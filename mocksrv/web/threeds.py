@@ -16,16 +16,30 @@ from werkzeug.wrappers import Response
 from mocksrv.contract import Auth, documented
 from mocksrv.domain.errors import ClientSecretMissing, InvalidField, InvalidState
 from mocksrv.domain.models import Payment
-from mocksrv.domain.payments.states import PAYMENT_TRANSITIONS
+from mocksrv.domain.payments.states import PAYMENT_TRANSITIONS, PaymentStatus
 from mocksrv.domain.signing import signed_redirect
 from mocksrv.representations import challenge_path
 from mocksrv.rest import sandbox
 from mocksrv.web.pages import ErrorText, format_amount, link_back_to, serve_errors_as_pages
 
+
+class NotYetConfirmed(InvalidState):
+    """A payment its shop has not confirmed yet: nothing is asked of the customer so far."""
+
+
+# The statuses of a payment before its confirmation, when its next_action can send no one here.
+_NOT_CONFIRMED = (PaymentStatus.REQUIRES_PAYMENT_METHOD, PaymentStatus.REQUIRES_CONFIRMATION)
+
 threeds = Blueprint("threeds", __name__, template_folder="templates")
 serve_errors_as_pages(
     threeds,
     {
+        # Opened from an address made by hand, or before the shop confirmed the payment.
+        NotYetConfirmed: ErrorText(
+            "This payment is not ready to authorize",
+            "The shop has not confirmed this payment yet, so there is nothing to authorize here. "
+            "Return to the shop and pay from there.",
+        ),
         # Reopening the page (the back button, a second tab) once the customer has answered.
         InvalidState: ErrorText(
             "This payment is already finished",
@@ -88,6 +102,9 @@ def _payment(merchant_id: str, payment_id: str, client_secret: str) -> Payment:
     link_back_to(payment.return_url)
     if payment.payment_method == "bank_transfer":
         raise NotFound("A bank transfer is paid from the customer's bank, not on an authorization page.")
+    if payment.status in _NOT_CONFIRMED:
+        expected = [PaymentStatus.REQUIRES_CUSTOMER_ACTION.value]
+        raise NotYetConfirmed("Payment", "authenticated", payment.status.value, expected)
     return payment
 
 

@@ -261,6 +261,32 @@ def test_a_finished_challenge_reopened_is_a_page_leading_back_to_the_shop(
     assert retrieve(api, "pay_1")["status"] == "succeeded"
 
 
+NOT_CONFIRMED = (
+    "This payment is not ready to authorize",
+    "The shop has not confirmed this payment yet, so there is nothing to authorize here. "
+    "Return to the shop and pay from there.",
+)
+
+
+@pytest.mark.parametrize("method", ["get", "post"])
+@pytest.mark.parametrize("number", [None, THREE_DS_CARD])
+def test_a_payment_not_confirmed_yet_has_nothing_to_authorize(
+    api: Api, client: FlaskClient, method: str, number: str | None
+) -> None:
+    body = payloads.payment(number, payment_id="pay_1", confirm=False)
+    secret = ok(api.post("/payments", body))["client_secret"]
+    before = retrieve(api, "pay_1")
+
+    response = open_page(client, method, {"client_secret": secret, "action": "complete"})
+
+    assert error_of(response) == (400, HTML, *NOT_CONFIRMED)
+    assert parse_page(response).text("detail") == (
+        f"IR_14: This Payment could not be authenticated because it has a status of {before['status']}. "
+        "The expected state is requires_customer_action"
+    )
+    assert retrieve(api, "pay_1") == before
+
+
 def test_a_finished_challenge_sent_again_changes_nothing(api: Api, client: FlaskClient) -> None:
     secret = challenge(api)["client_secret"]
     assert open_page(client, "post", {"client_secret": secret, "action": "fail"}).status_code == 302

@@ -174,6 +174,32 @@ def test_the_link_lays_out_its_methods_as_configured(page: Page, merchant: Merch
     expect(frame.get_by_role("button", name="iDEAL")).to_have_count(0)
 
 
+# Every change of the Pay button's `disabled`, as the page makes it: "on" or "off", in order.
+WATCH_PAY = """
+new MutationObserver(() => {
+  const pay = document.getElementById("pay");
+  if (!pay || pay.dataset.watched) return;
+  pay.dataset.watched = "1";
+  window.payStates = [];
+  new MutationObserver(() => window.payStates.push(pay.disabled ? "off" : "on"))
+    .observe(pay, {attributes: true, attributeFilter: ["disabled"]});
+}).observe(document, {childList: true, subtree: true});
+"""
+
+
+def test_a_link_whose_page_may_offer_no_method_keeps_pay_off(page: Page, merchant: Merchant) -> None:
+    link = make_link(merchant, payment_link_config={**CONFIG, "allowed_payment_method_types": ["google_pay"]})
+    page.add_init_script(WATCH_PAY)
+
+    page.goto(link["link"])
+
+    frame = page.frame_locator("#payment-element iframe")
+    expect(frame.get_by_role("alert")).to_have_text("No payment method can be used for this payment here.")
+    page.wait_for_function("window.payStates && window.payStates.length >= 2")  # ready, then its change
+    assert page.evaluate("window.payStates") == ["on", "off"]
+    expect(page.get_by_role("button", name="Pay $25.99")).to_be_disabled()
+
+
 def test_the_link_page_holds_at_360_px(phone: Page, merchant: Merchant) -> None:
     # A seller's name and a description may hold words wider than the phone.
     config = {**CONFIG, "seller_name": "Schuhmachermeisterbetriebsgesellschaft"}

@@ -21,12 +21,19 @@ MerchantSite = Callable[[str, str], str]
 RETURN_PAGE = "<!doctype html><title>Order complete</title><h1>Thank you</h1>"
 DECLINED = "4000000000000002"
 THREE_DS = "4000000000003063"  # challenged when the payment asks for three_ds
+NO_METHOD = "No payment method can be used for this payment here."
 
 
 def checkout_page(
-    base_url: str, publishable_key: str, client_secret: str, return_url: str, **options: Any
+    base_url: str,
+    publishable_key: str,
+    client_secret: str,
+    return_url: str,
+    after_mount: str = "",
+    **options: Any,
 ) -> str:
-    """The merchant's page, as the real integration guide writes it, with the script from mocksrv."""
+    """The merchant's page, as the real integration guide writes it, with the script from mocksrv;
+    `after_mount`, script run right after the element is mounted."""
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>Checkout</title></head>
@@ -42,6 +49,7 @@ def checkout_page(
   const widgets = hyper.widgets({{ clientSecret: {json.dumps(client_secret)} }});
   const paymentElement = widgets.create("payment", {json.dumps(options)});
   paymentElement.mount("#unified-checkout");
+  {after_mount}
   paymentElement.on("ready", () => {{ window.elementReady = true; }});
   paymentElement.on("change", (event) => {{ window.lastChange = event; }});
   document.getElementById("payment-form").addEventListener("submit", async (event) => {{
@@ -86,11 +94,12 @@ def open_checkout(
     base_url: str,
     client_secret: str,
     publishable_key: str,
+    after_mount: str = "",
     **options: Any,
 ) -> FrameLocator:
     """Open the merchant's checkout page; answers the payment element once it is ready."""
     return_url = merchant_site("/return", RETURN_PAGE)
-    html = checkout_page(base_url, publishable_key, client_secret, return_url, **options)
+    html = checkout_page(base_url, publishable_key, client_secret, return_url, after_mount, **options)
     page.goto(merchant_site("/checkout", html))
     page.wait_for_function("window.elementReady === true")
     return page.frame_locator("#unified-checkout iframe")
@@ -114,9 +123,11 @@ def checkout(
 ) -> Callable[..., FrameLocator]:
     """Open the checkout page for a client secret, with the merchant's publishable key by default."""
 
-    def open_(client_secret: str, publishable_key: str | None = None, **options: Any) -> FrameLocator:
+    def open_(
+        client_secret: str, publishable_key: str | None = None, after_mount: str = "", **options: Any
+    ) -> FrameLocator:
         key = publishable_key or merchant.publishable_key
-        return open_checkout(page, merchant_site, base_url, client_secret, key, **options)
+        return open_checkout(page, merchant_site, base_url, client_secret, key, after_mount, **options)
 
     return open_
 
@@ -583,6 +594,33 @@ def test_the_element_lists_only_the_method_types_it_is_given(
     frame = checkout(payment["client_secret"], allowedPaymentMethodTypes=["klarna", "ideal"])
 
     expect(frame.get_by_role("tab")).to_have_text(["Klarna", "iDEAL"])
+
+
+def test_options_updated_before_the_element_is_ready_are_applied_once_it_is(
+    merchant: Merchant, checkout: Callable[..., FrameLocator]
+) -> None:
+    payment = create_payment(merchant, currency="EUR")
+    update = 'paymentElement.update({layout: "accordion", allowedPaymentMethodTypes: ["klarna", "ideal"]});'
+
+    frame = checkout(payment["client_secret"], after_mount=update)
+
+    expect(frame.get_by_role("button", name="Klarna")).to_have_attribute("aria-expanded", "true")
+    expect(frame.get_by_role("button", name="iDEAL")).to_have_attribute("aria-expanded", "false")
+    expect(frame.get_by_role("tab")).to_have_count(0)
+
+
+def test_pay_with_no_method_the_element_may_offer_is_a_validation_error(
+    page: Page, merchant: Merchant, checkout: Callable[..., FrameLocator]
+) -> None:
+    payment = create_payment(merchant)
+    frame = checkout(payment["client_secret"], allowedPaymentMethodTypes=["google_pay"])
+    expect(frame.get_by_role("alert")).to_have_text(NO_METHOD)
+
+    result = pay(page)
+
+    assert result == {"error": {"type": "validation_error", "message": NO_METHOD}}
+    assert merchant.request_count(path=f"/payments/{payment['payment_id']}/confirm") == 0
+    assert stored(merchant, payment["payment_id"])["status"] == "requires_payment_method"
 
 
 def test_the_element_fits_a_phone_without_scrolling_sideways(

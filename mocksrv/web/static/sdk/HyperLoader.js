@@ -79,6 +79,12 @@
       if (frame && frame.contentWindow) frame.contentWindow.postMessage({source: "hyper-loader", ...message}, apiOrigin);
     }
 
+    // Until the element has loaded, its frame holds a blank page that takes no message: what is
+    // sent before then waits for it (an element not mounted reads its options when it is).
+    function sendWhenReady(message) {
+      if (frame) ready.then(() => send(message));
+    }
+
     function elementOptionsForFrame() {
       const layout = options.layout && typeof options.layout === "object" ? options.layout.type : options.layout;
       const allowed = options.allowedPaymentMethodTypes || options.allowed_payment_method_types;
@@ -129,7 +135,7 @@
       },
       update(newOptions) {
         options = {...options, ...newOptions};
-        send({action: "update", options: elementOptionsForFrame()});
+        sendWhenReady({action: "update", options: elementOptionsForFrame()});
       },
       on(name, handler) {
         handlers[name] = handler;
@@ -146,7 +152,7 @@
       collapse() {},
       frame: () => frame,
       reload() {
-        send({action: "reload"});
+        sendWhenReady({action: "reload"});
       },
       // Ask the element to confirm; resolves as the real SDK's confirmPayment does.
       submit(confirmParams, redirect) {

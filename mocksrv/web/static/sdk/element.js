@@ -48,6 +48,7 @@
   ];
   const UNKNOWN_BRAND = ["", "", null, [16], 3];
   const PAYABLE = ["requires_payment_method", "requires_confirmation"];
+  const NO_METHOD = "No payment method can be used for this payment here.";
   const CLOSED = {
     succeeded: "This payment has already been paid.",
     requires_capture: "This payment has already been authorized.",
@@ -221,7 +222,7 @@
     }
     if (state.payable && !state.methods.length) {
       notice.hidden = false;
-      notice.textContent = "No payment method can be used for this payment here.";
+      notice.textContent = NO_METHOD;
     }
     renderSaved();
     renderMethods();
@@ -481,6 +482,7 @@
   }
 
   function validate() {
+    if (!state.selected) return failure("validation_error", NO_METHOD);
     const problems = activeFields().map((id) => {
       const problem = problemOf(id, true);
       show(id, problem);
