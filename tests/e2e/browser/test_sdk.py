@@ -248,6 +248,26 @@ def test_a_saved_card_pays_a_second_payment_of_its_customer(
     assert (paid["status"], paid["payment_method_id"]) == ("succeeded", saved[0]["payment_method_id"])
 
 
+def test_a_saved_card_is_named_by_its_brand_as_the_customer_reads_it(
+    merchant: Merchant, checkout: Callable[..., FrameLocator]
+) -> None:
+    assert merchant.post("/customers", {"customer_id": "cus_amex"}).status_code == 200
+    create_payment(
+        merchant,
+        confirm=True,
+        customer_id="cus_amex",
+        setup_future_usage="on_session",
+        payment_method="card",
+        payment_method_type="credit",
+        payment_method_data=card("378282246310005", card_cvc="1234"),
+        billing=BILLING,
+    )
+
+    frame = checkout(create_payment(merchant, customer_id="cus_amex")["client_secret"])
+
+    expect(frame.get_by_label("American Express ending in 0005 (expires 12/2099)")).to_be_checked()
+
+
 def test_klarna_is_authorized_on_the_hosted_page_and_returns_to_the_shop(
     page: Page, merchant: Merchant, merchant_site: MerchantSite, checkout: Callable[..., FrameLocator]
 ) -> None:
@@ -483,6 +503,26 @@ def test_an_incomplete_form_is_refused_before_the_api_is_called(
     expect(frame.locator("#card-exp-error")).to_have_text("Expiry date is required.")
     expect(frame.locator("#first-name-error")).to_have_text("First name is required.")
     assert stored(merchant, payment["payment_id"])["status"] == "requires_payment_method"
+
+
+@pytest.mark.parametrize(
+    ("number", "brand"),
+    [("2221000000000009", "Mastercard"), ("2720990000000007", "Mastercard"), ("2200000000000004", "")],
+    ids=["first 2-series", "last 2-series", "Mir"],
+)
+def test_the_card_brand_shown_is_the_numbers_own(
+    merchant: Merchant, checkout: Callable[..., FrameLocator], number: str, brand: str
+) -> None:
+    frame = checkout(create_payment(merchant)["client_secret"])
+
+    frame.get_by_label("Card number").press_sequentially(number)
+
+    badge = frame.locator("#card-brand")
+    expect(badge).to_have_text(brand)
+    if brand:
+        expect(badge).to_be_visible()
+    else:
+        expect(badge).to_be_hidden()
 
 
 def test_card_input_is_checked_as_it_is_typed(

@@ -43,7 +43,7 @@
     ["JCB", "JCB", /^35/, [16], 3],
     ["Discover", "Discover", /^(6011|65|64[4-9])/, [16], 3],
     ["UnionPay", "UnionPay", /^62/, [16, 17, 18, 19], 3],
-    ["Mastercard", "Mastercard", /^(5[1-5]|2[2-7])/, [16], 3],
+    ["Mastercard", "Mastercard", /^(5[1-5]|222[1-9]|22[3-9][0-9]|2[3-6][0-9]{2}|27[01][0-9]|2720)/, [16], 3],
     ["Visa", "Visa", /^4/, [13, 16, 19], 3],
   ];
   const UNKNOWN_BRAND = ["", "", null, [16], 3];
@@ -291,7 +291,8 @@
         type: "radio", name: "saved-card", value: method.payment_token, checked: index === 0,
       });
       const expiry = `${card.expiry_month || "??"}/${card.expiry_year || "??"}`;
-      label.append(radio, `${card.scheme || "Card"} ending in ${card.last4_digits} (expires ${expiry})`);
+      const brand = BRANDS.find((known) => known[1] === card.scheme);
+      label.append(radio, `${brand ? brand[0] : card.scheme || "Card"} ending in ${card.last4_digits} (expires ${expiry})`);
       list.append(label);
     });
   }
