@@ -143,9 +143,14 @@ def _scenario_test(scenario: Scenario) -> Callable[..., None]:
     return run_scenario_file
 
 
-def pytest_runtest_setup(item: pytest.Item) -> None:
-    if item.get_closest_marker(EMBEDDED_MARKER) is not None and _external(item.config) is not None:
-        pytest.skip(EMBEDDED_ONLY)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Skip the tests that need the embedded server when another is named: marked at collection, so
+    that the skip is reported at the test, not here."""
+    if _external(config) is None:
+        return
+    for item in items:
+        if item.get_closest_marker(EMBEDDED_MARKER) is not None:
+            item.add_marker(pytest.mark.skip(reason=EMBEDDED_ONLY))
 
 
 def _external(config: pytest.Config) -> tuple[str, str] | None:

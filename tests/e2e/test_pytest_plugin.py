@@ -349,7 +349,10 @@ def test_moves_time_with_freezegun(mocksrv, mocksrv_merchant):
     embedded.assert_outcomes(passed=1)
     external.assert_outcomes(skipped=1)
     external.stdout.fnmatch_lines(
-        ["*SKIPPED*needs mocksrv in the test process (it follows freezegun); --mocksrv-url names another*"]
+        [
+            "*SKIPPED*test_consumer.py:*: needs mocksrv in the test process (it follows freezegun); "
+            "--mocksrv-url names another*"
+        ]
     )
 
 
