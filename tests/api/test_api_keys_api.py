@@ -81,6 +81,14 @@ def test_create_answers_the_key_in_full_once(api: Api, frozen: str) -> None:
     }
 
 
+def test_the_journal_keeps_the_last_four_of_a_key_it_hands_out(api: Api) -> None:
+    created = new_key(api)
+
+    [entry] = ok(api.get(f"/__mock/requests?path=/api_keys/{MERCHANT_ID}"))["data"]
+
+    assert entry["response_body"]["api_key"] == "*" * (len(created["api_key"]) - 4) + created["api_key"][-4:]
+
+
 def test_create_with_an_empty_name_keeps_it(api: Api) -> None:
     # The real CreateApiKeyRequest bounds `name` to 64 characters and sets no minimum.
     created = new_key(api, name="")

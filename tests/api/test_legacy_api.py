@@ -608,6 +608,16 @@ def test_the_journal_records_a_legacy_request_with_its_card_masked(api: Api, leg
     )
 
 
+def test_the_journal_keeps_the_last_four_of_an_access_token_it_hands_out(
+    api: Api, client: FlaskClient
+) -> None:
+    token = get_token(client)
+
+    [entry] = ok(api.get("/__mock/requests?path=/api/v1"))["data"]
+
+    assert entry["response_body"]["access_token"] == "*" * (len(token) - 4) + token[-4:]
+
+
 @pytest.mark.parametrize("number", ["4242  4242  4242  4242", "4242.4242.4242.4242"])
 def test_the_journal_masks_a_legacy_card_number_whatever_separates_its_groups(
     api: Api, legacy: Legacy, number: str

@@ -50,6 +50,7 @@ def test_a_json_body_is_kept_as_the_walk_masks_it(value: Any) -> None:
 
 def test_every_masked_key_has_one_of_the_endings_looked_for() -> None:
     assert _KEY_ENDINGS == (
+        b'_key"',
         b'_number"',
         b'_password"',
         b'_token"',
