@@ -20,7 +20,7 @@ from mocksrv.scenario.format import (
     Step,
     step_kind,
 )
-from mocksrv.settings import UnclearYaml, refuse_unclear_scalars
+from mocksrv.yamlfile import UnclearYaml, refuse_unclear_scalars
 
 # -- finding and reading files ---------------------------------------------------------------------
 
