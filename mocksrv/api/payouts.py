@@ -11,7 +11,7 @@ from mocksrv.api import real_values
 from mocksrv.api.answers.payouts import PayoutAnswerSchema, PayoutFiltersAnswerSchema, PayoutListAnswerSchema
 from mocksrv.api.schemas import BrowserInfoSchema, ContactSchema, Country, CustomerDetailsSchema, Limited
 from mocksrv.api.schemas.banks import BankAccountSchema
-from mocksrv.api.schemas.common import ListQuerySchema, any_of, within_time_range
+from mocksrv.api.schemas.common import ListQuerySchema, OneKind, any_of, within_time_range
 from mocksrv.contract import documented
 from mocksrv.domain.errors import InvalidField
 from mocksrv.domain.models import Page
@@ -71,13 +71,50 @@ class PassthroughSchema(RequestSchema):
     token_type = fields.String(required=True, validate=validate.OneOf(real_values.PAYMENT_METHOD_TYPES))
 
 
+class ApplePayDecryptSchema(RequestSchema):
+    """An Apple Pay token already decrypted: the device's card number and its expiry."""
+
+    dpan = fields.String(required=True, validate=validate.Regexp(r"^[0-9]{12,19}\Z"))
+    expiry_month = fields.String(required=True, validate=validate.Regexp(r"^(0?[1-9]|1[0-2])\Z"))
+    expiry_year = fields.String(required=True, validate=validate.Regexp(r"^([0-9]{2}|[0-9]{4})\Z"))
+    card_holder_name = fields.String(required=True)
+    card_network = fields.String(validate=validate.OneOf(real_values.CARD_NETWORKS))
+
+
+class PaypalPayoutSchema(RequestSchema):
+    email = fields.Email(required=True)
+    telephone_number = fields.String(required=True)
+    paypal_id = fields.String(required=True)
+
+
+class VenmoPayoutSchema(RequestSchema):
+    telephone_number = fields.String(required=True)
+
+
+class PayoutWalletSchema(OneKind):
+    kinds = ("apple_pay_decrypt", "paypal", "venmo")
+    apple_pay_decrypt = fields.Nested(ApplePayDecryptSchema)
+    paypal = fields.Nested(PaypalPayoutSchema)
+    venmo = fields.Nested(VenmoPayoutSchema)
+
+
+class InteracSchema(RequestSchema):
+    email = fields.Email(required=True)
+
+
+class PayoutBankRedirectSchema(OneKind):
+    kinds = ("interac",)
+    interac = fields.Nested(InteracSchema)
+
+
 class PayoutMethodDataSchema(RequestSchema):
-    """One payout method: a card, a bank transfer, a wallet, a bank redirect or a passthrough token."""
+    """One payout method: a card, a bank transfer, a wallet, a bank redirect or a passthrough token,
+    each with the fields the real service requires of it."""
 
     card = fields.Nested(CardPayoutSchema)
     bank = fields.Nested(BankAccountSchema)
-    wallet = FreeForm()
-    bank_redirect = FreeForm()
+    wallet = fields.Nested(PayoutWalletSchema)
+    bank_redirect = fields.Nested(PayoutBankRedirectSchema)
     passthrough = fields.Nested(PassthroughSchema)
 
     @validates_schema

@@ -140,6 +140,7 @@ SPEC_BODY: dict[str, Any] = {
     "description": "Its my first payout request",
     "metadata": {"ref": "123"},
 }
+PAYPAL = {"email": "ada@example.com", "telephone_number": "4155550100", "paypal_id": "G83KXTJ5EHCQ2"}
 
 
 def every_field(api: Api) -> dict[str, Any]:
@@ -261,11 +262,7 @@ def test_every_bank_transfer_is_accepted_and_keeps_only_the_last_four(
             },
         ),
         # A wallet and a bank redirect are answered as their details alone, as the real service does.
-        (
-            "wallet",
-            {"paypal": {"email": "ada@example.com"}},
-            {"email": "ada@example.com", "telephone_number": None, "paypal_id": None},
-        ),
+        ("wallet", {"paypal": PAYPAL}, PAYPAL),
         ("wallet", {"venmo": {"telephone_number": "4155550100"}}, {"telephone_number": "4155550100"}),
         (
             "wallet",
@@ -410,8 +407,35 @@ INVALID: list[tuple[dict[str, Any], dict[str, Any]]] = [
         invalid("payout_method_data.bank.bank_sort_code", "string does not match expected pattern"),
     ),
     (
-        {"payout_method_data": {"bank": BANK, "wallet": {"paypal": {}}}},
+        {"payout_method_data": {"bank": BANK, "wallet": {"paypal": PAYPAL}}},
         invalid("payout_method_data", "takes one payout method, not several"),
+    ),
+    (
+        {"payout_type": "wallet", "payout_method_data": {"wallet": {}}},
+        invalid("payout_method_data.wallet", "must hold exactly one of: apple_pay_decrypt, paypal, venmo"),
+    ),
+    (
+        {"payout_type": "wallet", "payout_method_data": {"wallet": {"paypal": {"email": "ada@example.com"}}}},
+        missing("payout_method_data.wallet.paypal.telephone_number"),
+    ),
+    (
+        {"payout_type": "wallet", "payout_method_data": {"wallet": {"venmo": {}}}},
+        missing("payout_method_data.wallet.venmo.telephone_number"),
+    ),
+    (
+        {
+            "payout_type": "wallet",
+            "payout_method_data": {"wallet": {"apple_pay_decrypt": {"dpan": "4761360080000093"}}},
+        },
+        missing("payout_method_data.wallet.apple_pay_decrypt.expiry_month"),
+    ),
+    (
+        {"payout_type": "bank_redirect", "payout_method_data": {"bank_redirect": {"interac": {}}}},
+        missing("payout_method_data.bank_redirect.interac.email"),
+    ),
+    (
+        {"payout_type": "bank_redirect", "payout_method_data": {"bank_redirect": {}}},
+        invalid("payout_method_data.bank_redirect", "must hold exactly one of: interac"),
     ),
     (
         {"payout_type": "card", "payout_method_data": {"card": {"card_number": "4111111111111111"}}},
