@@ -22,7 +22,7 @@ from mocksrv.api.schemas.links import (
 from mocksrv.contract import Auth, documented
 from mocksrv.domain.links.records import PaymentLink
 from mocksrv.domain.models import KeyKind
-from mocksrv.representations import list_json, payment_link_json
+from mocksrv.representations import paged_list_json, payment_link_json
 from mocksrv.rest import authenticate, base_url, json_body, load, sandbox, show_payment
 
 links = Blueprint("links", __name__)
@@ -58,8 +58,7 @@ def list_payment_links() -> Json:
     principal = authenticate()
     query = load(_list, json_body())
     page = sandbox().payment_links.list(principal.merchant_id, query)
-    answer = list_json([_link_json(link) for link in page.items], page.total_count)
-    return {**answer, "has_more": query.offset + len(page.items) < page.total_count}
+    return paged_list_json([_link_json(link) for link in page.items], page.total_count, query.offset)
 
 
 @links.get("/payment_link/<id:payment_link_id>")

@@ -24,7 +24,7 @@ from mocksrv.domain.money import MAX_AMOUNT
 from mocksrv.domain.refunds import REFUND_TYPES, RefundStatus
 from mocksrv.domain.store import Between, Query
 from mocksrv.fieldtypes import RESOURCE_ID, FreeForm, StrictBoolean, StrictInteger, Timestamp, currency_code
-from mocksrv.representations import list_json, refund_json
+from mocksrv.representations import paged_list_json, refund_json
 from mocksrv.rest import authenticate, json_body, load, sandbox
 from mocksrv.schema import RequestSchema
 
@@ -115,8 +115,9 @@ def create_refund() -> Json:
 @documented(RefundListAnswerSchema, body=_list)
 def list_refunds() -> Json:
     principal = authenticate()
-    page = sandbox().refunds.list(principal.merchant_id, load(_list, json_body()))
-    return list_json([refund_json(r) for r in page.items], page.total_count)
+    query = load(_list, json_body())
+    page = sandbox().refunds.list(principal.merchant_id, query)
+    return paged_list_json([refund_json(r) for r in page.items], page.total_count, query.offset)
 
 
 @refunds.get("/refunds/<id:refund_id>")

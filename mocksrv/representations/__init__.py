@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from mocksrv.representations.common import JsonObject as JsonObject
 from mocksrv.representations.common import list_json as list_json
+from mocksrv.representations.common import paged_list_json as paged_list_json
 from mocksrv.representations.common import timestamp as timestamp
 from mocksrv.representations.events import AUTOMATIC_RETRY as AUTOMATIC_RETRY
 from mocksrv.representations.events import EVENT_CLASS_OF_CONTENT as EVENT_CLASS_OF_CONTENT

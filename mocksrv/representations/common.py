@@ -17,3 +17,9 @@ def timestamp(moment: datetime | None) -> str | None:
 def list_json(items: list[JsonObject], total_count: int) -> JsonObject:
     """The list envelope of the payments-style lists: count, total_count, data."""
     return {"count": len(items), "total_count": total_count, "data": items}
+
+
+def paged_list_json(items: list[JsonObject], total_count: int, offset: int) -> JsonObject:
+    """The payments-style envelope with the spec's general `has_more`, for the lists whose real
+    answer the spec's general form also covers (refunds, payment links)."""
+    return {**list_json(items, total_count), "has_more": offset + len(items) < total_count}

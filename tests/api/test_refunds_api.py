@@ -559,7 +559,18 @@ def test_list_answers_count_total_count_and_data(api: Api, three_refunds: dict[s
         "count": 3,
         "total_count": 3,
         "data": [three_refunds["ref_c"], three_refunds["ref_b"], three_refunds["ref_a"]],
+        "has_more": False,
     }
+
+
+def test_a_page_of_the_list_says_whether_more_follow(
+    api: Api, three_refunds: dict[str, dict[str, Any]]
+) -> None:
+    first = api.post("/refunds/list", {"limit": 2}).json
+    last = api.post("/refunds/list", {"limit": 2, "offset": 2}).json
+
+    assert (first["count"], first["total_count"], first["has_more"]) == (2, 3, True)
+    assert (last["count"], last["has_more"], last["data"]) == (1, False, [three_refunds["ref_a"]])
 
 
 @pytest.mark.usefixtures("three_refunds")
@@ -574,7 +585,7 @@ def test_list_of_a_merchant_without_refunds_is_empty(api: Api) -> None:
     response = api.post("/refunds/list", {})
 
     assert response.status_code == 200
-    assert response.json == {"count": 0, "total_count": 0, "data": []}
+    assert response.json == {"count": 0, "total_count": 0, "data": [], "has_more": False}
 
 
 LIST_FILTERS: list[tuple[dict[str, Any], list[str], int]] = [
@@ -661,6 +672,7 @@ def test_list_shows_a_refund_that_failed_on_the_clock_as_failed(
                 updated_at=later(frozen, 120 + HOUR),
             )
         ],
+        "has_more": False,
     }
 
 
@@ -878,7 +890,7 @@ def test_another_merchant_does_not_list_the_refund(other_merchant: OtherMerchant
     response = other_merchant.api.post("/refunds/list", {})
 
     assert response.status_code == 200
-    assert response.json == {"count": 0, "total_count": 0, "data": []}
+    assert response.json == {"count": 0, "total_count": 0, "data": [], "has_more": False}
 
 
 @pytest.mark.usefixtures("refunded")

@@ -39,3 +39,4 @@ class RefundListAnswerSchema(AnswerSchema):
     count = fields.Integer()
     total_count = fields.Integer()
     data = fields.List(fields.Nested(RefundAnswerSchema))
+    has_more = fields.Boolean()  # the spec's general envelope, beside the real service's
