@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import threading
 import time
+from collections.abc import Callable
 from enum import StrEnum
 from typing import Any
 
@@ -20,6 +21,7 @@ from mocksrv.domain.ids import IdState
 from mocksrv.domain.merchants import MerchantSeed
 from mocksrv.domain.models import Payment
 from mocksrv.domain.sandbox import Sandbox
+from mocksrv.domain.store import Turn
 from mocksrv.domain.webhooks import (
     DELIVERY_TRANSITIONS,
     RETRY_DELAYS,
@@ -226,6 +228,24 @@ def test_an_attempt_that_ends_after_its_merchant_was_deleted_is_recorded_nowhere
     hooked.webhooks.finish(task)
 
     assert recorded is None
+    assert MERCHANT_ID not in hooked.store.merchant_ids()
+
+
+def test_a_turn_taken_as_its_merchant_is_deleted_makes_no_space_for_it(
+    hooked: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    create(hooked)
+    take_delivery = hooked.store.take_delivery
+
+    def taken_then_deleted(timeout: float, stopped: Callable[[], bool] = lambda: False) -> Turn | None:
+        turn = take_delivery(timeout, stopped)
+        if turn is not None:
+            hooked.remove_merchant(MERCHANT_ID)  # a delete landing right after the take
+        return turn
+
+    monkeypatch.setattr(hooked.store, "take_delivery", taken_then_deleted)
+
+    assert hooked.webhooks.next_task(0) is None
     assert MERCHANT_ID not in hooked.store.merchant_ids()
 
 

@@ -16,7 +16,7 @@ from mocksrv.domain.ids import new_id
 from mocksrv.domain.merchants import MerchantService
 from mocksrv.domain.models import Page, evolve
 from mocksrv.domain.scheduler import Scheduler
-from mocksrv.domain.store import MemoryStore, Query
+from mocksrv.domain.store import MemoryStore, Query, Turn
 from mocksrv.domain.webhooks.chaos import (
     CHAOS,
     HOLDS,
@@ -133,28 +133,38 @@ class WebhookService:
         once `stopped()` turns true, or while delivery is closed."""
         deadline = time.monotonic() + timeout
         while turn := self._store.take_delivery(max(0.0, deadline - time.monotonic()), stopped):
-            merchant_id, event_id, manual = turn.merchant_id, turn.event_id, turn.manual
+            task = self._task_of(turn)
+            if task is not None:
+                return task
+            self._store.finish_delivery(turn)
+        return None
+
+    def _task_of(self, turn: Turn) -> DeliveryTask | None:
+        """The attempt a turn is for; None if there is none to make: its merchant deleted since, its
+        event reset since it was queued, or a retry that a redelivery by hand made moot. Read under
+        the merchant's lock, so that a delete meanwhile makes no space again for it."""
+        merchant_id, event_id, manual = turn.merchant_id, turn.event_id, turn.manual
+        with self._store.transaction_if_held(merchant_id) as held:
+            if not held:
+                return None
             event = self._store.event(merchant_id, event_id)
             delivery: EventDelivery | None = self._store.get(DELIVERIES, merchant_id, event_id)
             stale = delivery is not None and not manual and delivery.state not in AWAITING_ATTEMPT
             if event is None or delivery is None or stale:
-                # Reset since it was queued, or a retry that a redelivery by hand made moot.
-                self._store.finish_delivery(turn)
-                continue
+                return None
             # Sent per the profile of the event's payment (refund, ...), as it stands now.
             profile = self._merchants.event_profile(merchant_id, event.resource)
             chaos: WebhookChaos | None = self._store.get(CHAOS, merchant_id, merchant_id)
-            return DeliveryTask(
-                merchant_id,
-                event,
-                delivery,
-                None if profile is None else profile.webhook_url,
-                "" if profile is None else profile.payment_response_hash_key,
-                manual,
-                send_duplicate=not manual and chaos is not None and chaos.duplicate,
-                turn=turn,
-            )
-        return None
+        return DeliveryTask(
+            merchant_id,
+            event,
+            delivery,
+            None if profile is None else profile.webhook_url,
+            "" if profile is None else profile.payment_response_hash_key,
+            manual,
+            send_duplicate=not manual and chaos is not None and chaos.duplicate,
+            turn=turn,
+        )
 
     def record(
         self, task: DeliveryTask, body: bytes | None, result: AttemptResult | None
