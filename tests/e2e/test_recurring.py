@@ -139,7 +139,7 @@ def test_a_card_that_pays_on_session_is_declined_off_session_with_a_webhook(
     webhook_merchant: Merchant, receiver: Receiver, number: str, error_code: str
 ) -> None:
     merchant = webhook_merchant
-    setup = set_up(merchant, number)
+    setup = set_up(merchant, number, multi_use=None)
     merchant.advance(seconds=MONTH)
 
     declined = ok(
