@@ -39,7 +39,8 @@ class Watchdog:
         self._changed = threading.Condition()
         self._armed: dict[int, tuple[float, socket.socket]] = {}  # by the waiting thread
         self._fired: set[int] = set()
-        self._headed: set[int] = set()  # threads whose answer's head was whole before their deadline
+        self._deadlines: dict[int, float] = {}  # by the waiting thread, kept once its socket is shut
+        self._in_time: set[int] = set()  # threads whose answer's head was read before their deadline
         self._running = False
         self._ending = False  # end the thread as soon as nothing is armed
         self.thread: threading.Thread | None = None  # the one running, or the last one
@@ -48,9 +49,10 @@ class Watchdog:
         """Shut `sock` in `seconds` unless this thread disarms first."""
         me = threading.get_ident()
         with self._changed:
-            self._armed[me] = (time.monotonic() + seconds, sock)
+            self._deadlines[me] = deadline = time.monotonic() + seconds
+            self._armed[me] = (deadline, sock)
             self._fired.discard(me)
-            self._headed.discard(me)
+            self._in_time.discard(me)
             if not self._running:
                 self._running = True
                 self.thread = threading.Thread(
@@ -60,18 +62,21 @@ class Watchdog:
             self._changed.notify()
 
     def head_read(self) -> None:
-        """This thread has read its answer's head: whole, unless the socket was shut already."""
+        """This thread has read its answer's head; in time if before its deadline. Read after it,
+        the head may have been cut short by the socket's shutdown (it reads as whole all the same)."""
+        now = time.monotonic()
         me = threading.get_ident()
         with self._changed:
-            if me not in self._fired:
-                self._headed.add(me)
+            deadline = self._deadlines.get(me)
+            if deadline is None or now < deadline:  # None: not watched, as nothing bounds it
+                self._in_time.add(me)
 
-    def fired(self) -> bool:
-        """Whether this thread's deadline passed (its socket shut) before its answer's head was read,
-        the watch kept on. A head shut short reads as whole, so only one read in time counts."""
+    def late(self) -> bool:
+        """Whether this thread's answer head was not read before its deadline, the watch kept on: a
+        timeout, whether or not the socket has been shut yet."""
         me = threading.get_ident()
         with self._changed:
-            return me in self._fired and me not in self._headed
+            return me not in self._in_time
 
     def disarm(self) -> bool:
         """Stop watching this thread's socket; whether its deadline had passed (the socket is shut)."""
@@ -80,7 +85,8 @@ class Watchdog:
             self._armed.pop(me, None)
             fired = me in self._fired
             self._fired.discard(me)
-            self._headed.discard(me)
+            self._in_time.discard(me)
+            self._deadlines.pop(me, None)
             return fired
 
     def end_when_idle(self) -> None:
@@ -175,7 +181,7 @@ def post(
         return AttemptResult(url, None, _ms_since(started), TIMED_OUT if fired else _describe(error))
     # Shut before the headers ended, the answer reads as complete: a status line sent a byte at a
     # time, or one with headers that never end, is a timeout all the same.
-    status = None if WATCHDOG.fired() else response.status_code
+    status = None if WATCHDOG.late() else response.status_code
     result = AttemptResult(url, status, _ms_since(started), TIMED_OUT if status is None else None)
     _let_go(response.raw)
     return result

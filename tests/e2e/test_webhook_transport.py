@@ -146,6 +146,28 @@ def test_a_body_that_never_ends_still_delivers_and_frees_the_thread_by_the_timeo
     assert took < TIMEOUT + 2
 
 
+class StallingWatchdog(transport.Watchdog):
+    """Stalls once it has been told of a head, until the attempt's deadline has passed and its socket
+    is shut: the worst a busy interpreter could do between the head and the check of it."""
+
+    def head_read(self) -> None:
+        super().head_read()
+        deadline = time.monotonic() + DEADLINE
+        while threading.get_ident() not in self._fired:
+            assert time.monotonic() < deadline, "the watchdog never shut the socket"
+            time.sleep(0.01)
+
+
+def test_a_head_read_in_time_delivers_though_the_deadline_passes_before_it_is_looked_at(
+    session: requests.Session, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(transport, "WATCHDOG", StallingWatchdog())
+    with receiver(answer_with(OK_HEAD + b"Content-Length: 0\r\n")) as prompt:
+        result, _ = send(session, prompt.url)
+
+    assert (result.status_code, result.error, result.succeeded) == (200, None, True)
+
+
 def test_a_huge_body_is_not_read_into_memory(session: requests.Session) -> None:
     with receiver(huge_body) as huge:
         result, took = send(session, huge.url)

@@ -78,7 +78,7 @@ def test_a_head_read_before_the_deadline_counts_though_the_socket_is_shut_after_
         mine.settimeout(DEADLINE)
         assert mine.recv(1) == b""  # the deadline passed while the body was read
 
-        assert watchdog.fired() is False
+        assert watchdog.late() is False
         assert watchdog.disarm() is True  # the socket is shut: the connection carries nothing more
 
 
@@ -92,7 +92,7 @@ def test_a_head_read_once_the_socket_is_shut_is_a_timeout() -> None:
 
         watchdog.head_read()  # cut short by the shutdown, it reads as whole
 
-        assert watchdog.fired() is True
+        assert watchdog.late() is True
         assert watchdog.disarm() is True
 
 
@@ -108,5 +108,24 @@ def test_a_new_arm_forgets_the_head_read_of_the_attempt_before() -> None:
         mine.settimeout(DEADLINE)
         assert mine.recv(1) == b""
 
-        assert watchdog.fired() is True
+        assert watchdog.late() is True
         assert watchdog.disarm() is True
+
+
+def test_a_head_read_at_its_deadline_is_late_before_the_watchdog_wakes() -> None:
+    watchdog = Watchdog()
+    mine, theirs = socket.socketpair()
+    with mine, theirs:
+        watchdog.arm(mine, 0)
+        watchdog.head_read()
+
+        assert watchdog.late() is True
+        watchdog.disarm()
+
+
+def test_a_head_read_on_a_socket_never_armed_is_in_time() -> None:
+    watchdog = Watchdog()
+
+    watchdog.head_read()
+
+    assert watchdog.late() is False
