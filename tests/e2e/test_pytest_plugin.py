@@ -177,12 +177,18 @@ def test_a_bad_setting_stops_an_xdist_session_with_its_reason_and_exit_code_4(
 ) -> None:
     pytester.makeconftest(
         """
+import pathlib
+
 import pytest
 from mocksrv.settings import Settings
 
 @pytest.fixture(scope="session")
 def mocksrv_settings():
     return Settings(threads=0)
+
+def pytest_sessionfinish(session):
+    if not hasattr(session.config, "workerinput"):  # the code the run ends with, as a conftest sees it
+        pathlib.Path("exit-status-seen").write_text(str(int(session.exitstatus)))
 """
     )
     consumer_tests(pytester, "".join(f"def test_{n}(mocksrv_merchant):\n    pass\n" for n in range(20)))
@@ -196,6 +202,7 @@ def mocksrv_settings():
     result.stdout.no_fnmatch_line("*INTERNALERROR*")
     result.stdout.no_fnmatch_line("*Traceback*")
     assert result.parseoutcomes()["errors"] <= 2  # the first test of each worker, then nothing more
+    assert (pytester.path / "exit-status-seen").read_text() == "4"
     result.stdout.no_fnmatch_line("*During handling*")
 
 

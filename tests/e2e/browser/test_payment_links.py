@@ -195,9 +195,9 @@ def test_a_link_whose_page_may_offer_no_method_keeps_pay_off(page: Page, merchan
 
     frame = page.frame_locator("#payment-element iframe")
     expect(frame.get_by_role("alert")).to_have_text("No payment method can be used for this payment here.")
-    page.wait_for_function("window.payStates && window.payStates.length >= 2")  # ready, then its change
-    assert page.evaluate("window.payStates") == ["on", "off"]
+    page.wait_for_function("window.payStates && window.payStates.length > 0")  # the element's change
     expect(page.get_by_role("button", name="Pay $25.99")).to_be_disabled()
+    assert set(page.evaluate("window.payStates")) == {"off"}  # never on, not for an instant
 
 
 def test_the_link_page_holds_at_360_px(phone: Page, merchant: Merchant) -> None:

@@ -649,6 +649,19 @@ def test_options_updated_before_the_element_is_ready_are_applied_once_it_is(
     expect(frame.get_by_role("tab")).to_have_count(0)
 
 
+def test_an_update_that_changes_the_methods_offered_tells_the_page(
+    page: Page, merchant: Merchant, checkout: Callable[..., FrameLocator]
+) -> None:
+    frame = checkout(create_payment(merchant)["client_secret"])
+    page.wait_for_function("window.lastChange && window.lastChange.value.type === 'card'")
+
+    page.evaluate('paymentElement.update({allowedPaymentMethodTypes: ["google_pay"]})')
+
+    expect(frame.get_by_role("alert")).to_have_text(NO_METHOD)
+    page.wait_for_function("window.lastChange.value.type === null")
+    assert page.evaluate("window.lastChange.complete") is False
+
+
 def test_pay_with_no_method_the_element_may_offer_is_a_validation_error(
     page: Page, merchant: Merchant, checkout: Callable[..., FrameLocator]
 ) -> None:

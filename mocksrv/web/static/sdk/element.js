@@ -118,6 +118,7 @@
     if (message.action === "update") {
       applyOptions(message.options || {});
       render();
+      sendChange(); // the methods offered may have changed
     }
     if (message.action === "reload") load();
   });
