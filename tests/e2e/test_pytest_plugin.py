@@ -201,7 +201,7 @@ def pytest_sessionfinish(session):
     )
     result.stdout.no_fnmatch_line("*INTERNALERROR*")
     result.stdout.no_fnmatch_line("*Traceback*")
-    assert result.parseoutcomes()["errors"] <= 2  # the first test of each worker, then nothing more
+    assert result.parseoutcomes()["errors"] in (1, 2)  # the first test of each worker, then nothing more
     assert (pytester.path / "exit-status-seen").read_text() == "4"
     result.stdout.no_fnmatch_line("*During handling*")
 

@@ -507,8 +507,14 @@ def test_an_incomplete_form_is_refused_before_the_api_is_called(
 
 @pytest.mark.parametrize(
     ("number", "brand"),
-    [("2221000000000009", "Mastercard"), ("2720990000000007", "Mastercard"), ("2200000000000004", "")],
-    ids=["first 2-series", "last 2-series", "Mir"],
+    [
+        ("2221000000000009", "Mastercard"),
+        ("2720990000000007", "Mastercard"),
+        ("2200000000000004", ""),
+        ("3530111333300000", "JCB"),
+        ("3500000000000000", ""),
+    ],
+    ids=["first 2-series", "last 2-series", "Mir", "JCB", "35 outside JCB's range"],
 )
 def test_the_card_brand_shown_is_the_numbers_own(
     merchant: Merchant, checkout: Callable[..., FrameLocator], number: str, brand: str

@@ -40,7 +40,7 @@
   const BRANDS = [
     ["American Express", "AmericanExpress", /^3[47]/, [15], 4],
     ["Diners Club", "DinersClub", /^3(0[0-5]|[689])/, [14, 16], 3],
-    ["JCB", "JCB", /^35/, [16], 3],
+    ["JCB", "JCB", /^35(2[89]|[3-8][0-9])/, [16], 3],
     ["Discover", "Discover", /^(6011|65|64[4-9])/, [16], 3],
     ["UnionPay", "UnionPay", /^62/, [16, 17, 18, 19], 3],
     ["Mastercard", "Mastercard", /^(5[1-5]|222[1-9]|22[3-9][0-9]|2[3-6][0-9]{2}|27[01][0-9]|2720)/, [16], 3],
