@@ -20,10 +20,15 @@ HIDDEN_KEYS = CVC_FIELDS | {"webhook_password"}
 HIDDEN = "***"
 # Keys that also name a kind of method data, an object whose fields are masked as any are.
 _ALSO_KINDS = frozenset({"network_token"})
-# An object under `card` is a card, whose `number` is its number however it is written (the legacy
-# API's `card.number` takes spaces as they come), not a phone's.
-CARD = "card"
+# An object under `card` is a card, whose `number` is its number however its groups are spaced (the
+# legacy API's `card.number` takes spaces as they come), not a phone's.
+_CARD = "card"
 _CARD_NUMBER = "number"
+# Digits and what may be written between a card number's groups (a space, a dash, a dot, and the two
+# bytes of a no-break space in UTF-8) become "0", every other byte "x": a card number, however it is
+# spaced, becomes a run of 12 zeros or more. One pass in C, where a pattern took six times as long.
+_RUN_BYTES = bytes(ord("0") if byte in b"0123456789 -.\xc2\xa0" else ord("x") for byte in range(256))
+_RUN = b"0" * 12
 # 12 to 19 digits, as a card number is written: in one run, or in groups split by spaces or dashes.
 CARD_LIKE = re.compile(r"(?<![0-9])[0-9](?:[ -]?[0-9]){11,18}(?![0-9])")
 # The same in text that may be URL-encoded (a query, a form, any text that is not JSON), where a
@@ -107,14 +112,21 @@ def _mask_entry(key: str, value: Any) -> Any:
         if named in _ALSO_KINDS and isinstance(value, dict):
             return mask_json(value)
         return _last_four_of(value)
-    if named == CARD and isinstance(value, dict):
-        return {
-            key: _last_four_of(entry)
-            if key.lower() == _CARD_NUMBER and entry is not None
-            else _mask_entry(key, entry)
-            for key, entry in value.items()
-        }
+    if named == _CARD and isinstance(value, dict):
+        return {key: _mask_card_entry(key, entry) for key, entry in value.items()}
     return mask_json(value)
+
+
+def has_card_run(data: bytes) -> bool:
+    """Whether `data` holds a run of digits that may be a card number, however its groups are spaced:
+    what a card's `number` must hold to be masked, and so what a body needs to be looked into for."""
+    return _RUN in data.translate(_RUN_BYTES)
+
+
+def _mask_card_entry(key: str, value: Any) -> Any:
+    if key.lower() == _CARD_NUMBER and isinstance(value, str | int) and has_card_run(str(value).encode()):
+        return _last_four_of(value)
+    return _mask_entry(key, value)
 
 
 def _last_four_of(value: Any) -> Any:

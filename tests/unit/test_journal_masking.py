@@ -16,7 +16,7 @@ CARD_LIKE = ["4242424242424242", "4242-4242-4242-4242", "4242 4242 4242 4242"]
 # Names near the masked ones, which must be left alone: a phone's number, a CVC check.
 NEAR_KEYS = ["card", "number", "cvc_check", "card_isin", "phone", "last4", "ibank", "amount"]
 texts = st.one_of(
-    st.text(alphabet="0123456789 -", max_size=24),
+    st.text(alphabet="0123456789 -.\u00a0", max_size=24),
     st.text(alphabet='0123456789 -aé\\"', max_size=24),
     st.text(max_size=8),
     st.sampled_from([*CARD_LIKE, "2026-11-23T15:20:01Z"]),
@@ -54,7 +54,6 @@ def test_every_masked_key_has_one_of_the_endings_looked_for() -> None:
         b'_number"',
         b'_password"',
         b'_token"',
-        b'card"',
         b'cvc"',
         b'cvv"',
         b'cvv2"',
@@ -113,7 +112,7 @@ def test_a_card_number_whose_groups_are_split_by_a_url_encoded_space_is_masked()
 
 def test_a_cards_number_is_masked_however_it_is_written_and_a_phones_is_kept() -> None:
     body = {
-        "card": {"number": "4242  4242.4242\t4242", "cvv": "123", "expiry_month": "12"},
+        "card": {"number": "4242  4242.4242\u00a04242", "cvv": "123", "expiry_month": "12"},
         "phone": {"number": "4155550100"},
     }
     assert mask_json(body) == {
