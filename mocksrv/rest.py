@@ -188,6 +188,8 @@ def domain_error_response(error: DomainError) -> Response:
 
 def _http_error(error: HTTPException) -> Response:
     status = error.code or 500
+    if status in (404, 405):
+        _note_key_holder()
     if status == 404:
         return error_response(404, "IR_02", "Unrecognized request URL")
     if status == 405:
@@ -372,6 +374,21 @@ def admit(principal: Principal) -> None:
     sandbox_.scheduler.fire_now(principal.merchant_id)
     for hook in current_app.extensions[_EXTENSION]["authenticated"]:
         hook(principal)
+
+
+def _note_key_holder() -> None:
+    """A request that no route took is still its merchant's, for the journal, when it carries one of
+    the merchant's keys: a client's wrong path or method is what the journal is read for. Noted only,
+    not admitted: it counts against no rate limit and meets no fault."""
+    key = current_request().environ.get("HTTP_API_KEY")
+    if not key or g.get("merchant_id") is not None:
+        return
+    try:
+        principal = sandbox().merchants.authenticate(key)
+    except DomainError:
+        return
+    known_merchant(principal.merchant_id)
+    g.key_kind = principal.kind
 
 
 def known_merchant(merchant_id: str) -> None:

@@ -103,6 +103,20 @@ def test_a_refused_key_kind_is_recorded_once_the_key_is_known(browser: Api) -> N
     assert entry["response_body"] == error("IR_01", UNAUTHORIZED)
 
 
+def test_a_merchants_request_to_no_route_is_recorded_with_its_refusal(api: Api, client: FlaskClient) -> None:
+    assert api.get("/disputes?limit=5").status_code == 404
+    assert client.open("/customers", method="PUT", headers={"api-key": SECRET_KEY}).status_code == 405
+    assert client.get("/nowhere", headers={"api-key": "snd_not_a_key"}).status_code == 404
+
+    entries = recorded(api)
+
+    assert [(e["method"], e["path"], e["query"], e["status"], e["key_kind"]) for e in entries] == [
+        ("PUT", "/customers", "", 405, "secret"),
+        ("GET", "/disputes", "limit=5", 404, "secret"),
+    ]
+    assert entries[1]["response_body"] == error("IR_02", "Unrecognized request URL")
+
+
 def test_a_request_with_no_valid_key_is_not_recorded(api: Api) -> None:
     assert api.as_key("snd_not_a_key").post("/payments", payloads.payment()).status_code == 401
     assert api.as_key("").get("/payments/pay_1").status_code == 401
