@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, g, request
+from flask import Blueprint, current_app, g, request
 from marshmallow import fields
 
+from mocksrv.contract import operation_of
 from mocksrv.domain.errors import ResourceNotFound, Unauthorized
 from mocksrv.domain.models import KeyKind
-from mocksrv.rest import is_admin, sandbox
+from mocksrv.rest import is_admin, load, sandbox
 from mocksrv.schema import RequestSchema
 
 control = Blueprint("control", __name__, url_prefix="/__mock")
@@ -34,6 +35,17 @@ def _authenticate() -> None:
     if principal.kind is not KeyKind.SECRET:
         raise Unauthorized()
     g.control_merchant = g.merchant_id = principal.merchant_id
+
+
+@control.before_request
+def _check_query() -> None:
+    """A route that reads no query of its own takes `merchant_id` there, and nothing else: a
+    parameter it does not know is IR_06, so that a mistyped `merchant_id` (which, from the admin,
+    would name every merchant) is never taken for none. A route with a query schema loads its own."""
+    view = current_app.view_functions.get(request.endpoint or "")
+    operation = None if view is None else operation_of(view)
+    if operation is not None and operation.query is None:
+        load(merchant_only, request.args.to_dict())
 
 
 def acting_merchant(body: Json | None = None) -> str:

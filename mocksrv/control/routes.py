@@ -152,7 +152,7 @@ def create_merchant() -> Json:
 
 
 @control.get("/merchants")
-@documented(ControlMerchantListAnswerSchema, auth=Auth.ADMIN)
+@documented(ControlMerchantListAnswerSchema, auth=Auth.ADMIN, errors=(400,))
 def list_merchants() -> Json:
     """Every merchant's id (admin only): also how a client proves its admin key."""
     if not is_admin():
@@ -162,7 +162,7 @@ def list_merchants() -> Json:
 
 
 @control.delete("/merchants/<id:merchant_id>")
-@documented(ControlMerchantDeletedAnswerSchema, auth=Auth.ADMIN, errors=(404,))
+@documented(ControlMerchantDeletedAnswerSchema, auth=Auth.ADMIN, errors=(400, 404))
 def delete_merchant(merchant_id: str) -> Json:
     """Forget a merchant and everything of it (admin only); its keys stop working at once."""
     if not is_admin():
@@ -218,7 +218,7 @@ def transfer_arrived(payment_id: str) -> Json:
 
 
 @control.get("/transitions")
-@documented(ControlTransitionsAnswerSchema, auth=Auth.CONTROL)
+@documented(ControlTransitionsAnswerSchema, auth=Auth.CONTROL, errors=(400,))
 def transitions() -> Json:
     """Every resource's transition table: from, event, to, and the webhook event it emits."""
     return {name: table.as_data() for name, table in TRANSITION_TABLES.items()}

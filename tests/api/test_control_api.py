@@ -51,6 +51,32 @@ DECLINE_4242 = {
 # -- clock ------------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("GET", "/__mock/clock"),
+        ("GET", "/__mock/transitions"),
+        ("GET", "/__mock/merchants"),
+        ("POST", "/__mock/sync"),
+    ],
+)
+def test_a_query_parameter_a_control_route_does_not_take_is_ir_06(admin: Api, method: str, path: str) -> None:
+    response = admin.client.open(
+        f"{path}?merchant_id={MERCHANT_ID}&bogus=1", method=method, headers={"api-key": ADMIN_KEY}
+    )
+
+    assert (response.status_code, response.json) == (400, malformed("unknown field `bogus`"))
+
+
+def test_a_reset_whose_merchant_id_is_mistyped_resets_no_merchant(api: Api, admin: Api) -> None:
+    created = create(api)
+
+    response = admin.post(f"/__mock/reset?merchnt_id={MERCHANT_ID}", {})
+
+    assert (response.status_code, response.json) == (400, malformed("unknown field `merchnt_id`"))
+    assert retrieve(api, created["payment_id"])["status"] == created["status"]
+
+
 def test_clock_shows_the_merchants_time(api: Api, frozen: str) -> None:
     response = api.get("/__mock/clock")
 
