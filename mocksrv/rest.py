@@ -7,12 +7,13 @@ import io
 import logging
 from collections.abc import Callable, Mapping
 from typing import IO, Any
+from urllib.parse import urlsplit
 
 import orjson
 from flask import Flask, Request, Response, current_app, g, jsonify, request
 from flask.json.provider import JSONProvider
 from marshmallow import Schema, ValidationError
-from werkzeug.exceptions import ClientDisconnected, HTTPException, MethodNotAllowed
+from werkzeug.exceptions import ClientDisconnected, HTTPException, MethodNotAllowed, NotFound
 from werkzeug.routing import BaseConverter
 from werkzeug.wsgi import LimitedStream
 
@@ -116,6 +117,7 @@ def init_app(app: Flask, sandbox_: Sandbox, settings_: Settings) -> None:
     # An empty segment (`/payments//cancel`, or `%2F` for an id) names no route: a 404 in the spec's
     # shape, not an HTML redirect to another route with the slashes merged.
     app.url_map.merge_slashes = False
+    app.before_request(_no_empty_segment)
     app.json = OrjsonProvider(app)
     app.register_error_handler(DomainError, domain_error_response)
     app.register_error_handler(HTTPException, _http_error)
@@ -184,6 +186,17 @@ def domain_error_response(error: DomainError) -> Response:
     if isinstance(error, RateLimited):
         g.rate_status = (error.limit, 0, error.reset_at)
     return response
+
+
+def _no_empty_segment() -> None:
+    """A leading empty segment names no route either: waitress hands `//payments` over as
+    `/payments`, and werkzeug matches it so whatever `merge_slashes` says; the target as sent
+    (`REQUEST_URI`) tells."""
+    environ = request.environ
+    target = str(environ.get("REQUEST_URI") or "")
+    sent = target.partition("?")[0] if target.startswith("/") else urlsplit(target).path
+    if "//" in sent or "//" in environ.get("PATH_INFO", ""):
+        raise NotFound()
 
 
 def _http_error(error: HTTPException) -> Response:

@@ -816,7 +816,6 @@ def test_a_json_content_type_with_charset_is_accepted(client: FlaskClient) -> No
         ("POST", "/payments//cancel"),
         ("POST", "/payments/%2F/cancel"),
         ("GET", "/customers//payment_methods"),
-        ("POST", "//payments"),
         ("GET", "/__mock//clock"),
     ],
 )
@@ -828,6 +827,22 @@ def test_an_unknown_route_is_ir_02(client: FlaskClient, method: str, path: str, 
 
     assert response.status_code == 404
     assert response.json == error("IR_02", "Unrecognized request URL")
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [("POST", "//payments"), ("POST", "//payments/list"), ("GET", "//health"), ("GET", "///__mock/clock")],
+)
+def test_a_leading_empty_segment_names_no_route_either(
+    api: Api, client: FlaskClient, method: str, path: str
+) -> None:
+    # As a server hands the path over: a test client would read `//payments` as a host and a path.
+    response = client.open(
+        "/", method=method, headers={"api-key": SECRET_KEY}, json={}, environ_overrides={"PATH_INFO": path}
+    )
+
+    assert (response.status_code, response.json) == (404, error("IR_02", "Unrecognized request URL"))
+    assert payment_count(api) == 0
 
 
 @pytest.mark.parametrize(

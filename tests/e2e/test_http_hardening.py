@@ -6,6 +6,7 @@ Every wait here is on a condition with a deadline; no test sleeps.
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 import time
@@ -174,6 +175,18 @@ def test_a_request_line_that_does_not_parse_is_refused_with_a_json_400(
         == b'{"error":{"type":"invalid_request","code":"IR_04","message":"Malformed HTTP request: '
         + (b'Start line is invalid"}}')
     )
+
+
+@pytest.mark.parametrize("target", ["//payments", "//health", "///__mock/clock"])
+def test_a_leading_empty_segment_sent_to_the_server_names_no_route(
+    start: Callable[..., MockServer], target: str
+) -> None:
+    server = start()
+    sent = f"GET {target} HTTP/1.1\r\nHost: x\r\napi-key: {SECRET_KEY}\r\nConnection: close\r\n\r\n"
+
+    status, _, body = parse(exchange(server.port, sent.encode()))
+
+    assert (status, json.loads(body)) == (404, error(404, "IR_02", "Unrecognized request URL"))
 
 
 @pytest.mark.parametrize(
