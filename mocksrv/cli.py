@@ -17,7 +17,7 @@ from typing import NoReturn, TypeGuard
 
 from mocksrv import __version__
 from mocksrv.logwriter import log_writer
-from mocksrv.output import INTERRUPTED
+from mocksrv.output import INTERRUPTED, STOPPED_BEFORE_SERVING
 from mocksrv.settings import (
     DEFAULT_ADMIN_KEY,
     DEFAULT_URL,
@@ -172,7 +172,7 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         return _serve_with(settings, level)
     except _StopStarting:
-        print("mocksrv: stopped before it served", file=sys.stderr)
+        print(STOPPED_BEFORE_SERVING, file=sys.stderr)
         return 0
     finally:
         for number, handler in previous.items():

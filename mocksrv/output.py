@@ -8,6 +8,7 @@ from contextlib import suppress
 from typing import TextIO
 
 INTERRUPTED = 130  # the exit code of a command that SIGINT ended, as a shell reports it
+STOPPED_BEFORE_SERVING = "mocksrv: stopped before it served"  # SIGINT or SIGTERM while `serve` starts
 
 
 class Lines:

@@ -233,5 +233,15 @@ def _merchant_lines(sandbox: Sandbox, credentials: MerchantCredentials) -> list[
         f"  secret key        {working(credentials.secret_key)}",
         f"  publishable key   {working(credentials.publishable_key)}",
         f"  signing key       {profile.payment_response_hash_key}",
+        *_legacy_lines(credentials),
         "",
     ]
+
+
+def _legacy_lines(credentials: MerchantCredentials) -> list[str]:
+    """The legacy card API's client id and secret, as the fixture gave them."""
+    merchant = credentials.merchant
+    if merchant.legacy_client_id is None or credentials.legacy_client_secret is None:
+        return []
+    pair = f"{merchant.legacy_client_id} / {credentials.legacy_client_secret}"
+    return [f"  legacy client     {pair} (HTTP Basic)"]

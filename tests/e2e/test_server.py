@@ -397,6 +397,7 @@ def test_banner_prints_the_keys_of_each_seeded_merchant() -> None:
         "  secret key        snd_default_secret_key",
         "  publishable key   pk_snd_default_publishable_key",
         "  signing key       whsec_default_signing_key",
+        "  legacy client     legacy_client_id / legacy_client_secret (HTTP Basic)",
         "",
         "  control plane     http://127.0.0.1:8080/__mock  (admin key: mocksrv_admin_key)",
         "  health            http://127.0.0.1:8080/health",

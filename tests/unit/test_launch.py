@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+import signal
+import sys
+from collections.abc import Iterator
 
 import pytest
 
-from mocksrv import launch
+from mocksrv import cli, launch
 
 
 @pytest.fixture
@@ -71,3 +74,36 @@ def test_a_system_without_confstr_is_not_glibc(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.delattr(os, "confstr")
 
     assert launch._glibc() is False
+
+
+@pytest.fixture
+def signal_handlers() -> Iterator[None]:
+    """The process's SIGINT and SIGTERM handlers, put back after the test."""
+    kept = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
+    yield
+    for number, handler in kept.items():
+        signal.signal(number, handler)
+
+
+@pytest.mark.usefixtures("signal_handlers")
+@pytest.mark.parametrize(("command", "stopped"), [("serve", True), ("wait", False)])
+def test_serve_stops_in_one_line_on_a_signal_from_its_first_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], command: str, stopped: bool
+) -> None:
+    seen: dict[int, object] = {}
+
+    def command_main() -> int:  # stands for the command's imports and its start
+        seen.update({number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)})
+        return 0
+
+    monkeypatch.setattr(sys, "argv", ["mocksrv", command])
+    monkeypatch.setattr(launch, "allocator_environ", lambda argv, environ: None)
+    monkeypatch.setattr(cli, "main", command_main)
+    with pytest.raises(SystemExit):
+        launch.main()
+
+    assert (seen[signal.SIGTERM] is launch._stop_before_serving) is stopped
+    assert (seen[signal.SIGINT] is launch._stop_before_serving) is stopped
+    with pytest.raises(SystemExit) as exited:
+        launch._stop_before_serving(signal.SIGTERM, None)
+    assert (exited.value.code, capsys.readouterr().err) == (0, "mocksrv: stopped before it served\n")
