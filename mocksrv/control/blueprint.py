@@ -50,7 +50,8 @@ def _check_query() -> None:
 
 def acting_merchant(body: Json | None = None) -> str:
     """The merchant a request acts on: named by the admin, or the one whose secret key it is."""
-    named = request.args.get("merchant_id") or (body or {}).get("merchant_id")
+    args = request.args
+    named = args["merchant_id"] if "merchant_id" in args else (body or {}).get("merchant_id")
     if is_admin():
         g.merchant_id = merchant_id = sandbox().merchants.require_merchant_id(named)
         return merchant_id

@@ -132,7 +132,8 @@ def sync_timers() -> Json:
 @documented(ControlResetAnswerSchema, body=merchant_only, auth=Auth.CONTROL, errors=(404,))
 def reset() -> Json:
     body = load(merchant_only, json_body())
-    everything = is_admin() and not (request.args.get("merchant_id") or body.get("merchant_id"))
+    # Every merchant only when none is named at all: an empty name (an unset variable) names none.
+    everything = is_admin() and "merchant_id" not in request.args and body.get("merchant_id") is None
     merchant_ids = sandbox().merchants.merchant_ids() if everything else [acting_merchant(body)]
     for merchant_id in merchant_ids:
         sandbox().reset(merchant_id)

@@ -77,6 +77,18 @@ def test_a_reset_whose_merchant_id_is_mistyped_resets_no_merchant(api: Api, admi
     assert retrieve(api, created["payment_id"])["status"] == created["status"]
 
 
+@pytest.mark.parametrize(("query", "body"), [("?merchant_id=", {}), ("", {"merchant_id": ""})])
+def test_a_reset_that_names_an_empty_merchant_resets_no_merchant(
+    api: Api, admin: Api, query: str, body: dict[str, Any]
+) -> None:
+    created = create(api)
+
+    response = admin.post(f"/__mock/reset{query}", body)
+
+    assert (response.status_code, response.json) == (400, invalid("merchant_id"))
+    assert retrieve(api, created["payment_id"])["status"] == created["status"]
+
+
 def test_clock_shows_the_merchants_time(api: Api, frozen: str) -> None:
     response = api.get("/__mock/clock")
 
