@@ -10,14 +10,14 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import FrameType
-from typing import NoReturn, TypeGuard
+from typing import Any, NoReturn, TypeGuard
 
 from mocksrv import __version__
 from mocksrv.logwriter import log_writer
-from mocksrv.output import INTERRUPTED, STOPPED_BEFORE_SERVING
+from mocksrv.output import INTERRUPTED, stop_before_serving
 from mocksrv.settings import (
     DEFAULT_ADMIN_KEY,
     DEFAULT_URL,
@@ -42,6 +42,11 @@ DEFAULT_SCENARIOS = "scenarios"
 TRIGGER_TIMEOUT = 30.0  # seconds for each request of `mocksrv trigger`
 
 _wait_timeout = number(0, inclusive=True, reason="not a number of seconds of 0 or more")
+
+_DEFAULT_HANDLERS: dict[int, Callable[[int, FrameType | None], Any] | int] = {
+    signal.SIGINT: signal.default_int_handler,
+    signal.SIGTERM: signal.SIG_DFL,
+}
 
 
 def _shown_default(setting: Setting) -> str:
@@ -167,16 +172,15 @@ def _serve(args: argparse.Namespace) -> int:
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     # SIGINT or SIGTERM before the server serves (its imports, a large state file's load) stops the
     # start: nothing is written, and the state file is left as it was. The server's own handlers
-    # take over once it serves.
-    previous = {number: signal.signal(number, _stop_starting) for number in (signal.SIGINT, signal.SIGTERM)}
+    # take over once it serves; once it has stopped, the ones before are back (Python's defaults
+    # where those were the launcher's `stop_before_serving`).
+    handlers = (signal.SIGINT, signal.SIGTERM)
+    previous = {number: signal.signal(number, stop_before_serving) for number in handlers}
     try:
         return _serve_with(settings, level)
-    except _StopStarting:
-        print(STOPPED_BEFORE_SERVING, file=sys.stderr)
-        return 0
     finally:
         for number, handler in previous.items():
-            signal.signal(number, handler)
+            signal.signal(number, _DEFAULT_HANDLERS[number] if handler is stop_before_serving else handler)
 
 
 def _serve_with(settings: Settings, level: int) -> int:
@@ -195,14 +199,6 @@ def _serve_with(settings: Settings, level: int) -> int:
         print(f"mocksrv: {error}", file=sys.stderr)
         return 1
     return 0
-
-
-class _StopStarting(Exception):
-    """SIGINT or SIGTERM came while the server was starting."""
-
-
-def _stop_starting(signum: int, frame: FrameType | None) -> NoReturn:
-    raise _StopStarting()
 
 
 def _wait_target(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[str, float]:

@@ -23,10 +23,8 @@ import os
 import signal
 import sys
 from collections.abc import Mapping, Sequence
-from types import FrameType
-from typing import NoReturn
 
-from mocksrv.output import STOPPED_BEFORE_SERVING
+from mocksrv.output import stop_before_serving
 
 C_ALLOCATOR = {
     "PYTHONMALLOC": "malloc",
@@ -52,9 +50,9 @@ def _glibc() -> bool:
 def main() -> None:
     if sys.argv[1:2] == ["serve"]:
         # From the first line that runs, not once the command's imports are done (a tenth of a
-        # second): SIGINT or SIGTERM stops the start in one line, as `serve` itself does later.
+        # second): SIGINT or SIGTERM stops the start in one line. `serve` keeps this until it serves.
         for number in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(number, _stop_before_serving)
+            signal.signal(number, stop_before_serving)
     environ = allocator_environ(sys.argv[1:], os.environ)
     if environ is not None and sys.executable:
         # sys.orig_argv holds the interpreter's own options and the script or `-m mocksrv`.
@@ -62,8 +60,3 @@ def main() -> None:
     from mocksrv.cli import main as cli_main
 
     sys.exit(cli_main())
-
-
-def _stop_before_serving(signum: int, frame: FrameType | None) -> NoReturn:
-    print(STOPPED_BEFORE_SERVING, file=sys.stderr)
-    raise SystemExit(0)

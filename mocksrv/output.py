@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import os
 from contextlib import suppress
-from typing import TextIO
+from types import FrameType
+from typing import NoReturn, TextIO
 
 INTERRUPTED = 130  # the exit code of a command that SIGINT ended, as a shell reports it
 STOPPED_BEFORE_SERVING = "mocksrv: stopped before it served"  # SIGINT or SIGTERM while `serve` starts
@@ -27,3 +28,11 @@ class Lines:
             with suppress(OSError, ValueError):
                 os.dup2(os.open(os.devnull, os.O_WRONLY), self._out.fileno())
             self._out = None
+
+
+def stop_before_serving(signum: int, frame: FrameType | None) -> NoReturn:
+    """SIGINT or SIGTERM while `serve` starts: say so and end now, exit 0, nothing written. Not by
+    an exception: one raised from a signal handler can be lost in an import, and the start go on."""
+    with suppress(OSError):
+        os.write(2, f"{STOPPED_BEFORE_SERVING}\n".encode())
+    os._exit(0)

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from mocksrv import cli, launch
+from mocksrv import cli, launch, output
 
 
 @pytest.fixture
@@ -88,7 +88,7 @@ def signal_handlers() -> Iterator[None]:
 @pytest.mark.usefixtures("signal_handlers")
 @pytest.mark.parametrize(("command", "stopped"), [("serve", True), ("wait", False)])
 def test_serve_stops_in_one_line_on_a_signal_from_its_first_line(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], command: str, stopped: bool
+    monkeypatch: pytest.MonkeyPatch, command: str, stopped: bool
 ) -> None:
     seen: dict[int, object] = {}
 
@@ -102,8 +102,23 @@ def test_serve_stops_in_one_line_on_a_signal_from_its_first_line(
     with pytest.raises(SystemExit):
         launch.main()
 
-    assert (seen[signal.SIGTERM] is launch._stop_before_serving) is stopped
-    assert (seen[signal.SIGINT] is launch._stop_before_serving) is stopped
-    with pytest.raises(SystemExit) as exited:
-        launch._stop_before_serving(signal.SIGTERM, None)
-    assert (exited.value.code, capsys.readouterr().err) == (0, "mocksrv: stopped before it served\n")
+    assert (seen[signal.SIGTERM] is output.stop_before_serving) is stopped
+    assert (seen[signal.SIGINT] is output.stop_before_serving) is stopped
+
+
+class Exited(Exception):
+    """os._exit, in a test: the process would have ended there."""
+
+
+def test_a_stop_before_serving_says_so_and_ends_the_process_at_once(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    def exit_now(code: int) -> None:
+        raise Exited(code)
+
+    monkeypatch.setattr(os, "_exit", exit_now)
+
+    with pytest.raises(Exited) as exited:
+        output.stop_before_serving(signal.SIGTERM, None)
+
+    assert (exited.value.args, capfd.readouterr().err) == ((0,), "mocksrv: stopped before it served\n")
