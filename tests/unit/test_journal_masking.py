@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -16,7 +17,7 @@ CARD_LIKE = ["4242424242424242", "4242-4242-4242-4242", "4242 4242 4242 4242"]
 # Names near the masked ones, which must be left alone: a phone's number, a CVC check.
 NEAR_KEYS = ["card", "number", "cvc_check", "card_isin", "phone", "last4", "ibank", "amount"]
 texts = st.one_of(
-    st.text(alphabet="0123456789 -.\u00a0", max_size=24),
+    st.text(alphabet="0123456789 \t-./_,|\u00a0", max_size=24),
     st.text(alphabet='0123456789 -aé\\"', max_size=24),
     st.text(max_size=8),
     st.sampled_from([*CARD_LIKE, "2026-11-23T15:20:01Z"]),
@@ -110,13 +111,24 @@ def test_a_card_number_whose_groups_are_split_by_a_url_encoded_space_is_masked()
     assert mask_text(query) == "a=************4242&b=************4242&c=1+2"
 
 
-def test_a_cards_number_is_masked_however_it_is_written_and_a_phones_is_kept() -> None:
+@pytest.mark.parametrize(
+    "number",
+    ["4242  4242.4242\u00a04242", "4242\t4242\t4242\t4242", "4242/4242/4242/4242", "4242_4242,4242|4242"],
+)
+def test_a_cards_number_is_masked_however_it_is_written_and_a_phones_is_kept(number: str) -> None:
     body = {
-        "card": {"number": "4242  4242.4242\u00a04242", "cvv": "123", "expiry_month": "12"},
+        "card": {"number": number, "cvv": "123", "expiry_month": "12"},
         "phone": {"number": "4155550100"},
     }
     assert mask_json(body) == {
-        "card": {"number": "****************4242", "cvv": "***", "expiry_month": "12"},
+        "card": {"number": "*" * (len(number) - 4) + "4242", "cvv": "***", "expiry_month": "12"},
         "phone": {"number": "4155550100"},
     }
+    assert orjson.loads(orjson.dumps(journal_body(orjson.dumps(body)))) == mask_json(body)
+
+
+def test_a_key_is_matched_in_ascii_case_only_by_the_walk_as_by_the_quick_look() -> None:
+    body = {"api_\u212aey": "sk_live_abcdefgh", "API_KEY": "sk_live_abcdefgh"}  # \u212a: the Kelvin sign
+
+    assert mask_json(body) == {"api_\u212aey": "sk_live_abcdefgh", "API_KEY": "************efgh"}
     assert orjson.loads(orjson.dumps(journal_body(orjson.dumps(body)))) == mask_json(body)
