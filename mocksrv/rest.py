@@ -7,7 +7,7 @@ import io
 import logging
 from collections.abc import Callable, Mapping
 from typing import IO, Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import orjson
 from flask import Flask, Request, Response, current_app, g, jsonify, request
@@ -194,8 +194,10 @@ def _no_empty_segment() -> None:
     (`REQUEST_URI`) tells."""
     environ = request.environ
     target = str(environ.get("REQUEST_URI") or "")
-    sent = target.partition("?")[0] if target.startswith("/") else urlsplit(target).path
-    if "//" in sent or "//" in environ.get("PATH_INFO", ""):
+    # Its path, decoded (`/%2Fhealth` is `//health` too): all before the query or a fragment, or of
+    # an absolute target (`http://host//health`) the path.
+    sent = target.split("?", 1)[0].split("#", 1)[0] if target.startswith("/") else urlsplit(target).path
+    if "//" in unquote(sent) or "//" in environ.get("PATH_INFO", ""):
         raise NotFound()
 
 

@@ -162,6 +162,18 @@ def test_headers_over_the_limit_are_refused_with_a_json_431(start: Callable[...,
     assert response.json() == error(431, "IR_04", "Request headers are larger than the limit of 4096 bytes")
 
 
+@pytest.mark.parametrize("target", ["/health?next=//x", "/health#//x", "http://h/health"])
+def test_slashes_outside_the_path_leave_its_route_found(
+    start: Callable[..., MockServer], target: str
+) -> None:
+    server = start()
+    sent = f"GET {target} HTTP/1.1\r\nHost: x\r\napi-key: {SECRET_KEY}\r\nConnection: close\r\n\r\n"
+
+    status, _, body = parse(exchange(server.port, sent.encode()))
+
+    assert (status, json.loads(body)) == (200, {"status": "healthy"})
+
+
 def test_a_request_line_that_does_not_parse_is_refused_with_a_json_400(
     start: Callable[..., MockServer],
 ) -> None:
@@ -177,7 +189,10 @@ def test_a_request_line_that_does_not_parse_is_refused_with_a_json_400(
     )
 
 
-@pytest.mark.parametrize("target", ["//payments", "//health", "///__mock/clock"])
+@pytest.mark.parametrize(
+    "target",
+    ["//payments", "//health", "///__mock/clock", "/%2Fcustomers/list", "/%2fhealth", "http://h//health"],
+)
 def test_a_leading_empty_segment_sent_to_the_server_names_no_route(
     start: Callable[..., MockServer], target: str
 ) -> None:
