@@ -56,10 +56,15 @@ PAYOUT_CONNECTORS = (
 INT32_MAX = 2**31 - 1
 
 
+_CARD_NUMBER = validate.Regexp(r"^[0-9]{12,19}\Z")
+_EXPIRY_MONTH = validate.Regexp(r"^(0?[1-9]|1[0-2])\Z")
+_EXPIRY_YEAR = validate.Regexp(r"^([0-9]{2}|[0-9]{4})\Z")
+
+
 class CardPayoutSchema(RequestSchema):
-    card_number = fields.String(required=True, validate=validate.Regexp(r"^[0-9]{12,19}\Z"))
-    expiry_month = fields.String(required=True, validate=validate.Regexp(r"^(0?[1-9]|1[0-2])\Z"))
-    expiry_year = fields.String(required=True, validate=validate.Regexp(r"^([0-9]{2}|[0-9]{4})\Z"))
+    card_number = fields.String(required=True, validate=_CARD_NUMBER)
+    expiry_month = fields.String(required=True, validate=_EXPIRY_MONTH)
+    expiry_year = fields.String(required=True, validate=_EXPIRY_YEAR)
     card_holder_name = fields.String(required=True)
     card_network = fields.String(validate=validate.OneOf(real_values.CARD_NETWORKS))
 
@@ -74,9 +79,9 @@ class PassthroughSchema(RequestSchema):
 class ApplePayDecryptSchema(RequestSchema):
     """An Apple Pay token already decrypted: the device's card number and its expiry."""
 
-    dpan = fields.String(required=True, validate=validate.Regexp(r"^[0-9]{12,19}\Z"))
-    expiry_month = fields.String(required=True, validate=validate.Regexp(r"^(0?[1-9]|1[0-2])\Z"))
-    expiry_year = fields.String(required=True, validate=validate.Regexp(r"^([0-9]{2}|[0-9]{4})\Z"))
+    dpan = fields.String(required=True, validate=_CARD_NUMBER)
+    expiry_month = fields.String(required=True, validate=_EXPIRY_MONTH)
+    expiry_year = fields.String(required=True, validate=_EXPIRY_YEAR)
     card_holder_name = fields.String(required=True)
     card_network = fields.String(validate=validate.OneOf(real_values.CARD_NETWORKS))
 

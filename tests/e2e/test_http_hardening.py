@@ -62,6 +62,14 @@ def parse(answer: bytes) -> tuple[int, dict[str, str], bytes]:
     return int(status_line.split()[1]), {k.lower(): v for k, v in headers.items()}, body
 
 
+def get_as_sent(server: MockServer, target: str) -> tuple[int, Any]:
+    """A GET of `target` written into the request line as it is, no client tidying it first: the
+    status and the JSON answered."""
+    sent = f"GET {target} HTTP/1.1\r\nHost: x\r\napi-key: {SECRET_KEY}\r\nConnection: close\r\n\r\n"
+    status, _, body = parse(exchange(server.port, sent.encode()))
+    return status, json.loads(body)
+
+
 def closed_by_server(sock: socket.socket, *, nudge: bytes = b"", within: float = DEADLINE) -> bool:
     """Whether the server closes `sock` within `within` seconds; `nudge` is sent between looks."""
     sock.settimeout(0.2)
@@ -166,12 +174,7 @@ def test_headers_over_the_limit_are_refused_with_a_json_431(start: Callable[...,
 def test_slashes_outside_the_path_leave_its_route_found(
     start: Callable[..., MockServer], target: str
 ) -> None:
-    server = start()
-    sent = f"GET {target} HTTP/1.1\r\nHost: x\r\napi-key: {SECRET_KEY}\r\nConnection: close\r\n\r\n"
-
-    status, _, body = parse(exchange(server.port, sent.encode()))
-
-    assert (status, json.loads(body)) == (200, {"status": "healthy"})
+    assert get_as_sent(start(), target) == (200, {"status": "healthy"})
 
 
 def test_a_request_line_that_does_not_parse_is_refused_with_a_json_400(
@@ -196,12 +199,7 @@ def test_a_request_line_that_does_not_parse_is_refused_with_a_json_400(
 def test_a_leading_empty_segment_sent_to_the_server_names_no_route(
     start: Callable[..., MockServer], target: str
 ) -> None:
-    server = start()
-    sent = f"GET {target} HTTP/1.1\r\nHost: x\r\napi-key: {SECRET_KEY}\r\nConnection: close\r\n\r\n"
-
-    status, _, body = parse(exchange(server.port, sent.encode()))
-
-    assert (status, json.loads(body)) == (404, error(404, "IR_02", "Unrecognized request URL"))
+    assert get_as_sent(start(), target) == (404, error(404, "IR_02", "Unrecognized request URL"))
 
 
 @pytest.mark.parametrize(
