@@ -10,14 +10,13 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
-from types import FrameType
-from typing import Any, NoReturn, TypeGuard
+from typing import NoReturn, TypeGuard
 
 from mocksrv import __version__
 from mocksrv.logwriter import log_writer
-from mocksrv.output import INTERRUPTED, stop_before_serving
+from mocksrv.output import INTERRUPTED, put_back_handlers, stop_before_serving
 from mocksrv.settings import (
     DEFAULT_ADMIN_KEY,
     DEFAULT_URL,
@@ -42,11 +41,6 @@ DEFAULT_SCENARIOS = "scenarios"
 TRIGGER_TIMEOUT = 30.0  # seconds for each request of `mocksrv trigger`
 
 _wait_timeout = number(0, inclusive=True, reason="not a number of seconds of 0 or more")
-
-_DEFAULT_HANDLERS: dict[int, Callable[[int, FrameType | None], Any] | int] = {
-    signal.SIGINT: signal.default_int_handler,
-    signal.SIGTERM: signal.SIG_DFL,
-}
 
 
 def _shown_default(setting: Setting) -> str:
@@ -179,8 +173,7 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         return _serve_with(settings, level)
     finally:
-        for number, handler in previous.items():
-            signal.signal(number, _DEFAULT_HANDLERS[number] if handler is stop_before_serving else handler)
+        put_back_handlers(previous)
 
 
 def _serve_with(settings: Settings, level: int) -> int:

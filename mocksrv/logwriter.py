@@ -48,6 +48,10 @@ class BatchedWriter(logging.Handler):
     def start(self) -> None:
         self._thread.start()
 
+    def flush(self) -> None:
+        """Write what is waiting now, not at the next batch (a process about to end at once)."""
+        self._write()
+
     def close(self) -> None:
         """Write what is left, and stop the thread."""
         self._stopped.set()

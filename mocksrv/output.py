@@ -3,10 +3,13 @@ files and exit code are as if all had been read."""
 
 from __future__ import annotations
 
+import logging
 import os
+import signal
+from collections.abc import Callable, Mapping
 from contextlib import suppress
 from types import FrameType
-from typing import NoReturn, TextIO
+from typing import Any, NoReturn, TextIO
 
 INTERRUPTED = 130  # the exit code of a command that SIGINT ended, as a shell reports it
 STOPPED_BEFORE_SERVING = "mocksrv: stopped before it served"  # SIGINT or SIGTERM while `serve` starts
@@ -31,8 +34,28 @@ class Lines:
 
 
 def stop_before_serving(signum: int, frame: FrameType | None) -> NoReturn:
-    """SIGINT or SIGTERM while `serve` starts: say so and end now, exit 0, nothing written. Not by
-    an exception: one raised from a signal handler can be lost in an import, and the start go on."""
+    """SIGINT or SIGTERM while `serve` starts: say so and end now, exit 0, the state file as it
+    was. Not by an exception: one raised from a signal handler can be lost in an import, and the
+    start go on. The log lines already made are written first."""
+    for handler in logging.getLogger().handlers:
+        with suppress(Exception):
+            handler.flush()
     with suppress(OSError):
         os.write(2, f"{STOPPED_BEFORE_SERVING}\n".encode())
     os._exit(0)
+
+
+# What a command's SIGINT and SIGTERM are once it no longer starts: Python's own.
+_DEFAULT_HANDLERS: dict[signal.Signals, Callable[[int, FrameType | None], Any] | int] = {
+    signal.SIGINT: signal.default_int_handler,
+    signal.SIGTERM: signal.SIG_DFL,
+}
+
+
+def put_back_handlers(
+    previous: Mapping[signal.Signals, Callable[[int, FrameType | None], Any] | int | None],
+) -> None:
+    """Put back the signal handlers a command replaced; where one was `stop_before_serving`,
+    Python's own, since what it says is no longer true."""
+    for number, handler in previous.items():
+        signal.signal(number, _DEFAULT_HANDLERS[number] if handler is stop_before_serving else handler)

@@ -18,7 +18,7 @@ from mocksrv.domain.merchants import MerchantCredentials
 from mocksrv.domain.sandbox import Sandbox
 from mocksrv.httpserver import HttpServer, address
 from mocksrv.memory import Collector
-from mocksrv.output import Lines
+from mocksrv.output import Lines, put_back_handlers
 from mocksrv.settings import Settings, check_settings
 from mocksrv.statefile import StateWriter, load_state
 from mocksrv.webhooks.dispatcher import Dispatcher
@@ -180,8 +180,7 @@ def serve(settings: Settings) -> None:
         try:
             running.stop(None)  # StateNotWritten when the state file's last write failed
         finally:
-            for number, handler in previous.items():
-                signal.signal(number, handler)
+            put_back_handlers(previous)
             lines.say("mocksrv stopped")
 
 

@@ -9,7 +9,7 @@ from flask import Blueprint, current_app, g, request
 from marshmallow import fields
 
 from mocksrv.contract import operation_of
-from mocksrv.domain.errors import ResourceNotFound, Unauthorized
+from mocksrv.domain.errors import InvalidField, ResourceNotFound, Unauthorized
 from mocksrv.domain.models import KeyKind
 from mocksrv.rest import is_admin, load, sandbox
 from mocksrv.schema import RequestSchema
@@ -48,10 +48,19 @@ def _check_query() -> None:
         load(merchant_only, request.args.to_dict())
 
 
-def acting_merchant(body: Json | None = None) -> str:
-    """The merchant a request acts on: named by the admin, or the one whose secret key it is."""
+def named_merchant(body: Json | None = None) -> str | None:
+    """The merchant a request names (`merchant_id` in its query, else in its body), None if none;
+    an empty name (an unset variable) is IR_04, never taken for none."""
     args = request.args
     named = args["merchant_id"] if "merchant_id" in args else (body or {}).get("merchant_id")
+    if named == "":
+        raise InvalidField("merchant_id")
+    return named
+
+
+def acting_merchant(body: Json | None = None) -> str:
+    """The merchant a request acts on: named by the admin, or the one whose secret key it is."""
+    named = named_merchant(body)
     if is_admin():
         g.merchant_id = merchant_id = sandbox().merchants.require_merchant_id(named)
         return merchant_id

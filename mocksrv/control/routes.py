@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import request
 from marshmallow import fields, validate
 
 from mocksrv.contract import Auth, documented
@@ -21,7 +20,7 @@ from mocksrv.control.answers import (
     ControlSeedAnswerSchema,
     ControlTransitionsAnswerSchema,
 )
-from mocksrv.control.blueprint import acting_merchant, control, merchant_only
+from mocksrv.control.blueprint import acting_merchant, control, merchant_only, named_merchant
 from mocksrv.domain.errors import MalformedBody, Unauthorized, UnknownField
 from mocksrv.domain.merchants import MAX_RETURN_URL_LENGTH, MAX_SESSION_EXPIRY, MerchantSeed
 from mocksrv.domain.payments.outcomes import OutcomeTable
@@ -132,8 +131,7 @@ def sync_timers() -> Json:
 @documented(ControlResetAnswerSchema, body=merchant_only, auth=Auth.CONTROL, errors=(404,))
 def reset() -> Json:
     body = load(merchant_only, json_body())
-    # Every merchant only when none is named at all: an empty name (an unset variable) names none.
-    everything = is_admin() and "merchant_id" not in request.args and body.get("merchant_id") is None
+    everything = is_admin() and named_merchant(body) is None
     merchant_ids = sandbox().merchants.merchant_ids() if everything else [acting_merchant(body)]
     for merchant_id in merchant_ids:
         sandbox().reset(merchant_id)

@@ -12,7 +12,7 @@ from flask import request
 from marshmallow import fields, validate
 
 from mocksrv.contract import AnswerSchema, Auth, documented, one_of
-from mocksrv.control.blueprint import MerchantOnlySchema, acting_merchant, control
+from mocksrv.control.blueprint import MerchantOnlySchema, acting_merchant, control, named_merchant
 from mocksrv.domain.controls.snapshot import Snapshots
 from mocksrv.domain.ids import MAX_SEED
 from mocksrv.fieldtypes import Entries
@@ -70,7 +70,7 @@ _merchant_query, _snapshot_body, _seed_ids = MerchantOnlySchema(), SnapshotBodyS
 def take_snapshot() -> Json:
     """The state of the merchant, or (admin key, no merchant_id) of every merchant, as one document."""
     query = load(_merchant_query, request.args.to_dict())
-    everything = is_admin() and not query.get("merchant_id")
+    everything = is_admin() and named_merchant(query) is None
     merchant_id = None if everything else acting_merchant(query)
     return Snapshots(sandbox()).take(merchant_id, producer=__version__)
 
@@ -83,7 +83,7 @@ def restore_snapshot() -> Json:
     """Replace the merchant, or (admin key, no merchant_id) every merchant, with a document's."""
     query = load(_merchant_query, request.args.to_dict())
     # The admin may bring back a merchant that is gone; a merchant's key, only its own merchant.
-    merchant_id = query.get("merchant_id") if is_admin() else acting_merchant(query)
+    merchant_id = named_merchant(query) if is_admin() else acting_merchant(query)
     restored = Snapshots(sandbox()).restore(json_body(), merchant_id)
     return {"restored": restored.merchants, "removed": restored.removed}
 

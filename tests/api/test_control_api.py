@@ -77,16 +77,27 @@ def test_a_reset_whose_merchant_id_is_mistyped_resets_no_merchant(api: Api, admi
     assert retrieve(api, created["payment_id"])["status"] == created["status"]
 
 
+@pytest.mark.parametrize("key", ["admin", "merchant"])
 @pytest.mark.parametrize(("query", "body"), [("?merchant_id=", {}), ("", {"merchant_id": ""})])
 def test_a_reset_that_names_an_empty_merchant_resets_no_merchant(
-    api: Api, admin: Api, query: str, body: dict[str, Any]
+    api: Api, admin: Api, query: str, body: dict[str, Any], key: str
 ) -> None:
     created = create(api)
 
-    response = admin.post(f"/__mock/reset{query}", body)
+    response = (admin if key == "admin" else api).post(f"/__mock/reset{query}", body)
 
     assert (response.status_code, response.json) == (400, invalid("merchant_id"))
     assert retrieve(api, created["payment_id"])["status"] == created["status"]
+
+
+def test_a_snapshot_or_restore_naming_an_empty_merchant_is_ir_04(admin: Api) -> None:
+    document = ok(admin.get("/__mock/snapshot"))
+
+    snapshot = admin.get("/__mock/snapshot?merchant_id=")
+    restore = admin.post("/__mock/restore?merchant_id=", document)
+
+    assert (snapshot.status_code, snapshot.json) == (400, invalid("merchant_id"))
+    assert (restore.status_code, restore.json) == (400, invalid("merchant_id"))
 
 
 def test_clock_shows_the_merchants_time(api: Api, frozen: str) -> None:

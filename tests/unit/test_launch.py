@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import logging
 import os
 import signal
 import sys
@@ -10,6 +12,7 @@ from collections.abc import Iterator
 import pytest
 
 from mocksrv import cli, launch, output
+from mocksrv.logwriter import BatchedWriter
 
 
 @pytest.fixture
@@ -118,7 +121,27 @@ def test_a_stop_before_serving_says_so_and_ends_the_process_at_once(
 
     monkeypatch.setattr(os, "_exit", exit_now)
 
-    with pytest.raises(Exited) as exited:
-        output.stop_before_serving(signal.SIGTERM, None)
+    written = io.StringIO()
+    writer = BatchedWriter(written)  # its thread not started: what it holds is written by the stop
+    root = logging.getLogger()
+    root.addHandler(writer)
+    try:
+        logging.getLogger("mocksrv.test").warning("a line made as the server started")
+        with pytest.raises(Exited) as exited:
+            output.stop_before_serving(signal.SIGTERM, None)
+    finally:
+        root.removeHandler(writer)
 
     assert (exited.value.args, capfd.readouterr().err) == ((0,), "mocksrv: stopped before it served\n")
+    assert written.getvalue() == "a line made as the server started\n"
+
+
+@pytest.mark.usefixtures("signal_handlers")
+def test_handlers_put_back_are_pythons_own_where_they_were_the_start_s_stop() -> None:
+    def own(signum: int, frame: object) -> None:
+        pass
+
+    output.put_back_handlers({signal.SIGTERM: output.stop_before_serving, signal.SIGINT: own})
+
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+    assert signal.getsignal(signal.SIGINT) is own
