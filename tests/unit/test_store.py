@@ -16,6 +16,7 @@ from mocksrv.domain.clock import ClockState, initial_state
 from mocksrv.domain.events import ContentType, Event
 from mocksrv.domain.payments.states import PaymentStatus
 from mocksrv.domain.store import Collection, DeliveryQueue, MemoryStore, Query, sort_key
+from tests.e2e.harness import poll
 from tests.unit.fakes import T0, FakeSystemTime, at
 
 THING = "thing"
@@ -526,10 +527,10 @@ def test_a_transaction_if_held_that_waited_while_its_space_was_removed_holds_not
     with store.transaction("m1"):
         waiting = threading.Thread(target=attempt, daemon=True)
         waiting.start()
-        deadline = time.monotonic() + DEADLINE
-        while not waits_in(waiting, "transaction_if_held"):
-            assert time.monotonic() < deadline, "the attempt never came to wait for the lock"
-            time.sleep(0.001)
+        came = poll(
+            lambda: waits_in(waiting, "transaction_if_held"), bool, timeout=DEADLINE, max_attempts=10**8
+        )
+        assert came, "the attempt never came to wait for the lock"
         store.remove_space("m1")  # the lock is re-entrant: this thread holds it
     waiting.join(DEADLINE)
     assert seen == [False]
