@@ -14,6 +14,7 @@ from typing import Any
 import orjson
 from flask import Flask, Response, current_app, g
 
+from mocksrv.bodies import request_body
 from mocksrv.domain.controls.faults import FaultEffect, FaultRule, FaultTiming
 from mocksrv.domain.models import Principal
 from mocksrv.domain.waits import TooManyWaits
@@ -22,7 +23,6 @@ from mocksrv.rest import (
     domain_error_response,
     error_response,
     on_authenticated,
-    request_body,
     sandbox,
     wait_slots,
 )

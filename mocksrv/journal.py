@@ -14,11 +14,12 @@ import orjson
 from flask import Flask, Request, Response, g
 from werkzeug.exceptions import HTTPException
 
+from mocksrv.bodies import request_body
 from mocksrv.domain.controls.faults import AppliedFault, FaultRule
 from mocksrv.domain.models import KeyKind
 from mocksrv.faults import DROP_CONNECTION
 from mocksrv.masking import HIDDEN_KEYS, LAST_FOUR_KEYS, has_card_run, mask_json, mask_text
-from mocksrv.rest import STARTED, current_request, is_admin, request_body, sandbox
+from mocksrv.rest import STARTED, current_request, is_admin, sandbox
 
 BODY_LIMIT = 64 * 1024  # characters of each body an entry keeps
 CONTROL_PLANE = "/__mock/"

@@ -3,27 +3,22 @@
 from __future__ import annotations
 
 import hmac
-import io
 import logging
-from collections.abc import Callable, Mapping
-from typing import IO, Any
+from collections.abc import Callable
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import orjson
 from flask import Flask, Request, Response, current_app, g, jsonify, request
 from flask.json.provider import JSONProvider
-from marshmallow import Schema, ValidationError
-from werkzeug.exceptions import ClientDisconnected, HTTPException, MethodNotAllowed, NotFound
+from werkzeug.exceptions import HTTPException, MethodNotAllowed, NotFound
 from werkzeug.routing import BaseConverter
-from werkzeug.wsgi import LimitedStream
 
 from mocksrv.domain.ephemeral_keys import is_ephemeral_key
 from mocksrv.domain.errors import (
     BodyTooLarge,
     DomainError,
     ErrorKind,
-    InvalidField,
-    MalformedBody,
     RateLimited,
     ResourceNotFound,
     Unauthorized,
@@ -47,7 +42,6 @@ STATUS_OF_KIND = {
 }
 
 # Order lines have one name; these get a pointed IR_04 rather than "unknown field".
-ORDER_LINE_ALIASES = ("items", "line_items", "cart_items")
 
 _EXTENSION = "mocksrv"
 STARTED = "mocksrv.access_started"  # the WSGI environment's key for when the request came in
@@ -239,115 +233,6 @@ def _rate_limit_headers(response: Response) -> Response:
         headers.add("X-RateLimit-Remaining", str(remaining))
         headers.add("X-RateLimit-Reset", str(reset))
     return response
-
-
-# -- request bodies ---------------------------------------------------------------------------
-
-
-def json_body() -> dict[str, Any]:
-    """Return the JSON object sent; an empty body is an empty object."""
-    request_ = current_request()
-    raw = request_body(request_)
-    if not raw.strip():
-        return {}
-    # The Content-Type as clients send it settles the question without parsing it.
-    if request_.environ.get("CONTENT_TYPE") != "application/json" and not request_.is_json:
-        raise MalformedBody("the Content-Type must be application/json")
-    try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError as error:
-        raise MalformedBody(str(error)) from None
-    if not isinstance(data, dict):
-        raise MalformedBody("expected a JSON object")
-    return data
-
-
-def request_body(request_: Request) -> bytes:
-    """The body, as `request_.get_data(cache=True)` returns it (and, from then on, will).
-
-    werkzeug reads a body through a stream wrapper, in 64 KiB reads until the stream ends: 60,000
-    instructions, 5% of a payment create. A body with a plain Content-Length within the limit is
-    read here in one read of that length, as werkzeug would read it, in a third of that; anything
-    else goes to werkzeug. What was read is kept where `get_data` keeps it, `_cached_data` (pinned by
-    tests/api/test_request_body.py), for the access log and any later reader.
-    """
-    environ = request_.environ
-    declared = environ.get("CONTENT_LENGTH")
-    limit = request_.max_content_length
-    if (
-        not declared
-        or not (declared.isascii() and declared.isdigit())
-        or "HTTP_TRANSFER_ENCODING" in environ
-        or (limit is not None and int(declared) > limit)
-        or hasattr(request_, "_cached_data")
-        or request_.shallow
-    ):
-        return request_.get_data(cache=True)
-    body = _read(environ, int(declared), limit)
-    request_._cached_data = body
-    request_.stream = io.BytesIO()  # read to its end, as werkzeug's stream is after `get_data`
-    return body
-
-
-def _read(environ: Mapping[str, Any], length: int, limit: int | None) -> bytes:
-    """Read `length` bytes of the input; what werkzeug's stream would read, and raise, from there on."""
-    stream: IO[bytes] = environ["wsgi.input"]
-    terminated = "wsgi.input_terminated" in environ
-    try:
-        body = stream.read(length)
-        if not terminated:
-            # The stream holds the declared length; werkzeug's reading ends short ones with a 400.
-            if len(body) < length:
-                body += LimitedStream(stream, length - len(body)).read()
-            return body
-        # A server that ends the stream itself: werkzeug reads on to its end, up to the limit.
-        more = stream.read(1)
-    except (OSError, ValueError):
-        if terminated and limit is None:  # werkzeug reads such a stream as it is
-            raise
-        raise ClientDisconnected() from None
-    if not more:
-        return body
-    body += more
-    if limit is None:
-        return body + stream.read()
-    if len(body) >= limit:
-        return body[:limit]
-    return body + LimitedStream(stream, limit - len(body), is_max=True).read()
-
-
-def query_arg(name: str) -> str | None:
-    """The first value of a query-string argument, as `request.args.get(name)` answers."""
-    request_ = current_request()
-    if not request_.query_string:  # most requests have none: nothing to parse
-        return None
-    return request_.args.get(name)
-
-
-def load(schema: Schema, data: Mapping[str, Any]) -> Any:
-    """Validate `data` with a schema; the first problem becomes IR_04 (or IR_06) naming its path."""
-    for alias in ORDER_LINE_ALIASES:
-        if alias in data:
-            raise InvalidField(alias, "order lines are sent as order_details")
-    try:
-        return schema.load(data)
-    except ValidationError as error:
-        path, message = _first_error(error.messages)
-        if message == "Unknown field.":
-            raise MalformedBody(f"unknown field `{path}`") from None
-        if message == "Missing data for required field.":
-            raise InvalidField(path, missing=True) from None
-        raise InvalidField(path, message.rstrip(".")[:1].lower() + message.rstrip(".")[1:]) from None
-
-
-def _first_error(messages: Any, prefix: str = "") -> tuple[str, str]:
-    if isinstance(messages, Mapping):
-        for key, value in messages.items():
-            name = prefix if key == "_schema" else f"{prefix}.{key}" if prefix else str(key)
-            return _first_error(value, name)
-    if isinstance(messages, list) and messages:
-        return _first_error(messages[0], prefix)
-    return prefix or "body", str(messages)
 
 
 # -- keys and limits --------------------------------------------------------------------------

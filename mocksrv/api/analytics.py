@@ -12,6 +12,7 @@ import orjson
 from flask import Blueprint
 from marshmallow import Schema, ValidationError, fields, validates_schema
 
+from mocksrv.bodies import json_body, load, request_body
 from mocksrv.contract import AnswerSchema, documented
 from mocksrv.domain.analytics import (
     DISPUTE_SUBJECT,
@@ -25,7 +26,7 @@ from mocksrv.domain.analytics import (
 from mocksrv.domain.clock import format_timestamp
 from mocksrv.domain.errors import MalformedBody
 from mocksrv.fieldtypes import Entries, StrictBoolean, Timestamp
-from mocksrv.rest import authenticate, current_request, json_body, load, request_body, sandbox
+from mocksrv.rest import authenticate, current_request, sandbox
 from mocksrv.schema import RequestSchema
 
 analytics = Blueprint("analytics", __name__)

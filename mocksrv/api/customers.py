@@ -12,9 +12,10 @@ from mocksrv.api.answers.customers import (
     CustomerDeletedAnswerSchema,
     CustomerListAnswerSchema,
 )
+from mocksrv.bodies import json_body, load
 from mocksrv.contract import documented
 from mocksrv.representations import customer_json
-from mocksrv.rest import authenticate, json_body, load, sandbox
+from mocksrv.rest import authenticate, sandbox
 
 customers = Blueprint("customers", __name__)
 

@@ -13,12 +13,13 @@ from mocksrv.api.answers.disputes import (
     DisputeListAnswerSchema,
 )
 from mocksrv.api.schemas.common import created_range
+from mocksrv.bodies import json_body, load
 from mocksrv.contract import documented
 from mocksrv.domain.disputes import DISPUTE_STAGES, EVIDENCE_FIELDS, MODELLED_STAGE, DisputeStatus
 from mocksrv.domain.store import Query
 from mocksrv.fieldtypes import Timestamp
 from mocksrv.representations import dispute_json, evidence_json
-from mocksrv.rest import authenticate, json_body, load, sandbox
+from mocksrv.rest import authenticate, sandbox
 from mocksrv.schema import QuerySchema, RequestSchema
 
 disputes = Blueprint("disputes", __name__)

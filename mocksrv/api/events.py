@@ -13,6 +13,7 @@ from flask import Blueprint, request
 from marshmallow import fields, post_load, validate
 
 from mocksrv.api.answers.events import EventAttemptAnswerSchema, EventListAnswerSchema
+from mocksrv.bodies import json_body, load
 from mocksrv.contract import Auth, documented
 from mocksrv.domain import signing
 from mocksrv.domain.events import ContentType, Event
@@ -29,7 +30,7 @@ from mocksrv.representations import (
     events_list_json,
     outgoing_request_json,
 )
-from mocksrv.rest import authenticate, authenticate_for_merchant, base_url, json_body, load, sandbox
+from mocksrv.rest import authenticate, authenticate_for_merchant, base_url, sandbox
 from mocksrv.schema import QuerySchema, RequestSchema
 from mocksrv.signatures import SIGNATURE_HEADER
 

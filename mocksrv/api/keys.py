@@ -11,11 +11,12 @@ from flask import Blueprint, request
 from marshmallow import ValidationError, fields, validate
 
 from mocksrv.api.answers.keys import ApiKeyAnswerSchema, CreatedApiKeyAnswerSchema, RevokedApiKeyAnswerSchema
+from mocksrv.bodies import json_body, load
 from mocksrv.contract import Auth, documented
 from mocksrv.domain.api_keys.service import NEVER
 from mocksrv.domain.clock import parse_timestamp
 from mocksrv.representations import api_key_json, created_api_key_json, revoked_api_key_json
-from mocksrv.rest import authenticate_for_merchant, json_body, load, sandbox
+from mocksrv.rest import authenticate_for_merchant, sandbox
 from mocksrv.schema import QuerySchema, RequestSchema
 
 keys = Blueprint("keys", __name__)

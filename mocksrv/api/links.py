@@ -19,11 +19,12 @@ from mocksrv.api.schemas.links import (
     PaymentLinkListSchema,
     PaymentLinkQuerySchema,
 )
+from mocksrv.bodies import json_body, load
 from mocksrv.contract import Auth, documented
 from mocksrv.domain.links.records import PaymentLink
 from mocksrv.domain.models import KeyKind
 from mocksrv.representations import paged_list_json, payment_link_json
-from mocksrv.rest import authenticate, base_url, json_body, load, sandbox, show_payment
+from mocksrv.rest import authenticate, base_url, sandbox, show_payment
 
 links = Blueprint("links", __name__)
 

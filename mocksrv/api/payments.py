@@ -13,11 +13,12 @@ from mocksrv.api.answers.payments import (
     PaymentListAnswerSchema,
     PaymentPageAnswerSchema,
 )
+from mocksrv.bodies import json_body, load
 from mocksrv.contract import Auth, documented
 from mocksrv.domain.errors import InvalidField
 from mocksrv.domain.models import KeyKind
 from mocksrv.representations import list_json, payment_attempts_json, payment_captures_json, payment_summary
-from mocksrv.rest import authenticate, current_request, json_body, load, sandbox, show_payment
+from mocksrv.rest import authenticate, current_request, sandbox, show_payment
 
 payments = Blueprint("payments", __name__)
 health = Blueprint("health", __name__)

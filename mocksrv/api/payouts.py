@@ -12,6 +12,7 @@ from mocksrv.api.answers.payouts import PayoutAnswerSchema, PayoutFiltersAnswerS
 from mocksrv.api.schemas import BrowserInfoSchema, ContactSchema, Country, CustomerDetailsSchema, Limited
 from mocksrv.api.schemas.banks import BankAccountSchema
 from mocksrv.api.schemas.common import ListQuerySchema, OneKind, any_of, within_time_range
+from mocksrv.bodies import json_body, load
 from mocksrv.contract import documented
 from mocksrv.domain.errors import InvalidField
 from mocksrv.domain.models import Page
@@ -29,7 +30,7 @@ from mocksrv.fieldtypes import (
     currency_code,
 )
 from mocksrv.representations import list_json, payout_json
-from mocksrv.rest import authenticate, json_body, load, sandbox
+from mocksrv.rest import authenticate, sandbox
 from mocksrv.schema import RequestSchema
 
 payouts = Blueprint("payouts", __name__)

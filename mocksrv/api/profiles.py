@@ -11,11 +11,12 @@ from marshmallow import fields, validate
 from mocksrv.api import real_values
 from mocksrv.api.answers.profiles import ProfileAnswerSchema
 from mocksrv.api.schemas.common import OneOf
+from mocksrv.bodies import json_body, load
 from mocksrv.contract import Auth, documented
 from mocksrv.domain.merchants import MAX_RETURN_URL_LENGTH, MAX_SESSION_EXPIRY
 from mocksrv.fieldtypes import FreeForm, HttpUrl, StrictBoolean, StrictInteger
 from mocksrv.representations import profile_json
-from mocksrv.rest import authenticate_for_merchant, json_body, load, sandbox
+from mocksrv.rest import authenticate_for_merchant, sandbox
 from mocksrv.schema import RequestSchema
 
 profiles = Blueprint("profiles", __name__)

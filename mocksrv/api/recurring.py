@@ -30,6 +30,7 @@ from mocksrv.api.schemas.recurring import (
     PaymentMethodUpdateSchema,
     SavedMethodsQuerySchema,
 )
+from mocksrv.bodies import json_body, load
 from mocksrv.contract import Auth, documented
 from mocksrv.domain.errors import ClientSecretMissing
 from mocksrv.domain.ids import client_secret_owner
@@ -41,7 +42,7 @@ from mocksrv.representations.recurring import (
     mandate_revoked_json,
     payment_method_json,
 )
-from mocksrv.rest import authenticate, json_body, load, sandbox
+from mocksrv.rest import authenticate, sandbox
 
 recurring = Blueprint("recurring", __name__)
 

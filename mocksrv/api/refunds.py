@@ -19,13 +19,14 @@ from marshmallow import fields, post_load, validate
 from mocksrv.api.answers.refunds import RefundAnswerSchema, RefundListAnswerSchema
 from mocksrv.api.schemas.common import any_of, within_time_range
 from mocksrv.api.schemas.splits import SplitRefundSchema
+from mocksrv.bodies import json_body, load
 from mocksrv.contract import documented
 from mocksrv.domain.money import MAX_AMOUNT
 from mocksrv.domain.refunds import REFUND_TYPES, RefundStatus
 from mocksrv.domain.store import Between, Query
 from mocksrv.fieldtypes import RESOURCE_ID, FreeForm, StrictBoolean, StrictInteger, Timestamp, currency_code
 from mocksrv.representations import paged_list_json, refund_json
-from mocksrv.rest import authenticate, json_body, load, sandbox
+from mocksrv.rest import authenticate, sandbox
 from mocksrv.schema import RequestSchema
 
 refunds = Blueprint("refunds", __name__)

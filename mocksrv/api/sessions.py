@@ -22,12 +22,13 @@ from marshmallow import fields
 from mocksrv.api import real_values
 from mocksrv.api.answers.sessions import EphemeralKeyAnswerSchema, SessionTokensAnswerSchema
 from mocksrv.api.schemas import OneOf
+from mocksrv.bodies import json_body, load
 from mocksrv.contract import Auth, documented
 from mocksrv.domain.errors import Unauthorized
 from mocksrv.domain.models import KeyKind
 from mocksrv.fieldtypes import RESOURCE_ID, FreeForm
 from mocksrv.representations import ephemeral_key_json, session_tokens_json
-from mocksrv.rest import authenticate, json_body, load, sandbox
+from mocksrv.rest import authenticate, sandbox
 from mocksrv.schema import RequestSchema
 
 sessions = Blueprint("sessions", __name__)

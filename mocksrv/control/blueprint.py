@@ -8,10 +8,11 @@ from typing import Any
 from flask import Blueprint, current_app, g, request
 from marshmallow import fields
 
+from mocksrv.bodies import load
 from mocksrv.contract import operation_of
 from mocksrv.domain.errors import InvalidField, ResourceNotFound, Unauthorized
 from mocksrv.domain.models import KeyKind
-from mocksrv.rest import is_admin, load, sandbox
+from mocksrv.rest import is_admin, sandbox
 from mocksrv.schema import RequestSchema
 
 control = Blueprint("control", __name__, url_prefix="/__mock")

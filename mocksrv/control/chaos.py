@@ -7,11 +7,12 @@ from typing import Any
 from flask import request
 from marshmallow import fields, validate
 
+from mocksrv.bodies import json_body, load
 from mocksrv.contract import AnswerSchema, Auth, documented
 from mocksrv.control.blueprint import acting_merchant, control, merchant_only
 from mocksrv.domain.webhooks import MAX_CHAOS_DELAY, WebhookChaos
 from mocksrv.fieldtypes import StrictBoolean, StrictInteger
-from mocksrv.rest import json_body, load, sandbox
+from mocksrv.rest import sandbox
 from mocksrv.schema import RequestSchema
 
 Json = dict[str, Any]

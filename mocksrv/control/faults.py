@@ -7,6 +7,7 @@ from typing import Any
 from flask import request
 from marshmallow import ValidationError, fields, validate, validates_schema
 
+from mocksrv.bodies import json_body, load
 from mocksrv.contract import AnswerSchema, Auth, documented, one_of
 from mocksrv.control.blueprint import acting_merchant, control, merchant_only
 from mocksrv.domain.controls.faults import (
@@ -19,7 +20,7 @@ from mocksrv.domain.controls.faults import (
 )
 from mocksrv.fieldtypes import StrictInteger, StrictNumber, Timestamp
 from mocksrv.representations import timestamp
-from mocksrv.rest import json_body, load, sandbox
+from mocksrv.rest import sandbox
 from mocksrv.schema import RequestSchema
 
 Json = dict[str, Any]

@@ -7,13 +7,14 @@ from typing import Any
 from flask import request
 from marshmallow import fields, validate
 
+from mocksrv.bodies import load
 from mocksrv.contract import AnswerSchema, Auth, documented, one_of
 from mocksrv.control.blueprint import acting_merchant, control, merchant_only
 from mocksrv.domain.controls.faults import AppliedFault, FaultEffect, FaultTiming
 from mocksrv.domain.controls.journal import JournalEntry, JournalFilter
 from mocksrv.fieldtypes import Timestamp
 from mocksrv.representations import timestamp
-from mocksrv.rest import load, sandbox
+from mocksrv.rest import sandbox
 from mocksrv.schema import RequestSchema
 
 Json = dict[str, Any]

@@ -7,6 +7,7 @@ from typing import Any
 
 from marshmallow import fields, validate
 
+from mocksrv.bodies import json_body, load
 from mocksrv.contract import Auth, documented
 from mocksrv.control.answers import (
     ControlClockAnswerSchema,
@@ -28,7 +29,7 @@ from mocksrv.domain.sandbox import TRANSITION_TABLES
 from mocksrv.fieldtypes import RESOURCE_ID, HttpUrl, StrictNumber, Timestamp
 from mocksrv.memory import release_memory
 from mocksrv.representations import clock_json, credentials_json, timer_json
-from mocksrv.rest import is_admin, json_body, load, sandbox, show_payment
+from mocksrv.rest import is_admin, sandbox, show_payment
 from mocksrv.schema import RequestSchema
 from mocksrv.values import CONNECTOR_NAME, CONNECTOR_REASON
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from marshmallow import fields, validate
 
+from mocksrv.bodies import json_body, load
 from mocksrv.contract import Auth, documented
 from mocksrv.control.answers import (
     ControlTriggerAnswerSchema,
@@ -19,7 +20,7 @@ from mocksrv.representations import (
     payout_json,
     refund_json,
 )
-from mocksrv.rest import json_body, load, sandbox
+from mocksrv.rest import sandbox
 from mocksrv.schema import RequestSchema
 
 Json = dict[str, Any]

@@ -11,12 +11,13 @@ from typing import Any
 from flask import request
 from marshmallow import fields, validate
 
+from mocksrv.bodies import json_body, load
 from mocksrv.contract import AnswerSchema, Auth, documented, one_of
 from mocksrv.control.blueprint import MerchantOnlySchema, acting_merchant, control, named_merchant
 from mocksrv.domain.controls.snapshot import Snapshots
 from mocksrv.domain.ids import MAX_SEED
 from mocksrv.fieldtypes import Entries
-from mocksrv.rest import is_admin, json_body, load, sandbox
+from mocksrv.rest import is_admin, sandbox
 from mocksrv.schema import RequestSchema
 from mocksrv.version import __version__
 

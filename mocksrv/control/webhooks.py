@@ -8,6 +8,7 @@ from typing import Any
 from flask import current_app, request
 from marshmallow import fields, validate
 
+from mocksrv.bodies import json_body, load
 from mocksrv.contract import Auth, documented
 from mocksrv.control.answers import (
     ControlDeliveryListAnswerSchema,
@@ -23,7 +24,7 @@ from mocksrv.representations import (
     event_summary,
     profile_json,
 )
-from mocksrv.rest import json_body, load, sandbox, wait_slots
+from mocksrv.rest import sandbox, wait_slots
 from mocksrv.schema import RequestSchema
 
 Json = dict[str, Any]

@@ -12,12 +12,13 @@ from typing import Any
 from flask import Blueprint
 from werkzeug.exceptions import MethodNotAllowed
 
+from mocksrv.bodies import json_body, load, request_body
 from mocksrv.contract import Auth, documented
 from mocksrv.legacy import auth
 from mocksrv.legacy.answers import LegacyTokenAnswerSchema, LegacyTransactionAnswerSchema
 from mocksrv.legacy.schemas import TransactionSchema, UnifiedSchema
 from mocksrv.legacy.transactions import token_json, transaction_json
-from mocksrv.rest import base_url, current_request, json_body, load, request_body, sandbox
+from mocksrv.rest import base_url, current_request, sandbox
 
 legacy = Blueprint("legacy", __name__, url_prefix="/api/v1")
 

@@ -11,7 +11,7 @@ import pytest
 from flask import Flask, Request
 from werkzeug.exceptions import HTTPException
 
-from mocksrv.rest import request_body
+from mocksrv.bodies import request_body
 
 BODY = b'{"amount": 1000, "currency": "USD"}'
 LIMIT = 64
