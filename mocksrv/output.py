@@ -1,5 +1,6 @@
 """What a command prints, until whatever reads it goes away (`| head`): the command goes on, and its
-files and exit code are as if all had been read."""
+files and exit code are as if all had been read. And what `serve` says, and does, when a signal stops
+it before it serves."""
 
 from __future__ import annotations
 
