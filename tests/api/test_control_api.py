@@ -58,6 +58,7 @@ DECLINE_4242 = {
         ("GET", "/__mock/transitions"),
         ("GET", "/__mock/merchants"),
         ("POST", "/__mock/sync"),
+        ("DELETE", f"/__mock/merchants/{MERCHANT_ID}"),
     ],
 )
 def test_a_query_parameter_a_control_route_does_not_take_is_ir_06(admin: Api, method: str, path: str) -> None:
@@ -66,6 +67,7 @@ def test_a_query_parameter_a_control_route_does_not_take_is_ir_06(admin: Api, me
     )
 
     assert (response.status_code, response.json) == (400, malformed("unknown field `bogus`"))
+    assert MERCHANT_ID in ok(admin.get("/__mock/merchants"))["data"]
 
 
 def test_a_reset_whose_merchant_id_is_mistyped_resets_no_merchant(api: Api, admin: Api) -> None:
