@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
 from flask import Blueprint
 from marshmallow import Schema, ValidationError, fields, validates_schema
 
-from mocksrv.bodies import json_body, load, request_body
+from mocksrv.bodies import json_body, load, parsed_json, request_body
 from mocksrv.contract import AnswerSchema, documented
 from mocksrv.domain.analytics import (
     DISPUTE_SUBJECT,
@@ -123,12 +122,7 @@ def query_body() -> Json:
     raw = request_body(request_)
     if not raw.lstrip().startswith(b"["):
         return json_body()
-    if request_.environ.get("CONTENT_TYPE") != "application/json" and not request_.is_json:
-        raise MalformedBody("the Content-Type must be application/json")
-    try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError as error:
-        raise MalformedBody(str(error)) from None
+    data = parsed_json(request_, raw)
     if len(data) != 1 or not isinstance(data[0], dict):
         raise MalformedBody("expected a JSON object, or an array of exactly one")
     body: Json = data[0]
