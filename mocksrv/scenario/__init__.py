@@ -10,7 +10,8 @@ from __future__ import annotations
 from mocksrv.scenario.format import InvalidScenario, Problem, Scenario, Step, schema
 from mocksrv.scenario.loading import load_scenario
 from mocksrv.scenario.results import Outcome, ScenarioResult
-from mocksrv.scenario.runner import Target, run_scenario, run_scenarios, target
+from mocksrv.scenario.runner import run_scenario, run_scenarios
+from mocksrv.scenario.targets import Target, target
 
 __all__ = [
     "InvalidScenario",

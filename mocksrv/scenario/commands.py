@@ -22,8 +22,9 @@ from mocksrv.scenario.format import Problem, Scenario
 from mocksrv.scenario.loading import load_scenarios, scenario_files
 from mocksrv.scenario.report import failure_text, junit_xml, result_line, summary_line
 from mocksrv.scenario.results import ScenarioResult
-from mocksrv.scenario.runner import embedded_server, run_scenarios, target
+from mocksrv.scenario.runner import run_scenarios
 from mocksrv.scenario.selection import KeywordError, keyword_matcher
+from mocksrv.scenario.targets import embedded_server, target
 
 PASSED, FAILED, USAGE = 0, 1, 2
 DEFAULT_PATHS = ("scenarios",)

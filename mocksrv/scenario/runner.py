@@ -11,8 +11,8 @@ import threading
 import time
 import traceback
 import uuid
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -20,55 +20,18 @@ from typing import Any
 import requests
 
 from mocksrv.client import ControlPlaneError, Merchant, Sandbox, parse_time
-from mocksrv.receiver import ReceivedWebhook, WebhookEndpoint, WebhookReceiver
+from mocksrv.receiver import ReceivedWebhook, WebhookEndpoint
 from mocksrv.scenario.format import RECEIVER_VARIABLE, Scenario, Step, parse_duration
 from mocksrv.scenario.matchers import body_mismatches, lookup, shown, status_mismatch
 from mocksrv.scenario.results import NO_BODY, Exchange, Outcome, ScenarioResult, StepFailed
+from mocksrv.scenario.targets import Target
 from mocksrv.scenario.variables import UnknownVariable, substitute
 from mocksrv.scenario.webhooks import arrived, delivery_mismatches, nth_delivery
-from mocksrv.settings import DEFAULT_THREADS, MAX_THREADS, Settings
 
 JOURNAL_OFF = "the server keeps no journal: it was started with --journal-size 0"
-# The embedded server's webhook timeout: a delivery that hangs gives up after this, so that a
-# scenario with `receiver: {hang: true}` waits one second per hung attempt, not the default five.
-EMBEDDED_WEBHOOK_TIMEOUT = 1.0
 WAIT_SECONDS = 10.0  # real seconds that expect_webhook, wait_webhooks and expect_deliveries wait at most
 HANG_SECONDS = 3600.0  # longer than any webhook timeout; released when the scenario ends
-REQUEST_TIMEOUT = 30.0  # seconds for one request of a step
 RECEIVER_POLL = 0.02  # seconds between two looks at the receiver's deliveries (no request involved)
-
-
-@dataclass
-class Target:
-    """A running mocksrv that scenarios run against, and the webhook receiver they share."""
-
-    url: str
-    admin_key: str
-    receiver: WebhookReceiver
-    timeout: float = REQUEST_TIMEOUT
-
-
-@contextmanager
-def embedded_server(admin_key: str, jobs: int = 1) -> Iterator[str]:
-    """A mocksrv in this process, for one run of scenarios `jobs` at once; yields its URL."""
-    from mocksrv.server import MockServer
-
-    with MockServer(embedded_settings(admin_key, jobs)) as server:
-        yield server.url
-
-
-def embedded_settings(admin_key: str, jobs: int) -> Settings:
-    """The embedded server's settings: a thread for each scenario's request in flight, so that none
-    waits in the server's queue."""
-    threads = min(max(DEFAULT_THREADS, jobs), MAX_THREADS)
-    return Settings(webhook_timeout=EMBEDDED_WEBHOOK_TIMEOUT, admin_key=admin_key, threads=threads)
-
-
-@contextmanager
-def target(url: str, admin_key: str) -> Iterator[Target]:
-    """The server at `url` and a webhook receiver on 127.0.0.1, for the length of the block."""
-    with WebhookReceiver() as receiver:
-        yield Target(url.rstrip("/"), admin_key, receiver)
 
 
 def run_scenarios(

@@ -47,7 +47,7 @@ def test_every_setting_is_in_the_readme_table() -> None:
 
 def test_the_scenario_example_passes_as_written(tmp_path: Path) -> None:
     from mocksrv.scenario import Outcome, load_scenario, run_scenario, target
-    from mocksrv.scenario.runner import embedded_server
+    from mocksrv.scenario.targets import embedded_server
 
     section = README.split("\n## QA scenarios as files\n", 1)[1]
     match = re.search(r"```yaml\n(.*?)```", section, re.DOTALL)

@@ -16,8 +16,8 @@ from mocksrv.scenario.loading import load_scenario, load_scenarios, scenario_fil
 from mocksrv.scenario.matchers import body_mismatches, check, lookup, same, status_mismatch
 from mocksrv.scenario.report import classname, failure_text, junit_xml, masked, result_line
 from mocksrv.scenario.results import NO_BODY, Exchange, Outcome, ScenarioResult
-from mocksrv.scenario.runner import embedded_settings
 from mocksrv.scenario.selection import KeywordError, keyword_matcher
+from mocksrv.scenario.targets import embedded_settings
 from mocksrv.scenario.variables import UnknownVariable, substitute
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

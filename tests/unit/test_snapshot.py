@@ -19,7 +19,8 @@ from mocksrv.app import create_sandbox
 from mocksrv.domain import models
 from mocksrv.domain.controls.codec import Codec
 from mocksrv.domain.controls.document import FORMAT, VERSION, SnapshotInvalid
-from mocksrv.domain.controls.snapshot import CODEC, RECORD_TYPES, REPORTED_KIND, NotInSnapshot, Snapshots
+from mocksrv.domain.controls.records import CODEC, RECORD_TYPES, REPORTED_KIND
+from mocksrv.domain.controls.snapshot import NotInSnapshot, Snapshots
 from mocksrv.domain.errors import DomainError
 from mocksrv.domain.events import ContentType, EventType
 from mocksrv.domain.ids import IdState, SeededEntropy, new_id, new_secret

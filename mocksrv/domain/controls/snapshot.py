@@ -4,8 +4,8 @@ A document holds, for each merchant, its merchant record and API keys (hashed, a
 record of every collection, its clock, its timers, its outbox with the keys that stop an event
 from happening twice, the deliveries queued for an attempt, and where its seeded ids stand.
 
-Values are written by the tagged codec of codec.py, which knows the collections' record types and
-the types their fields name, and nothing else.
+Values are written by the tagged codec of codec.py, which knows the collections' record types
+(records.py) and the types their fields name, and nothing else.
 
 A restore decodes and checks the whole document before it changes anything, then swaps the
 merchants' data in under their locks: a document that fails is refused and nothing changes.
@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from mocksrv.domain.clock import ClockState, system_now
+from mocksrv.domain.clock import system_now
 from mocksrv.domain.controls.codec import Codec
 from mocksrv.domain.controls.document import (
     FORMAT,
@@ -36,57 +36,14 @@ from mocksrv.domain.controls.document import (
     string_pair,
     timer_of,
 )
-from mocksrv.domain.controls.faults import FAULTS, FaultRule
-from mocksrv.domain.customers import CUSTOMERS
-from mocksrv.domain.disputes import DISPUTES, Dispute
-from mocksrv.domain.ephemeral_keys import EPHEMERAL_KEYS, EphemeralKey
+from mocksrv.domain.controls.records import CODEC, GLOBAL_KINDS, RECORD_TYPES, StoredRecords
 from mocksrv.domain.errors import DomainError, DuplicateResource, ErrorKind, InvalidField
-from mocksrv.domain.events import ContentType, Event, EventType
+from mocksrv.domain.events import Event
 from mocksrv.domain.ids import IdState
-from mocksrv.domain.legacy.tokens import LEGACY_TOKENS, LegacyToken
-from mocksrv.domain.links.records import PAYMENT_LINKS, PaymentLink
 from mocksrv.domain.merchants import API_KEYS, MERCHANTS, PROFILES
-from mocksrv.domain.models import ApiKey, Customer, Merchant, Payment, Profile, evolve
-from mocksrv.domain.payments.service import PAYMENTS
-from mocksrv.domain.payouts import PAYOUTS, Payout
-from mocksrv.domain.recurring.records import MANDATES, PAYMENT_METHODS, Mandate, SavedPaymentMethod
-from mocksrv.domain.refunds import REFUNDS, Refund
-from mocksrv.domain.sandbox import COLLECTIONS, RESETTABLE, Sandbox
+from mocksrv.domain.models import ApiKey, Merchant
+from mocksrv.domain.sandbox import RESETTABLE, Sandbox
 from mocksrv.domain.store import GLOBAL, PreparedSpace, Query, SpaceState
-from mocksrv.domain.webhooks import (
-    ATTEMPTS,
-    CHAOS,
-    DELIVERIES,
-    HOLDS,
-    DeliveryAttempt,
-    DeliveryHold,
-    EventDelivery,
-    WebhookChaos,
-)
-
-# The record type of each collection: the roots of the types a document may name.
-RECORD_TYPES: dict[str, type] = {
-    MERCHANTS: Merchant,
-    PROFILES: Profile,
-    API_KEYS: ApiKey,
-    CUSTOMERS: Customer,
-    PAYMENTS: Payment,
-    REFUNDS: Refund,
-    PAYOUTS: Payout,
-    DISPUTES: Dispute,
-    DELIVERIES: EventDelivery,
-    ATTEMPTS: DeliveryAttempt,
-    PAYMENT_METHODS: SavedPaymentMethod,
-    MANDATES: Mandate,
-    PAYMENT_LINKS: PaymentLink,
-    EPHEMERAL_KEYS: EphemeralKey,
-    LEGACY_TOKENS: LegacyToken,
-    FAULTS: FaultRule,
-    CHAOS: WebhookChaos,
-    HOLDS: DeliveryHold,
-}
-# Kept in the space of no single merchant; a merchant's document holds its own apart.
-_GLOBAL_KINDS = frozenset({MERCHANTS, API_KEYS})
 
 
 class NotInSnapshot(DomainError):
@@ -95,32 +52,6 @@ class NotInSnapshot(DomainError):
 
     def __init__(self, merchant_id: str) -> None:
         super().__init__(f"The snapshot holds no merchant {merchant_id}")
-
-
-# -- documents --------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class StoredRecord:
-    """In a document, an event's record that is the very one stored: written once, where it is stored."""
-
-    kind: str
-    record_id: str
-
-
-# Held by fields whose annotation says `str`: an event's type is an EventType.
-_ALSO_HELD: tuple[type, ...] = (EventType,)
-CODEC = Codec([*RECORD_TYPES.values(), Event, ClockState, StoredRecord, *_ALSO_HELD])  # it never changes
-_KIND_OF_TYPE = {record_type: kind for kind, record_type in RECORD_TYPES.items()}
-# The kind of record an event of each content type reports, and renders in its webhook.
-REPORTED_KIND = {
-    ContentType.PAYMENT_DETAILS: PAYMENTS,
-    ContentType.REFUND_DETAILS: REFUNDS,
-    ContentType.PAYOUT_DETAILS: PAYOUTS,
-    ContentType.DISPUTE_DETAILS: DISPUTES,
-    ContentType.MANDATE_DETAILS: MANDATES,
-}
-_ID_FIELD = {collection.kind: collection.id_field for collection in COLLECTIONS}
 
 
 @contextmanager
@@ -204,21 +135,8 @@ class Snapshots:
 
     def _events_json(self, space: SpaceState) -> list[Any]:
         """The outbox; an event's record that is the one stored is named, not written again."""
-        encode = self._codec.encode
-        by_id: dict[str, dict[str, Any]] = {}
-        written = []
-        for event in space.events:
-            resource = event.resource
-            kind = _KIND_OF_TYPE.get(type(resource))
-            if kind is not None:
-                id_field = _ID_FIELD[kind]
-                if kind not in by_id:
-                    by_id[kind] = {getattr(r, id_field): r for r in space.records.get(kind, ())}
-                record_id = getattr(resource, id_field)
-                if by_id[kind].get(record_id) is resource:
-                    event = evolve(event, resource=StoredRecord(kind, record_id))
-            written.append(encode(event))
-        return written
+        stored = StoredRecords(space.records)
+        return [self._codec.encode(stored.named(event)) for event in space.events]
 
     # -- restoring ----------------------------------------------------------------------------
 
@@ -305,7 +223,7 @@ class Snapshots:
             raise SnapshotInvalid(f"{where}.records", "expected an object of lists by kind")
         for kind, raw_list in raw_records.items():
             record_type = RECORD_TYPES.get(kind)
-            if record_type is None or kind in _GLOBAL_KINDS:
+            if record_type is None or kind in GLOBAL_KINDS:
                 raise SnapshotInvalid(f"{where}.records", f"no collection is named {kind!r}")
             records[kind] = [
                 self._value(raw, f"{where}.records.{kind}.{index}", record_type, merchant_id)
@@ -315,7 +233,7 @@ class Snapshots:
             raise SnapshotInvalid(
                 f"{where}.merchant.profile_id", f"no profile {merchant.profile_id} is stored"
             )
-        stored = _Stored(records)
+        stored = StoredRecords(records)
         events = [
             stored.resolved(
                 self._value(raw, f"{where}.events.{index}", Event, merchant_id), f"{where}.events.{index}"
@@ -366,43 +284,6 @@ class Snapshots:
             state = None if seed is None else IdState(seed, merchant_id)
             store.seed_ids(merchant_id, state)
             return state
-
-
-# -- the parts of a document ------------------------------------------------------------------
-
-
-class _Stored:
-    """The records of a document's merchant by kind and id, to give events back the ones they name."""
-
-    def __init__(self, records: Mapping[str, list[Any]]) -> None:
-        self._records = records
-        self._by_id: dict[str, dict[str, Any]] = {}
-
-    def resolved(self, event: Event, where: str) -> Event:
-        """The event with the record it names, which must be the one its content type and object
-        id say it reports, or its webhook could not be rendered."""
-        ref = event.resource
-        if type(ref) is StoredRecord:
-            if ref.kind not in self._by_id:
-                id_field = _ID_FIELD.get(ref.kind, "")
-                self._by_id[ref.kind] = {getattr(r, id_field): r for r in self._records.get(ref.kind, ())}
-            record = self._by_id[ref.kind].get(ref.record_id)
-            if record is None:
-                raise SnapshotInvalid(f"{where}.resource", f"no {ref.kind} {ref.record_id} is stored")
-            event = evolve(event, resource=record)
-        kind = REPORTED_KIND[event.content_type]
-        record_type, resource = RECORD_TYPES[kind], event.resource
-        if (
-            type(resource) is not record_type
-            or getattr(resource, _ID_FIELD[kind]) != event.object_id
-            or getattr(resource, "merchant_id", None) != event.merchant_id
-        ):
-            raise SnapshotInvalid(
-                f"{where}.resource",
-                f"expected the {record_type.__name__} {event.object_id} of {event.merchant_id}, "
-                f"which a {event.content_type.value} event reports",
-            )
-        return event
 
 
 def _check_keys_unique(decoded: Mapping[str, MerchantState]) -> None:

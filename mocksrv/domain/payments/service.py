@@ -33,6 +33,7 @@ from mocksrv.domain.payments.states import (
     PaymentEvent,
     PaymentStatus,
 )
+from mocksrv.domain.payments.steps import step_event, step_of
 from mocksrv.domain.recurring.records import MANDATES, Mandate
 from mocksrv.domain.recurring.setup import set_up, sets_up
 from mocksrv.domain.scheduler import Scheduler
@@ -43,17 +44,6 @@ SETTLE_TIMER = "payment.settle"
 EXPIRE_TIMER = "payment.expire"
 TRANSFER_TIMER = "payment.transfer_window"
 
-# The step an outcome takes; with the operation it makes the event name ("confirm" + "charge").
-_STEPS = {
-    OutcomeResult.DECLINE: "decline",
-    OutcomeResult.CHALLENGE: "challenge",
-    OutcomeResult.REVIEW: "review",
-    OutcomeResult.PROCESSING: "defer",
-    OutcomeResult.TRANSFER: "challenge",  # the customer's action: sending the transfer
-}
-
-# Each event by its name ("confirm.charge"), as `PaymentEvent(name)` finds it, without the enum's lookup.
-_EVENTS: dict[str, PaymentEvent] = {event.value: event for event in PaymentEvent}
 _NONE: Mapping[str, Any] = MappingProxyType({})  # no changes sent along with an action
 
 REJECTED_CODE = "manual_review_rejected"
@@ -361,27 +351,14 @@ class PaymentService:
     ) -> Payment:
         """Move the payment as `outcome` says, as part of `action`, with the changes `sent` along
         (a confirm's method and billing) in the same copy; schedule what follows."""
-        changes: dict[str, Any] = {"next_outcome": None}
+        changes: dict[str, Any] = {}
         mandate = None
         sent_to = evolve(payment, **sent) if sent else payment  # as the changes sent along make it
         if action == "confirm":
             changes.update(attempt_count=payment.attempt_count + 1, attempted_at=now)
             mandate = self._recurring(sent_to, changes, now)
-        if outcome.result is OutcomeResult.SUCCESS:
-            if sent_to.capture_method.at_once:
-                step = "charge"
-                changes.update(amount_received=sent_to.amount, amount_capturable=0, captured_at=now)
-            else:
-                step = "authorize"
-                changes.update(amount_capturable=sent_to.amount, authorized_at=now)
-        else:
-            step = _STEPS[outcome.result]
-        if outcome.result is OutcomeResult.DECLINE:
-            changes.update(
-                amount_capturable=0, error_code=outcome.error_code, error_message=outcome.error_message
-            )
-        elif outcome.result in (OutcomeResult.CHALLENGE, OutcomeResult.PROCESSING, OutcomeResult.TRANSFER):
-            changes["next_outcome"] = outcome.then
+        step, stepped = step_of(sent_to, outcome, now)
+        changes.update(stepped)
         if outcome.result is OutcomeResult.CHALLENGE and not sent_to.return_url:
             raise InvalidField("return_url", missing=True)
         merchant_id = payment.merchant_id
@@ -389,7 +366,7 @@ class PaymentService:
             self._store.put(MANDATES, merchant_id, mandate)
         # The id is drawn only now, once every check has passed.
         changes.update(split_rule_change(self._store, payment, sent))
-        updated = self._lifecycle.move(payment, _EVENTS[f"{action}.{step}"], now, **{**sent, **changes})
+        updated = self._lifecycle.move(payment, step_event(action, step), now, **{**sent, **changes})
         if step == "authorize":
             self._scheduler.schedule(
                 merchant_id, now + self._capture_window, EXPIRE_TIMER, payment.payment_id
