@@ -14,7 +14,7 @@ from mocksrv.api.answers.customers import (
 )
 from mocksrv.bodies import json_body, load
 from mocksrv.contract import documented
-from mocksrv.representations import customer_json
+from mocksrv.representations import customer_json, general_list_json
 from mocksrv.rest import authenticate, sandbox
 
 customers = Blueprint("customers", __name__)
@@ -38,12 +38,8 @@ def create_customer() -> Json:
 def list_customers() -> Json:
     principal = authenticate()
     query = load(_list, request.args.to_dict())
-    page = sandbox().customers.list(principal.merchant_id, query["limit"], query["offset"])
-    return {
-        "data": [customer_json(c) for c in page.items],
-        "total_count": page.total_count,
-        "has_more": query["offset"] + len(page.items) < page.total_count,
-    }
+    page = sandbox().customers.list(principal.merchant_id, query)
+    return general_list_json([customer_json(c) for c in page.items], page.total_count, query.offset)
 
 
 @customers.get("/customers/<id:customer_id>")

@@ -12,13 +12,13 @@ from mocksrv.api.answers.disputes import (
     DisputeEvidenceAnswerSchema,
     DisputeListAnswerSchema,
 )
-from mocksrv.api.schemas.common import created_range
+from mocksrv.api.schemas.common import created_range, within_time_range
 from mocksrv.bodies import json_body, load
 from mocksrv.contract import documented
 from mocksrv.domain.disputes import DISPUTE_STAGES, EVIDENCE_FIELDS, MODELLED_STAGE, DisputeStatus
 from mocksrv.domain.store import Query
 from mocksrv.fieldtypes import Timestamp
-from mocksrv.representations import dispute_json, evidence_json
+from mocksrv.representations import dispute_json, evidence_json, general_list_json
 from mocksrv.rest import authenticate, sandbox
 from mocksrv.schema import QuerySchema, RequestSchema
 
@@ -47,12 +47,15 @@ class DisputeListSchema(QuerySchema):
     received_time_gt = Timestamp(data_key="received_time.gt", attribute="created_gt")
     received_time_lte = Timestamp(data_key="received_time.lte", attribute="created_lte")
     received_time_gte = Timestamp(data_key="received_time.gte", attribute="created_gte")
+    # The spec's bounds on every list (section 8): they bound the same range.
+    created_gte = Timestamp(attribute="start_time")
+    created_lte = Timestamp(attribute="end_time")
 
     @post_load
     def to_query(self, data: dict[str, Any], **kwargs: Any) -> Query:
         if data.pop("dispute_stage", MODELLED_STAGE) != MODELLED_STAGE:
             data["dispute_id"] = frozenset()  # every dispute is at the one stage modelled: none match
-        return Query.of(**created_range(data))
+        return Query.of(**within_time_range(created_range(data)))
 
 
 EvidenceSchema = RequestSchema.from_dict(
@@ -78,11 +81,7 @@ def list_disputes() -> Json:
     principal = authenticate()
     dispute_filter = load(_list, request.args.to_dict())
     page = sandbox().disputes.list(principal.merchant_id, dispute_filter)
-    return {
-        "data": [dispute_json(d) for d in page.items],
-        "total_count": page.total_count,
-        "has_more": dispute_filter.offset + len(page.items) < page.total_count,
-    }
+    return general_list_json([dispute_json(d) for d in page.items], page.total_count, dispute_filter.offset)
 
 
 @disputes.get("/disputes/<id:dispute_id>")

@@ -29,7 +29,7 @@ from mocksrv.fieldtypes import (
     Timestamp,
     currency_code,
 )
-from mocksrv.representations import list_json, payout_json
+from mocksrv.representations import paged_list_json, payout_json
 from mocksrv.rest import authenticate, sandbox
 from mocksrv.schema import RequestSchema
 
@@ -250,7 +250,8 @@ def create_payout() -> Json:
 @documented(PayoutListAnswerSchema, body=_list)
 def list_payouts() -> Json:
     principal = authenticate()
-    return _listed(sandbox().payouts.list(principal.merchant_id, load(_list, json_body())))
+    query = load(_list, json_body())
+    return _listed(sandbox().payouts.list(principal.merchant_id, query), query.offset)
 
 
 @payouts.get("/payouts/list")
@@ -258,12 +259,14 @@ def list_payouts() -> Json:
 def query_payouts() -> Json:
     """The same list, filtered by the query string, as the real service's GET takes it."""
     principal = authenticate()
-    return _listed(sandbox().payouts.list(principal.merchant_id, load(_query, request.args.to_dict())))
+    query = load(_query, request.args.to_dict())
+    return _listed(sandbox().payouts.list(principal.merchant_id, query), query.offset)
 
 
-def _listed(page: Page) -> Json:
+def _listed(page: Page, offset: int) -> Json:
     payouts_ = [payout_json(p) for p in page.items]
-    return {**list_json(payouts_, page.total_count), "size": len(payouts_)}  # `size`: the real name
+    # `size`: the real name of `count`; `has_more`: the spec's general form.
+    return {**paged_list_json(payouts_, page.total_count, offset), "size": len(payouts_)}
 
 
 @payouts.post("/payouts/filter")

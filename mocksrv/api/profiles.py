@@ -25,9 +25,10 @@ profiles = Blueprint("profiles", __name__)
 class WebhookDetailsSchema(RequestSchema):
     """The real webhook settings. `webhook_url` says where events go; the others are stored and shown,
     and change no delivery. The two status lists the real type requires may be left out: a profile
-    that never had them set shows the statuses whose events mocksrv sends."""
+    that never had them set shows the statuses whose events mocksrv sends. A null is not sent
+    (decisions section 10), as everywhere: `PUT /__mock/webhook_url` removes the URL."""
 
-    webhook_url = HttpUrl(allow_none=True)
+    webhook_url = HttpUrl()
     webhook_version = fields.String(validate=validate.Length(max=255))
     webhook_username = fields.String(validate=validate.Length(max=255))
     webhook_password = fields.String(validate=validate.Length(max=255))
@@ -44,12 +45,12 @@ class ProfileUpdateSchema(RequestSchema):
     ignored, the flags among them being shown as the constants of PROFILE_CONSTANT_SETTINGS."""
 
     profile_name = fields.String(validate=validate.Length(1, 64))
-    return_url = HttpUrl(allow_none=True, validate=validate.Length(max=MAX_RETURN_URL_LENGTH))
+    return_url = HttpUrl(validate=validate.Length(max=MAX_RETURN_URL_LENGTH))
     webhook_details = fields.Nested(WebhookDetailsSchema)
     # An empty key is taken, as the real service takes it: HMAC-SHA512 with an empty key is defined
     # (RFC 2104 pads the key with zeros), so every signature is made and checks, though anyone can
-    # make it. Null asks for a new random key.
-    payment_response_hash_key = fields.String(allow_none=True, validate=validate.Length(max=256))
+    # make it. A create that sends none gets a random one.
+    payment_response_hash_key = fields.String(validate=validate.Length(max=256))
     # 0, the real minimum: the client secret of a payment made under the profile expires as it is made.
     session_expiry = StrictInteger(validate=validate.Range(0, MAX_SESSION_EXPIRY))
 

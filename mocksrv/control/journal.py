@@ -13,7 +13,7 @@ from mocksrv.control.blueprint import acting_merchant, control, merchant_only
 from mocksrv.domain.controls.faults import AppliedFault, FaultEffect, FaultTiming
 from mocksrv.domain.controls.journal import JournalEntry, JournalFilter
 from mocksrv.fieldtypes import Timestamp
-from mocksrv.representations import timestamp
+from mocksrv.representations import general_list_json, timestamp
 from mocksrv.rest import sandbox
 from mocksrv.schema import RequestSchema
 
@@ -116,11 +116,7 @@ def list_requests() -> Json:
     entries, total = sandbox().journal.entries(
         merchant_id, _journal_filter(query), query["limit"], query["offset"]
     )
-    return {
-        "data": [_request_json(entry) for entry in entries],
-        "total_count": total,
-        "has_more": query["offset"] + len(entries) < total,
-    }
+    return general_list_json([_request_json(entry) for entry in entries], total, query["offset"])
 
 
 @control.get("/requests/count")

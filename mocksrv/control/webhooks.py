@@ -22,6 +22,7 @@ from mocksrv.fieldtypes import HttpUrl, StrictNumber
 from mocksrv.representations import (
     attempt_json,
     event_summary,
+    general_list_json,
     profile_json,
 )
 from mocksrv.rest import sandbox, wait_slots
@@ -58,11 +59,9 @@ def list_events() -> Json:
     query = load(_page, request.args.to_dict())
     merchant_id = acting_merchant(query)
     events, total = sandbox().webhooks.events(merchant_id, query["limit"], query["offset"])
-    return {
-        "data": [event_summary(event, delivery) for event, delivery in events],
-        "total_count": total,
-        "has_more": query["offset"] + len(events) < total,
-    }
+    return general_list_json(
+        [event_summary(event, delivery) for event, delivery in events], total, query["offset"]
+    )
 
 
 @control.post("/events/<id:event_id>/redeliver")
@@ -83,11 +82,7 @@ def list_deliveries() -> Json:
     query = load(_page, request.args.to_dict())
     merchant_id = acting_merchant(query)
     page = sandbox().webhooks.attempts(merchant_id, query.get("event_id"), query["limit"], query["offset"])
-    return {
-        "data": [attempt_json(attempt) for attempt in page.items],
-        "total_count": page.total_count,
-        "has_more": query["offset"] + len(page.items) < page.total_count,
-    }
+    return general_list_json([attempt_json(a) for a in page.items], page.total_count, query["offset"])
 
 
 @control.post("/webhooks/wait")

@@ -69,5 +69,5 @@ class CustomerService:
             self._store.delete(CUSTOMERS, merchant_id, customer_id)
             return customer
 
-    def list(self, merchant_id: str, limit: int, offset: int) -> Page:
-        return self._store.query(CUSTOMERS, merchant_id, Query(limit=limit, offset=offset))
+    def list(self, merchant_id: str, query: Query) -> Page:
+        return self._store.query(CUSTOMERS, merchant_id, query)

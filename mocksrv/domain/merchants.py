@@ -337,18 +337,14 @@ class MerchantService:
         return self.profile(merchant_id, self.profile_id_of(merchant_id, resource))
 
     def update_profile(self, merchant_id: str, profile_id: str, changes: Mapping[str, Any]) -> Profile:
-        """Change a profile's settings; a signing key set to null is replaced by a random one, and each
-        webhook setting sent (`webhook_settings`) replaces its own alone."""
+        """Change a profile's settings; each webhook setting sent (`webhook_settings`) replaces its own
+        alone."""
         with self._store.transaction(merchant_id):
             profile = self.retrieve_profile(merchant_id, profile_id)
             if "webhook_settings" in changes:
                 sent = changes["webhook_settings"]
                 changes = {**changes, "webhook_settings": _with_settings(profile.webhook_settings, sent)}
             updated = evolve(profile, **changes)
-            if updated.payment_response_hash_key is None:
-                updated = evolve(
-                    updated, payment_response_hash_key=new_signing_key(self._store.ids(merchant_id))
-                )
             self._store.put(PROFILES, merchant_id, updated)
             return updated
 

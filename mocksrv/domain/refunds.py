@@ -92,7 +92,8 @@ def check_settled(payment: Payment, action: str) -> None:
         return
     if payment.status is PaymentStatus.EXPIRED and payment.amount_received > 0:
         return
-    raise PAYMENT_TRANSITIONS.refusal_for(payment.status, action, [s.value for s in REFUNDABLE])
+    expected = [*(s.value for s in REFUNDABLE), f"{PaymentStatus.EXPIRED.value} with a part captured"]
+    raise PAYMENT_TRANSITIONS.refusal_for(payment.status, action, expected)
 
 
 class RefundTooLarge(DomainError):

@@ -4,6 +4,7 @@ and the webhooks; every name is here too."""
 from __future__ import annotations
 
 from mocksrv.representations.common import JsonObject as JsonObject
+from mocksrv.representations.common import general_list_json as general_list_json
 from mocksrv.representations.common import list_json as list_json
 from mocksrv.representations.common import paged_list_json as paged_list_json
 from mocksrv.representations.common import timestamp as timestamp

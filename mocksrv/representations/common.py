@@ -21,5 +21,14 @@ def list_json(items: list[JsonObject], total_count: int) -> JsonObject:
 
 def paged_list_json(items: list[JsonObject], total_count: int, offset: int) -> JsonObject:
     """The payments-style envelope with the spec's general `has_more`, for the lists whose real
-    answer the spec's general form also covers (refunds, payment links)."""
-    return {**list_json(items, total_count), "has_more": offset + len(items) < total_count}
+    answer the spec's general form also covers (refunds, payment links, payouts)."""
+    return {**list_json(items, total_count), "has_more": _has_more(items, total_count, offset)}
+
+
+def general_list_json(items: list[JsonObject], total_count: int, offset: int) -> JsonObject:
+    """The spec's general list envelope: data, total_count, has_more."""
+    return {"data": items, "total_count": total_count, "has_more": _has_more(items, total_count, offset)}
+
+
+def _has_more(items: list[JsonObject], total_count: int, offset: int) -> bool:
+    return offset + len(items) < total_count

@@ -302,6 +302,32 @@ def test_list_pages_with_limit_and_offset(api: Api, query: str, indexes: list[in
     assert response.json == {"data": [created[i] for i in indexes], "total_count": 3, "has_more": has_more}
 
 
+# `{t0}` is the frozen time, when the first customer is created; the others follow a second apart.
+CREATED_QUERIES = [
+    ("created_gte={t1}", [2, 1], 2),
+    ("created_lte={t1}", [1, 0], 2),
+    ("created_gte={t1}&created_lte={t1}", [1], 1),
+    ("created_gte={t1}&limit=1", [2], 2),
+    ("created_gte=2099-01-01T00:00:00Z", [], 0),
+]
+
+
+@pytest.mark.parametrize(("query", "indexes", "total"), CREATED_QUERIES, ids=[q[0] for q in CREATED_QUERIES])
+def test_list_takes_the_specs_creation_bounds(
+    api: Api, frozen: str, query: str, indexes: list[int], total: int
+) -> None:
+    created = _create_three_a_second_apart(api)
+
+    response = api.get(f"/customers/list?{query.format(t1=later(frozen, 1))}".replace("+", "%2B"))
+
+    assert response.status_code == 200
+    assert response.json == {
+        "data": [created[i] for i in indexes],
+        "total_count": total,
+        "has_more": len(indexes) < total,
+    }
+
+
 def test_list_shows_10_by_default(api: Api) -> None:
     for index in range(11):
         ok(api.post("/customers", {"customer_id": f"cus_{index:02d}"}))
@@ -323,6 +349,8 @@ def test_list_shows_10_by_default(api: Api) -> None:
         ("limit=ten", invalid("limit", "not a valid integer")),
         ("offset=-1", invalid("offset", "must be greater than or equal to 0")),
         ("offset=1.5", invalid("offset", "not a valid integer")),
+        ("created_gte=garbage", invalid("created_gte", "not a valid ISO 8601 timestamp")),
+        ("created_lte=2026-13-01", invalid("created_lte", "not a valid ISO 8601 timestamp")),
     ],
     ids=case_id,
 )

@@ -237,7 +237,8 @@ def test_open_on_a_payment_that_captured_nothing_is_IR_14(api: Api, status: str)
     assert response.json == error(
         "IR_14",
         f"This Payment could not be disputed because it has a status of {status}. "
-        "The expected state is succeeded, partially_captured, partially_captured_and_capturable",
+        "The expected state is succeeded, partially_captured, partially_captured_and_capturable, "
+        "expired with a part captured",
     )
 
 
@@ -340,6 +341,11 @@ REAL_LIST_QUERIES: list[tuple[str, str]] = [
     ("received_time.lt={t60}", "a"),
     ("received_time.gte={t0}&received_time.lt={t61}", "ba"),
     ("received_time.gte=2099-01-01T00:00:00Z", ""),
+    # The spec's bounds (section 8), alone and together with the real service's.
+    ("created_gte={t60}", "cb"),
+    ("created_lte={t60}", "ba"),
+    ("created_gte={t60}&received_time.lt={t61}", "b"),
+    ("created_lte={t60}&received_time.gte={t60}", "b"),
 ]
 
 
@@ -387,6 +393,7 @@ def test_list_default_limit_is_ten(api: Api) -> None:
         ),
         ("received_time=garbage", invalid("received_time", "not a valid ISO 8601 timestamp")),
         ("received_time.lt=garbage", invalid("received_time.lt", "not a valid ISO 8601 timestamp")),
+        ("created_gte=garbage", invalid("created_gte", "not a valid ISO 8601 timestamp")),
     ],
     ids=case_id,
 )

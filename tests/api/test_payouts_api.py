@@ -675,8 +675,26 @@ def test_list_answers_count_total_count_and_data(api: Api, three_payouts: dict[s
         "count": 3,
         "size": 3,
         "total_count": 3,
+        "has_more": False,
         "data": [three_payouts["po_c"], three_payouts["po_b"], three_payouts["po_a"]],
     }
+
+
+@pytest.mark.usefixtures("three_payouts")
+@pytest.mark.parametrize("method", ["post", "get"])
+def test_a_page_of_the_list_says_whether_more_follow(api: Api, method: str) -> None:
+    def page(offset: int) -> Any:
+        if method == "post":
+            return api.post("/payouts/list", {"limit": 2, "offset": offset})
+        return api.get(f"/payouts/list?limit=2&offset={offset}")
+
+    first, last = page(0), page(2)
+
+    assert (first.status_code, last.status_code) == (200, 200)
+    assert [p["payout_id"] for p in first.json["data"]] == ["po_c", "po_b"]
+    assert (first.json["count"], first.json["total_count"], first.json["has_more"]) == (2, 3, True)
+    assert [p["payout_id"] for p in last.json["data"]] == ["po_a"]
+    assert (last.json["count"], last.json["total_count"], last.json["has_more"]) == (1, 3, False)
 
 
 @pytest.mark.usefixtures("three_payouts")
@@ -691,7 +709,7 @@ def test_list_of_a_merchant_without_payouts_is_empty(api: Api) -> None:
     response = api.post("/payouts/list", {})
 
     assert response.status_code == 200
-    assert response.json == {"count": 0, "size": 0, "total_count": 0, "data": []}
+    assert response.json == {"count": 0, "size": 0, "total_count": 0, "has_more": False, "data": []}
 
 
 LIST_FILTERS: list[tuple[dict[str, Any], list[str], int]] = [
@@ -1042,7 +1060,7 @@ def test_another_merchant_does_not_list_the_payout(api: Api, other_merchant: Oth
     response = other_merchant.api.post("/payouts/list", {})
 
     assert response.status_code == 200
-    assert response.json == {"count": 0, "size": 0, "total_count": 0, "data": []}
+    assert response.json == {"count": 0, "size": 0, "total_count": 0, "has_more": False, "data": []}
 
 
 def test_another_merchant_may_use_the_same_payout_id(api: Api, other_merchant: OtherMerchant) -> None:

@@ -35,7 +35,7 @@ pytestmark = pytest.mark.usefixtures("frozen")
 
 HOUR = 3600
 REFUND_FAILS_CARD = "4000000000005126"
-REFUNDABLE = "succeeded, partially_captured, partially_captured_and_capturable"
+REFUNDABLE = "succeeded, partially_captured, partially_captured_and_capturable, expired with a part captured"
 NOT_REFUNDABLE = [status for status in STATUSES if status not in REFUNDABLE.split(", ")]
 GENERATED_REFUND_ID = Matches(r"ref_[A-Za-z0-9]{26}")
 REFUND_NOT_FOUND = error("HE_02", "Refund does not exist in our records")

@@ -44,7 +44,7 @@ WEEK = 7 * DAY
 DISPUTE_CARD = "4000000000000259"
 GENERATED_DISPUTE_ID = Matches(r"dp_[A-Za-z0-9]{20}")
 OPEN_STATES = "dispute_opened, dispute_challenged"
-DISPUTABLE = "succeeded, partially_captured, partially_captured_and_capturable"
+DISPUTABLE = "succeeded, partially_captured, partially_captured_and_capturable, expired with a part captured"
 NOT_FOUND = "Dispute does not exist in our records"
 
 # Every allowed (state, event) pair, written out from decisions sections 4 and 6.

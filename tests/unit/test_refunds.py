@@ -47,7 +47,9 @@ R = RefundStatus
 E = RefundEvent
 HOUR = 3600
 REFUND_FAILS_CARD = "4000000000005126"
-REFUNDABLE_STATES = "succeeded, partially_captured, partially_captured_and_capturable"
+REFUNDABLE_STATES = (
+    "succeeded, partially_captured, partially_captured_and_capturable, expired with a part captured"
+)
 SETTLEABLE_STATES = "pending, review"
 FAILED_CODE = "refund_failed"
 FAILED_MESSAGE = "The refund was declined by the processor"

@@ -74,6 +74,7 @@ class PayoutListAnswerSchema(AnswerSchema):
     size = fields.Integer()
     count = fields.Integer()
     total_count = fields.Integer()
+    has_more = fields.Boolean()
     data = fields.List(fields.Nested(PayoutAnswerSchema))
 
 

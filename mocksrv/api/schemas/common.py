@@ -194,9 +194,9 @@ def within_time_range(data: dict[str, Any]) -> dict[str, Any]:
     taken into its creation range, `created_gte` and `created_lte`: both bound it."""
     start, end = data.pop("start_time", None), data.pop("end_time", None)
     if start is not None:
-        data["created_gte"] = max(start, data.get("created_gte", start))
+        data["created_gte"] = max(start, data.get("created_gte") or start)
     if end is not None:
-        data["created_lte"] = min(end, data.get("created_lte", end))
+        data["created_lte"] = min(end, data.get("created_lte") or end)
     return data
 
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from marshmallow import fields, validate
+from typing import Any
 
-from mocksrv.api.schemas.common import AddressSchema
-from mocksrv.fieldtypes import RESOURCE_ID, FreeForm
+from marshmallow import fields, post_load, validate
+
+from mocksrv.api.schemas.common import AddressSchema, created_range
+from mocksrv.domain.store import Query
+from mocksrv.fieldtypes import RESOURCE_ID, FreeForm, Timestamp
 from mocksrv.schema import QuerySchema, RequestSchema
 
 
@@ -28,7 +31,14 @@ class CustomerCreateSchema(CustomerFieldsSchema):
 
 
 class CustomerListSchema(QuerySchema):
-    """Query parameters arrive as text; ones it does not know are ignored, as on any GET."""
+    """Query parameters arrive as text; ones it does not know are ignored, as on any GET. The
+    creation bounds are the spec's (section 8), compared to the millisecond as answers show times."""
 
     limit = fields.Integer(validate=validate.Range(1, 100), load_default=10)
     offset = fields.Integer(validate=validate.Range(min=0), load_default=0)
+    created_gte = Timestamp()
+    created_lte = Timestamp()
+
+    @post_load
+    def to_query(self, data: dict[str, Any], **kwargs: Any) -> Query:
+        return Query.of(**created_range(data))
