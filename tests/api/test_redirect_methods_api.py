@@ -523,6 +523,20 @@ def test_only_a_bank_transfer_waits_for_a_transfer(api: Api) -> None:
     assert retrieve(api, "pay_1")["status"] == "requires_customer_action"
 
 
+@pytest.mark.parametrize("result", ["success", "failure"])
+def test_a_bank_transfer_is_not_finished_by_the_control_planes_authentication(api: Api, result: str) -> None:
+    transfer(api)
+
+    response = api.post("/__mock/payments/pay_1/authentication", {"result": result})
+
+    assert (response.status_code, response.json) == (
+        400,
+        invalid("payment_id", "a bank transfer is paid when its transfer arrives"),
+    )
+    assert retrieve(api, "pay_1")["status"] == "requires_customer_action"
+    assert event_types(api) == ["action_required"]
+
+
 @pytest.mark.parametrize("method", ["get", "post"])
 def test_a_bank_transfer_has_no_authorization_page(api: Api, client: FlaskClient, method: str) -> None:
     payment = pay(api, "bank_transfer", "ach", {"ach_bank_transfer": {}})

@@ -242,9 +242,48 @@ def test_wallet_payment_succeeds(sandbox: Sandbox) -> None:
     assert pay_by(sandbox, "wallet", "google_pay", {"token": "tok_abc"}).status is S.SUCCEEDED
 
 
-def test_wallet_payment_with_a_decline_token_fails(sandbox: Sandbox) -> None:
-    paid = pay_by(sandbox, "wallet", "google_pay", {"token": "tok_Decline_1"})
+# The flat shape, and the real service's shapes of each wallet.
+DECLINED_WALLETS = [
+    ("google_pay", {"token": "tok_Decline_1"}),
+    (
+        "google_pay",
+        {
+            "google_pay": {
+                "type": "CARD",
+                "description": "Visa 1111",
+                "info": {"card_network": "VISA", "card_details": "1111"},
+                "tokenization_data": {"type": "PAYMENT_GATEWAY", "token": "tok_decline"},
+            }
+        },
+    ),
+    (
+        "apple_pay",
+        {
+            "apple_pay": {
+                "payment_data": "decline_xyz",
+                "payment_method": {"display_name": "Visa 0326", "network": "Visa", "type": "debit"},
+                "transaction_identifier": "abc",
+            }
+        },
+    ),
+]
+
+
+@pytest.mark.parametrize(("method_type", "data"), DECLINED_WALLETS, ids=["flat", "google_pay", "apple_pay"])
+def test_wallet_payment_with_decline_in_its_data_fails(
+    sandbox: Sandbox, method_type: str, data: dict[str, Any]
+) -> None:
+    paid = pay_by(sandbox, "wallet", method_type, data)
     assert (paid.status, paid.error_code) == (S.FAILED, "card_declined")
+
+
+def test_bank_transfer_of_the_real_shape_with_decline_in_its_data_fails_when_it_arrives(
+    sandbox: Sandbox,
+) -> None:
+    data = {"sepa_bank_transfer": {"billing_details": {"name": "Decline Doe", "email": "d@example.com"}}}
+    pending = pay_by(sandbox, "bank_transfer", "sepa", data)
+    settled = sandbox.payments.transfer_arrived(MERCHANT_ID, pending.payment_id)
+    assert (settled.status, settled.error_code) == (S.FAILED, "transfer_failed")
 
 
 # -- the table in force ----------------------------------------------------------------------------

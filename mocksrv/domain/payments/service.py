@@ -43,6 +43,7 @@ PAYMENTS = "payment"
 SETTLE_TIMER = "payment.settle"
 EXPIRE_TIMER = "payment.expire"
 TRANSFER_TIMER = "payment.transfer_window"
+BANK_TRANSFER = "bank_transfer"  # the method whose customer's action is a transfer, not a page
 
 _NONE: Mapping[str, Any] = MappingProxyType({})  # no changes sent along with an action
 
@@ -288,17 +289,14 @@ class PaymentService:
             )
 
     def authenticate(self, merchant_id: str, payment_id: str, *, completed: bool) -> Payment:
-        """Finish the customer's action (3D Secure, a redirect, a transfer): completed leads to the
-        method's outcome, else a decline."""
+        """Finish the customer's action (3D Secure, a redirect): completed leads to the method's
+        outcome, else a decline. A bank transfer is not authenticated: its transfer arrives."""
         with self._store.transaction(merchant_id):
             payment = self._get(merchant_id, payment_id)
             PAYMENT_TRANSITIONS.check_action(payment.status, "authenticate")
-            now = self._clock.now(merchant_id)
-            if completed and payment.next_outcome is not None:
-                return self._apply(payment, payment.next_outcome, "authenticate", now)
-            card = payment.payment_method == "card"
-            message = AUTHENTICATION_FAILED_MESSAGE if card else NOT_AUTHORIZED_MESSAGE
-            return self._fail_action(payment, now, AUTHENTICATION_FAILED_CODE, message)
+            if payment.payment_method == BANK_TRANSFER:
+                raise InvalidField("payment_id", "a bank transfer is paid when its transfer arrives")
+            return self._finish_action(payment, completed=completed)
 
     def transfer_arrived(self, merchant_id: str, payment_id: str) -> Payment:
         """The customer's bank transfer arrived (the control plane): the payment turns out as its
@@ -306,9 +304,9 @@ class PaymentService:
         with self._store.transaction(merchant_id):
             payment = self._get(merchant_id, payment_id)
             PAYMENT_TRANSITIONS.check_action(payment.status, "authenticate")
-            if payment.payment_method != "bank_transfer":
+            if payment.payment_method != BANK_TRANSFER:
                 raise InvalidField("payment_id", "the payment does not wait for a bank transfer")
-            return self.authenticate(merchant_id, payment_id, completed=True)
+            return self._finish_action(payment, completed=True)
 
     # -- timers -------------------------------------------------------------------------------
 
@@ -334,6 +332,14 @@ class PaymentService:
         self._lifecycle.move(payment, PaymentEvent.EXPIRE, self._clock.now(merchant_id), amount_capturable=0)
 
     # -- the path of every change -------------------------------------------------------------
+
+    def _finish_action(self, payment: Payment, *, completed: bool) -> Payment:
+        now = self._clock.now(payment.merchant_id)
+        if completed and payment.next_outcome is not None:
+            return self._apply(payment, payment.next_outcome, "authenticate", now)
+        card = payment.payment_method == "card"
+        message = AUTHENTICATION_FAILED_MESSAGE if card else NOT_AUTHORIZED_MESSAGE
+        return self._fail_action(payment, now, AUTHENTICATION_FAILED_CODE, message)
 
     def _fail_action(self, payment: Payment, now: datetime, code: str, message: str) -> Payment:
         """Decline a payment whose customer did not finish the action it waits for."""
