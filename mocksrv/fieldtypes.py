@@ -19,9 +19,9 @@ PHONE_COUNTRY_CODE = validate.Regexp(r"^\+[0-9]{1,4}\Z", error="a plus sign and 
 
 
 def currency_code(value: str) -> None:
-    """Validate an ISO 4217 currency code."""
+    """Validate a currency code: ISO 4217 money the real service takes."""
     if not is_currency(value):
-        raise ValidationError("Not an ISO 4217 currency code.")
+        raise ValidationError("Not an ISO 4217 currency code of money the service takes.")
 
 
 def HttpUrl(**kwargs: Any) -> fields.Url:  # noqa: N802 - reads as a field type

@@ -13,11 +13,25 @@ MAX_AMOUNT = 99_999_999_999
 
 # Codes ISO 4217 has retired that the real service still takes.
 _RETIRED_CURRENCIES = frozenset({"ANG", "BGN", "CUC", "HRK", "SLL", "STD", "ZWL"})
+# Codes of ISO 4217 the real service's Currency does not take, no money a customer pays with: funds
+# and units of account (BOV, CHE, ...), precious metals (XAU, ...), the SDR and the bond-market
+# units, the codes for testing and for no currency (XTS, XXX), and codes newer than its list.
+_NOT_TAKEN = frozenset(
+    {
+        *("BOV", "CHE", "CHW", "COU", "MXV", "USN", "UYI", "UYW"),  # funds codes, units of account
+        *("XAG", "XAU", "XPD", "XPT"),  # precious metals
+        *("XBA", "XBB", "XBC", "XBD", "XDR", "XSU", "XUA"),  # bond units, SDR, regional units
+        *("XTS", "XXX"),  # testing, no currency
+        *("VED", "XAD", "XCG", "ZWG"),  # newer than the real service's list
+    }
+)
 
 
 @cache
 def currencies() -> frozenset[str]:
-    return frozenset(currency.alpha_3 for currency in pycountry.currencies) | _RETIRED_CURRENCIES
+    """The currencies the real service takes (160): ISO 4217's money, and some codes it retired."""
+    iso = frozenset(currency.alpha_3 for currency in pycountry.currencies)
+    return (iso - _NOT_TAKEN) | _RETIRED_CURRENCIES
 
 
 @cache

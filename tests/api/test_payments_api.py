@@ -1367,7 +1367,7 @@ def test_list_reads_a_creation_bound_with_an_offset_as_that_instant(api: Api, fr
         ({"limit": True}, "limit", "not a valid integer"),
         ({"offset": "1"}, "offset", "not a valid integer"),
         ({"status": "paid"}, "status", None),
-        ({"currency": "usd"}, "currency", "not an ISO 4217 currency code"),
+        ({"currency": "usd"}, "currency", "not an ISO 4217 currency code of money the service takes"),
         (
             {"payment_method": "cash"},
             "payment_method",

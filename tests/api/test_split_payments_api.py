@@ -160,7 +160,7 @@ INVALID_SPLITS: list[tuple[Any, dict[str, Any]]] = [
     ),
     (
         {"xendit_split_payment": {"multiple_splits": {**MULTIPLE, "routes": [{**ROUTE, "currency": "idr"}]}}},
-        invalid(f"{XM}.routes.0.currency", "not an ISO 4217 currency code"),
+        invalid(f"{XM}.routes.0.currency", "not an ISO 4217 currency code of money the service takes"),
     ),
     (
         {

@@ -181,9 +181,12 @@ INVALID_CREATE_FIELDS = [
     ("amount", -1, "must be greater than or equal to 0 and less than or equal to 99999999999"),
     ("amount", 100_000_000_000, "must be greater than or equal to 0 and less than or equal to 99999999999"),
     # currency: ISO 4217
-    ("currency", "usd", "not an ISO 4217 currency code"),
-    ("currency", "US", "not an ISO 4217 currency code"),
-    ("currency", "ABC", "not an ISO 4217 currency code"),
+    ("currency", "usd", "not an ISO 4217 currency code of money the service takes"),
+    ("currency", "US", "not an ISO 4217 currency code of money the service takes"),
+    ("currency", "XXX", "not an ISO 4217 currency code of money the service takes"),
+    ("currency", "XAU", "not an ISO 4217 currency code of money the service takes"),
+    ("currency", "XTS", "not an ISO 4217 currency code of money the service takes"),
+    ("currency", "ABC", "not an ISO 4217 currency code of money the service takes"),
     ("currency", 840, "not a valid string"),
     # payment_id: 1-64 of [A-Za-z0-9_-]
     ("payment_id", "", "1-64 letters, digits, _ or -"),
@@ -288,7 +291,7 @@ INVALID_CREATE_FIELDS = [
         "must be greater than or equal to 0 and less than or equal to 99999999999",
     ),
     ("order_details.0.amount", 5.5, "not a valid integer"),
-    ("order_details.0.currency", "usd", "not an ISO 4217 currency code"),
+    ("order_details.0.currency", "usd", "not an ISO 4217 currency code of money the service takes"),
     (
         "order_details.0.product_type",
         "gadget",
@@ -564,7 +567,7 @@ def test_an_operation_with_an_unknown_field_is_ir_06(api: Api, route: str, field
             invalid("amount", "must be greater than or equal to 1 and less than or equal to 99999999999"),
         ),
         ({"amount": "10"}, invalid("amount", "not a valid integer")),
-        ({"currency": "EURO"}, invalid("currency", "not an ISO 4217 currency code")),
+        ({"currency": "EURO"}, invalid("currency", "not an ISO 4217 currency code of money the service takes")),
         ({"metadata": "order 42"}, invalid("metadata", "not a valid mapping type")),
         (
             {"customer_id": "cus_missing"},

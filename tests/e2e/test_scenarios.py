@@ -82,7 +82,7 @@ answer: 400
     "error": {
       "type": "invalid_request",
       "code": "IR_04",
-      "message": "Invalid value provided: currency: not an ISO 4217 currency code",
+      "message": "Invalid value provided: currency: not an ISO 4217 currency code of money the service takes",
       "param": "currency"
     }
   }"""

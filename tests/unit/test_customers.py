@@ -7,6 +7,7 @@ import pytest
 from mocksrv.domain.errors import ErrorKind, ResourceNotFound
 from mocksrv.domain.merchants import MerchantSeed
 from mocksrv.domain.sandbox import Sandbox
+from mocksrv.domain.store import Query
 from tests.payloads import MERCHANT_ID
 from tests.unit.fakes import FakeSystemTime, at
 
@@ -84,7 +85,7 @@ def test_list_is_newest_first_with_offset_and_limit(sandbox: Sandbox, system_tim
     for name in ("cus_a", "cus_b", "cus_c", "cus_d"):
         sandbox.customers.create(MERCHANT_ID, {"customer_id": name})
         system_time.advance(1)
-    page = sandbox.customers.list(MERCHANT_ID, limit=2, offset=1)
+    page = sandbox.customers.list(MERCHANT_ID, Query(limit=2, offset=1))
     assert ([c.customer_id for c in page.items], page.total_count) == (["cus_c", "cus_b"], 4)
 
 
