@@ -506,3 +506,17 @@ def test_a_time_made_under_freezegun_is_written_as_a_standard_one() -> None:
 
     assert codec.encode(faked) == {"$datetime": "2026-03-01T12:00:00+00:00"}
     assert codec.decode(codec.encode(faked)) == datetime(2026, 3, 1, 12, tzinfo=UTC)
+
+
+def test_a_clock_is_checked_against_the_sandboxs_own_system_time(settings: Settings) -> None:
+    system_time = FakeSystemTime(datetime(1001, 1, 1, tzinfo=UTC))
+    sandbox = create_sandbox(settings, system_time)
+    sandbox.clock.move_to(MERCHANT_ID, datetime(8999, 6, 1, tzinfo=UTC))
+    snapshots = Snapshots(sandbox)
+    document = snapshots.take(MERCHANT_ID, producer="test")
+
+    restored = snapshots.restore(document, MERCHANT_ID)
+
+    assert document["taken_at"] == "1001-01-01T00:00:00+00:00"
+    assert list(restored.merchants) == [MERCHANT_ID]
+    assert sandbox.clock.now(MERCHANT_ID) == datetime(8999, 6, 1, tzinfo=UTC)

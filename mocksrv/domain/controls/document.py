@@ -7,7 +7,7 @@ from collections.abc import Collection
 from datetime import datetime
 from typing import Any
 
-from mocksrv.domain.clock import LATEST, ClockState, format_timestamp, system_now
+from mocksrv.domain.clock import LATEST, ClockState, format_timestamp
 from mocksrv.domain.controls.codec import Codec, Encode, Unreadable
 from mocksrv.domain.errors import DomainError
 from mocksrv.domain.ids import MAX_SEED, IdState
@@ -87,17 +87,18 @@ def clock_json(clock: ClockState, encode: Encode) -> dict[str, Any]:
     return {"frozen": False, "base": encode(clock.base), "anchor": encode(clock.anchor)}
 
 
-def clock_state(codec: Codec, raw: Any, where: str) -> ClockState:
+def clock_state(codec: Codec, raw: Any, where: str, real_now: datetime) -> ClockState:
+    """A clock read, checked against the system time `real_now` of the sandbox it is restored in."""
     if type(raw) is not dict or type(raw.get("frozen")) is not bool:
         raise SnapshotInvalid(where, "expected an object with frozen")
     if raw["frozen"]:
         now = decoded(codec, raw.get("now"), where)
         if _zoned(now):
-            return _within_range(ClockState(now, system_now(), frozen=True), where)
+            return _within_range(ClockState(now, real_now, frozen=True), where, real_now)
     else:
         base, anchor = decoded(codec, raw.get("base"), where), decoded(codec, raw.get("anchor"), where)
         if _zoned(base) and _zoned(anchor):
-            return _within_range(ClockState(base, anchor), where)
+            return _within_range(ClockState(base, anchor), where, real_now)
     raise SnapshotInvalid(where, "expected the times of the clock, each with its zone")
 
 
@@ -105,10 +106,10 @@ def _zoned(value: Any) -> bool:
     return type(value) is datetime and value.tzinfo is not None
 
 
-def _within_range(state: ClockState, where: str) -> ClockState:
+def _within_range(state: ClockState, where: str, real_now: datetime) -> ClockState:
     """The clock, if its time now is one the mock clock can reach."""
     try:
-        now = state.now(system_now())
+        now = state.now(real_now)
     except OverflowError:
         now = None
     if now is None or now > LATEST:

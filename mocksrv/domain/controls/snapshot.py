@@ -19,7 +19,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from mocksrv.domain.clock import system_now
 from mocksrv.domain.controls.codec import Codec
 from mocksrv.domain.controls.document import (
     FORMAT,
@@ -106,7 +105,7 @@ class Snapshots:
             "format": FORMAT,
             "version": VERSION,
             "mocksrv": producer,
-            "taken_at": system_now().isoformat(),
+            "taken_at": self._sandbox.clock.real_now().isoformat(),
             "scope": "all" if merchant_id is None else "merchant",
         }
         with _no_collection():
@@ -255,7 +254,9 @@ class Snapshots:
                 delivery_of(raw, f"{where}.deliveries.{index}")
                 for index, raw in enumerate(list_of(data.get("deliveries"), f"{where}.deliveries"))
             ],
-            clock=clock_state(self._codec, data.get("clock"), f"{where}.clock"),
+            clock=clock_state(
+                self._codec, data.get("clock"), f"{where}.clock", self._sandbox.clock.real_now()
+            ),
             ids=ids_state(data.get("ids"), f"{where}.ids", merchant_id),
         )
         return MerchantState(merchant, api_keys, space)
