@@ -97,14 +97,6 @@ def _read(environ: Mapping[str, Any], length: int, limit: int | None) -> bytes:
     return body + LimitedStream(stream, limit - len(body), is_max=True).read()
 
 
-def query_arg(name: str) -> str | None:
-    """The first value of a query-string argument, as `request.args.get(name)` answers."""
-    request_ = current_request()
-    if not request_.query_string:  # most requests have none: nothing to parse
-        return None
-    return request_.args.get(name)
-
-
 def load(schema: Schema, data: Mapping[str, Any]) -> Any:
     """Validate `data` with a schema; the first problem becomes IR_04 (or IR_06) naming its path."""
     for alias in ORDER_LINE_ALIASES:

@@ -17,7 +17,6 @@ from mocksrv.control.answers import (
     ControlWaitAnswerSchema,
 )
 from mocksrv.control.blueprint import acting_merchant, control, merchant_only
-from mocksrv.domain.errors import ResourceNotFound
 from mocksrv.fieldtypes import HttpUrl, StrictNumber
 from mocksrv.representations import (
     attempt_json,
@@ -70,10 +69,7 @@ def redeliver(event_id: str) -> Json:
     merchant_id = acting_merchant(load(merchant_only, json_body()))
     webhooks = sandbox().webhooks
     webhooks.redeliver(merchant_id, event_id)
-    event = sandbox().store.event(merchant_id, event_id)
-    if event is None:
-        raise ResourceNotFound("Event")
-    return event_summary(event, webhooks.delivery(merchant_id, event_id))
+    return event_summary(*webhooks.event(merchant_id, event_id))
 
 
 @control.get("/webhooks/deliveries")

@@ -96,17 +96,6 @@ def _pair_id(pair: tuple[StrEnum, StrEnum]) -> str:
     return f"{pair[0].value}--{pair[1].value}"
 
 
-def test_table_rows_are_exactly_the_allowed_pairs() -> None:
-    assert {(row.source, row.event): (row.target, row.emits) for row in MANDATE_TRANSITIONS.rows} == ALLOWED
-    assert len(MANDATE_TRANSITIONS.rows) == len(ALLOWED)
-
-
-@pytest.mark.parametrize("pair", list(ALLOWED), ids=_pair_id)
-def test_allowed_pair_leads_to_its_target_and_event(pair: tuple[MandateStatus, MandateEvent]) -> None:
-    row = MANDATE_TRANSITIONS.require(*pair)
-    assert (row.source, row.event, row.target, row.emits) == (*pair, *ALLOWED[pair])
-
-
 def test_as_data_renders_every_row() -> None:
     assert MANDATE_TRANSITIONS.as_data() == [
         {"from": "pending", "event": "activate.setup_paid", "to": "active", "emits": "mandate_active"},

@@ -7,13 +7,28 @@ from typing import Any
 
 import pytest
 
+from mocksrv.domain.api_keys.records import API_KEY_TRANSITIONS, ApiKeyEvent
 from mocksrv.domain.disputes import DISPUTE_TRANSITIONS
+from mocksrv.domain.legacy.tokens import LEGACY_TOKEN_TRANSITIONS, LegacyTokenEvent, LegacyTokenStatus
+from mocksrv.domain.links.records import PAYMENT_LINK_TRANSITIONS, PaymentLinkEvent, PaymentLinkStatus
+from mocksrv.domain.models import ApiKeyStatus
 from mocksrv.domain.payments.states import PAYMENT_TRANSITIONS
 from mocksrv.domain.payouts import PAYOUT_TRANSITIONS
+from mocksrv.domain.recurring.records import MANDATE_TRANSITIONS, MandateEvent, MandateStatus
 from mocksrv.domain.refunds import REFUND_TRANSITIONS
+from mocksrv.domain.sandbox import TRANSITION_TABLES
 from mocksrv.domain.transitions import TransitionTable
 from mocksrv.domain.webhooks import DELIVERY_TRANSITIONS
-from tests.unit import test_disputes, test_payment_transitions, test_payouts, test_refunds, test_webhooks
+from tests.unit import (
+    test_disputes,
+    test_payment_transitions,
+    test_payouts,
+    test_recurring,
+    test_refunds,
+    test_webhooks,
+)
+
+L, T = PaymentLinkStatus, LegacyTokenStatus
 
 # Per resource: the table, its state and event types, and the expected rows: (state, event) ->
 # (target, the webhook event it emits).
@@ -49,6 +64,30 @@ TABLES: dict[str, tuple[TransitionTable[Any, Any], type[StrEnum], type[StrEnum],
         test_webhooks.DeliveryEvent,
         {pair: (target, None) for pair, target in test_webhooks.ALLOWED.items()},
     ),
+    "mandate": (MANDATE_TRANSITIONS, MandateStatus, MandateEvent, test_recurring.ALLOWED),
+    "api_key": (
+        API_KEY_TRANSITIONS,
+        ApiKeyStatus,
+        ApiKeyEvent,
+        {(ApiKeyStatus.ACTIVE, ApiKeyEvent.REVOKE): (ApiKeyStatus.REVOKED, None)},
+    ),
+    # A link's events are not sent: the payment's tell its story.
+    "payment_link": (
+        PAYMENT_LINK_TRANSITIONS,
+        PaymentLinkStatus,
+        PaymentLinkEvent,
+        {
+            (L.ACTIVE, PaymentLinkEvent.EXPIRE): (L.EXPIRED, None),
+            (L.ACTIVE, PaymentLinkEvent.COMPLETE): (L.COMPLETED, None),
+            (L.EXPIRED, PaymentLinkEvent.COMPLETE): (L.COMPLETED, None),
+        },
+    ),
+    "legacy_token": (
+        LEGACY_TOKEN_TRANSITIONS,
+        LegacyTokenStatus,
+        LegacyTokenEvent,
+        {(T.ACTIVE, LegacyTokenEvent.EXPIRE): (T.EXPIRED, None)},
+    ),
 }
 
 ALLOWED_CASES = [
@@ -63,6 +102,10 @@ REFUSED_CASES = [
     for event in events
     if (state, event) not in allowed
 ]
+
+
+def test_every_table_of_the_sandbox_is_written_out_here() -> None:
+    assert {name: table for name, (table, *_) in TABLES.items()} == TRANSITION_TABLES
 
 
 @pytest.mark.parametrize("name", list(TABLES))
