@@ -456,7 +456,10 @@ def test_a_bad_amount_is_refused_naming_the_reason(
         pytest.param(
             transaction(currency="ABC"),
             error(
-                400, "IR_04", "Invalid value provided: currency: not an ISO 4217 currency code of money the service takes", "currency"
+                400,
+                "IR_04",
+                "Invalid value provided: currency: not an ISO 4217 currency code of money the service takes",
+                "currency",
             ),
             id="not a currency",
         ),

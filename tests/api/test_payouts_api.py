@@ -280,7 +280,10 @@ INVALID_CREATES: list[tuple[dict[str, Any], dict[str, Any]]] = [
     ({**CREATE, "amount": 0}, invalid("amount", AMOUNT_RANGE)),
     ({**CREATE, "amount": "1000"}, invalid("amount", "not a valid integer")),
     ({**CREATE, "amount": True}, invalid("amount", "not a valid integer")),
-    ({**CREATE, "currency": "ABC"}, invalid("currency", "not an ISO 4217 currency code of money the service takes")),
+    (
+        {**CREATE, "currency": "ABC"},
+        invalid("currency", "not an ISO 4217 currency code of money the service takes"),
+    ),
     ({**CREATE, "payout_id": "list"}, invalid("payout_id", NOT_A_RESOURCE_ID)),
     ({**CREATE, "payout_id": "p" * 65}, invalid("payout_id", NOT_A_RESOURCE_ID)),
     ({**CREATE, "customer_id": "cus 1"}, invalid("customer_id", NOT_A_RESOURCE_ID)),

@@ -237,6 +237,21 @@ INVALID_CREATE_FIELDS = [
     ("browser_info.screen_width", 1024.5, "not a valid integer"),
     ("browser_info.java_enabled", "yes", "not a valid boolean"),
     ("browser_info.language", 5, "not a valid string"),
+    (
+        "browser_info.color_depth",
+        -1,
+        "must be greater than or equal to 0 and less than or equal to 2147483647",
+    ),
+    (
+        "browser_info.screen_height",
+        2**31,
+        "must be greater than or equal to 0 and less than or equal to 2147483647",
+    ),
+    (
+        "browser_info.time_zone",
+        -(2**31) - 1,
+        "must be greater than or equal to -2147483648 and less than or equal to 2147483647",
+    ),
     # billing
     ("billing", "1 Market Street", "invalid input type"),
     ("billing.address.country", "XX", "not an ISO 3166 alpha-2 country code"),
@@ -244,6 +259,12 @@ INVALID_CREATE_FIELDS = [
     ("billing.address.country", "USA", "not an ISO 3166 alpha-2 country code"),
     ("billing.address.country", "ZZ", "not an ISO 3166 alpha-2 country code"),
     ("billing.address.zip", 94105, "not a valid string"),
+    # the real service's lengths
+    ("billing.address.line1", "l" * 201, "longer than maximum length 200"),
+    ("billing.address.line2", "l" * 51, "longer than maximum length 50"),
+    ("billing.address.city", "c" * 51, "longer than maximum length 50"),
+    ("billing.address.zip", "9" * 51, "longer than maximum length 50"),
+    ("billing.address.origin_zip", "9" * 51, "longer than maximum length 50"),
     ("billing.phone.number", "phone", "4-20 digits, spaces, brackets or -"),
     ("billing.phone.country_code", "1", "a plus sign and 1-4 digits"),
     ("billing.email", "nope", "not a valid email address"),
@@ -567,7 +588,10 @@ def test_an_operation_with_an_unknown_field_is_ir_06(api: Api, route: str, field
             invalid("amount", "must be greater than or equal to 1 and less than or equal to 99999999999"),
         ),
         ({"amount": "10"}, invalid("amount", "not a valid integer")),
-        ({"currency": "EURO"}, invalid("currency", "not an ISO 4217 currency code of money the service takes")),
+        (
+            {"currency": "EURO"},
+            invalid("currency", "not an ISO 4217 currency code of money the service takes"),
+        ),
         ({"metadata": "order 42"}, invalid("metadata", "not a valid mapping type")),
         (
             {"customer_id": "cus_missing"},

@@ -35,25 +35,28 @@ def Currency(**kwargs: Any) -> fields.String:  # noqa: N802
     return fields.String(validate=currency_code, **kwargs)
 
 
+def Limited(longest: int = 255, **kwargs: Any) -> fields.String:  # noqa: N802
+    return fields.String(validate=validate.Length(max=longest), **kwargs)
+
+
 class AddressSchema(RequestSchema):
-    line1 = fields.String(required=True)
-    line2 = fields.String()
-    line3 = fields.String()
-    city = fields.String(required=True)
+    """The spec's billing address: every part but the extra lines required, with the real service's
+    lengths (a street line 200 characters, the others 50, a name 255)."""
+
+    line1 = Limited(200, required=True)
+    line2 = Limited(50)
+    line3 = Limited(50)
+    city = Limited(50, required=True)
     state = fields.String(required=True)
-    zip = fields.String(required=True)
+    zip = Limited(50, required=True)
     country = fields.String(required=True, validate=_country)
     first_name = fields.String(required=True)
     last_name = fields.String(required=True)
-    origin_zip = fields.String()
+    origin_zip = Limited(50)
 
 
 def Country(**kwargs: Any) -> fields.String:  # noqa: N802 - reads as a field type
     return fields.String(validate=_country, **kwargs)
-
-
-def Limited(longest: int = 255, **kwargs: Any) -> fields.String:  # noqa: N802
-    return fields.String(validate=validate.Length(max=longest), **kwargs)
 
 
 class AddressDetailsSchema(RequestSchema):
@@ -147,16 +150,20 @@ def Minor(**kwargs: Any) -> StrictInteger:  # noqa: N802 - an amount that may be
     return StrictInteger(validate=validate.Range(0, MAX_AMOUNT), **kwargs)
 
 
+_INT32_MAX = 2**31 - 1
+
+
 class BrowserInfoSchema(RequestSchema):
     ip_address = fields.String()
     user_agent = fields.String()
     accept_header = fields.String()
     accept_language = fields.String()
     language = fields.String()
-    color_depth = StrictInteger()
-    screen_height = StrictInteger()
-    screen_width = StrictInteger()
-    time_zone = StrictInteger()
+    # 32-bit integers, as the real service reads them; the sizes not negative.
+    color_depth = StrictInteger(validate=validate.Range(0, _INT32_MAX))
+    screen_height = StrictInteger(validate=validate.Range(0, _INT32_MAX))
+    screen_width = StrictInteger(validate=validate.Range(0, _INT32_MAX))
+    time_zone = StrictInteger(validate=validate.Range(-_INT32_MAX - 1, _INT32_MAX))
     java_enabled = StrictBoolean()
     java_script_enabled = StrictBoolean()
     os_type = fields.String()
