@@ -14,16 +14,17 @@ import json
 import selectors
 import socket
 import threading
-import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, TypeVar
 
 from requests.structures import CaseInsensitiveDict
 
 from mocksrv.signatures import SIGNATURE_HEADER, verify_signature
+
+T = TypeVar("T")
 
 LOCALHOST = "127.0.0.1"
 MAX_BODY_BYTES = 16 * 1024 * 1024
@@ -119,20 +120,24 @@ class WebhookEndpoint:
         Waits at most `timeout` seconds; then fails with the deliveries that did arrive.
         """
         __tracebackhide__ = True  # pytest shows the caller's line, not this one
-        deadline = time.monotonic() + timeout
+
+        def first(events: list[ReceivedWebhook]) -> ReceivedWebhook | None:
+            wanted = (e for e in events if e.event_type == event_type and object_id in (None, e.object_id))
+            return next(wanted, None)
+
+        found = self.wait_until(first, timeout)
+        if found is None:
+            wanted = event_type if object_id is None else f"{event_type} for {object_id}"
+            arrived = ", ".join(str(event) for event in self.events) or "nothing"
+            raise AssertionError(f"no {wanted} arrived at {self.url} within {timeout} s; arrived: {arrived}")
+        return found
+
+    def wait_until(self, found: Callable[[list[ReceivedWebhook]], T | None], timeout: float) -> T | None:
+        """What `found` makes of the deliveries so far, as soon as it is not None (asked again as each
+        delivery arrives), or None after `timeout` seconds."""
         with self._changed:
-            while True:
-                for event in self._received:
-                    if event.event_type == event_type and object_id in (None, event.object_id):
-                        return event
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    wanted = event_type if object_id is None else f"{event_type} for {object_id}"
-                    arrived = ", ".join(str(event) for event in self._received) or "nothing"
-                    raise AssertionError(
-                        f"no {wanted} arrived at {self.url} within {timeout} s; arrived: {arrived}"
-                    )
-                self._changed.wait(remaining)
+            result = self._changed.wait_for(lambda: found(self._received), timeout)
+        return result
 
     def close(self) -> None:
         """Release any delivery held by a delay."""

@@ -11,6 +11,7 @@ sequence of requests give the same ids and secrets, whatever other merchants do 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import os
 import string
 import threading
@@ -146,6 +147,11 @@ def new_client_secret(owner_id: str, entropy: Entropy = SYSTEM) -> str:
     the real service writes one. Not hex: one hex secret in 70 holds 12 digits in a row, which the
     journal and the access log would take for a card number and mask."""
     return new_id(f"{owner_id}_secret", 20, entropy)
+
+
+def same_secret(sent: str, own: str | None) -> bool:
+    """Whether a client secret sent is the one a record holds, compared in constant time."""
+    return own is not None and hmac.compare_digest(sent.encode(), own.encode())
 
 
 def client_secret_owner(client_secret: str) -> str:

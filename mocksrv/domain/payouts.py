@@ -9,7 +9,6 @@ row of the table: it changes the fields sent, as an update does, and fulfils the
 
 from __future__ import annotations
 
-import hmac
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -19,7 +18,7 @@ from typing import Any
 from mocksrv.domain.clock import Clock
 from mocksrv.domain.errors import ClientSecretInvalid, DuplicateResource, InvalidField, ResourceNotFound
 from mocksrv.domain.events import ContentType, EventType
-from mocksrv.domain.ids import new_client_secret, new_real_id
+from mocksrv.domain.ids import new_client_secret, new_real_id, same_secret
 from mocksrv.domain.lifecycle import Lifecycle
 from mocksrv.domain.merchants import MerchantService
 from mocksrv.domain.models import CONNECTOR, JsonObject, Page, Profile
@@ -252,7 +251,7 @@ class PayoutService:
         """Update or confirm: the fields sent, through the table; a confirmed auto_fulfill payout goes on."""
         PAYOUT_TRANSITIONS.check_action(payout.status, action_of(event))
         secret = fields.get("client_secret")
-        if secret is not None and not hmac.compare_digest(secret.encode(), payout.client_secret.encode()):
+        if secret is not None and not same_secret(secret, payout.client_secret):
             raise ClientSecretInvalid("Payout")
         changes = _described(fields)
         if "profile_id" in fields:

@@ -31,7 +31,6 @@ from mocksrv.scenario.webhooks import arrived, delivery_mismatches, nth_delivery
 JOURNAL_OFF = "the server keeps no journal: it was started with --journal-size 0"
 WAIT_SECONDS = 10.0  # real seconds that expect_webhook, wait_webhooks and expect_deliveries wait at most
 HANG_SECONDS = 3600.0  # longer than any webhook timeout; released when the scenario ends
-RECEIVER_POLL = 0.02  # seconds between two looks at the receiver's deliveries (no request involved)
 
 
 def run_scenarios(
@@ -257,17 +256,15 @@ class _Run:
         endpoint = self._endpoint()
         event_type, object_id = expected["event_type"], expected.get("object_id")
         attempt = expected.get("attempt", 1)
-        deadline = time.monotonic() + WAIT_SECONDS
-        while (delivery := nth_delivery(endpoint.events, event_type, object_id, attempt)) is None:
-            if time.monotonic() >= deadline:
-                wanted = event_type if object_id is None else f"{event_type} for {object_id}"
-                ordinal = "" if attempt == 1 else f" (attempt {attempt})"
-                raise StepFailed(
-                    f"no {wanted}{ordinal} arrived within {WAIT_SECONDS:g} s",
-                    detail=arrived(endpoint.events),
-                )
-            # The endpoint can wait only for the first delivery of a type; the Nth of an event is polled.
-            time.sleep(RECEIVER_POLL)
+        delivery = endpoint.wait_until(
+            lambda events: nth_delivery(events, event_type, object_id, attempt), WAIT_SECONDS
+        )
+        if delivery is None:
+            wanted = event_type if object_id is None else f"{event_type} for {object_id}"
+            ordinal = "" if attempt == 1 else f" (attempt {attempt})"
+            raise StepFailed(
+                f"no {wanted}{ordinal} arrived within {WAIT_SECONDS:g} s", detail=arrived(endpoint.events)
+            )
         signed = expected.get("signed", True)
         if delivery.verified != signed:
             state = "does not verify" if signed else "verifies"

@@ -246,3 +246,29 @@ def test_the_receiver_refuses_a_body_it_cannot_read_and_closes(
         response = connection.getresponse()
         assert (response.status, response.getheader("Connection")) == (status, "close")
     assert mocksrv_webhooks.events == []
+
+
+def test_the_receiver_waits_until_a_condition_of_its_deliveries_holds(
+    mocksrv_merchant: Merchant, mocksrv_webhooks: WebhookEndpoint
+) -> None:
+    mocksrv_merchant.freeze()
+    mocksrv_webhooks.respond_with(500, times=2)  # the first two attempts fail, the third is answered
+    payment_id = pay(mocksrv_merchant)["payment_id"]
+
+    def attempt(number: int) -> Any:
+        def found(events: list[Any]) -> Any:
+            attempts = [e for e in events if e.object_id == payment_id]
+            return attempts[number - 1] if len(attempts) >= number else None
+
+        return found
+
+    first = mocksrv_webhooks.wait_until(attempt(1), timeout=10)
+    early = mocksrv_webhooks.wait_until(attempt(2), timeout=0.05)  # its retry waits for the mock clock
+    mocksrv_merchant.advance(hours=1)
+    second = mocksrv_webhooks.wait_until(attempt(2), timeout=10)
+    mocksrv_merchant.advance(hours=1)
+    third = mocksrv_webhooks.wait_until(attempt(3), timeout=10)
+
+    assert early is None
+    assert [None if e is None else e.status for e in (first, second, third)] == [500, 500, 200]
+    assert mocksrv_webhooks.events == [first, second, third]

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import hmac
 from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
 from mocksrv.domain.customers import CUSTOMERS
 from mocksrv.domain.errors import ClientSecretInvalid, ClientSecretMissing, InvalidField
-from mocksrv.domain.ids import new_id
+from mocksrv.domain.ids import new_id, same_secret
 from mocksrv.domain.models import CaptureMethod, Payment
 from mocksrv.domain.payments.fields import described_fields, makes_split_rule
 from mocksrv.domain.payments.method_data import Paying
@@ -91,5 +90,5 @@ def check_client_secret(payment: Payment, client_secret: str | None, required: b
         if required:
             raise ClientSecretMissing()
         return
-    if not hmac.compare_digest(client_secret.encode(), payment.client_secret.encode()):
+    if not same_secret(client_secret, payment.client_secret):
         raise ClientSecretInvalid()

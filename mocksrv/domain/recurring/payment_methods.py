@@ -8,7 +8,6 @@ method was saved on the merchant's mock clock: the real service's fifteen minute
 
 from __future__ import annotations
 
-import hmac
 import sys
 from collections.abc import Mapping
 from datetime import datetime, timedelta
@@ -25,7 +24,7 @@ from mocksrv.domain.errors import (
     ResourceNotFound,
 )
 from mocksrv.domain.events import PAID_EVENTS, Event, EventType
-from mocksrv.domain.ids import Entropy, new_id
+from mocksrv.domain.ids import Entropy, new_id, same_secret
 from mocksrv.domain.models import Customer, JsonObject, Payment, build, evolve
 from mocksrv.domain.payments.bank import kept_details
 from mocksrv.domain.payments.cards import card_expiry, card_key, card_summary, normalized_number
@@ -267,8 +266,7 @@ def _new_client_secret(entropy: Entropy) -> str:
 
 
 def _check_client_secret(method: SavedPaymentMethod, client_secret: str, now: datetime) -> None:
-    own = method.client_secret
-    if own is None or not hmac.compare_digest(client_secret.encode(), own.encode()):
+    if not same_secret(client_secret, method.client_secret):
         raise ClientSecretInvalid(NOT_FOUND)
     if now >= method.created + CLIENT_SECRET_VALIDITY:
         raise ClientSecretExpired()
