@@ -13,6 +13,7 @@ from mocksrv.domain.clock import Clock
 from mocksrv.domain.errors import ResourceNotFound
 from mocksrv.domain.events import Event
 from mocksrv.domain.ids import new_id
+from mocksrv.domain.lifecycle import Lifecycle
 from mocksrv.domain.merchants import MerchantService
 from mocksrv.domain.models import Page, evolve
 from mocksrv.domain.scheduler import Scheduler
@@ -51,6 +52,16 @@ class WebhookService:
         self._clock = clock
         self._scheduler = scheduler
         self._merchants = merchants
+        # Delivery states change through their table as every resource's do; they emit no events.
+        self._deliveries: Lifecycle[EventDelivery, DeliveryState, DeliveryEvent] = Lifecycle(
+            store,
+            None,
+            DELIVERY_TRANSITIONS,
+            kind=DELIVERIES,
+            id_field="event_id",
+            status_field="state",
+            stamp_field=None,
+        )
         # Writes an event's body as it will be sent: set by the dispatcher, which knows the server's
         # address. Without one, the first attempt writes it.
         self.serialize: Callable[[Event], bytes] | None = None
@@ -188,7 +199,7 @@ class WebhookService:
                 if off_schedule:
                     return None
                 if delivery.state is DeliveryState.PENDING:
-                    self._move(delivery, DeliveryEvent.SKIP)
+                    self._deliveries.move(delivery, DeliveryEvent.SKIP, now)
                 else:  # a retry due while there is no URL: nothing sent, the schedule goes on
                     self._scheduled_failure(delivery, now)
                 return None
@@ -214,15 +225,16 @@ class WebhookService:
             changes: dict[str, Any] = {"attempts": number, "body": body}
             if result.succeeded:
                 scheduled += 0 if off_schedule else 1
-                self._move(
+                self._deliveries.move(
                     delivery,
                     DeliveryEvent.SUCCEED,
+                    now,
                     scheduled_attempts=scheduled,
                     next_attempt_at=None,
                     **changes,
                 )
             elif off_schedule:
-                self._move(delivery, DeliveryEvent.MANUAL_FAIL, **changes)
+                self._deliveries.move(delivery, DeliveryEvent.MANUAL_FAIL, now, **changes)
             else:
                 self._scheduled_failure(delivery, now, **changes)
             return attempt
@@ -236,7 +248,9 @@ class WebhookService:
             event = DeliveryEvent.RETRY
         else:
             next_at, event = None, DeliveryEvent.GIVE_UP
-        self._move(delivery, event, scheduled_attempts=scheduled + 1, next_attempt_at=next_at, **changes)
+        self._deliveries.move(
+            delivery, event, now, scheduled_attempts=scheduled + 1, next_attempt_at=next_at, **changes
+        )
 
     def follow_up(
         self, task: DeliveryTask, body: bytes | None, attempt: DeliveryAttempt | None
@@ -250,10 +264,6 @@ class WebhookService:
     def finish(self, task: DeliveryTask) -> None:
         """Let the merchant's next delivery go; called once per task, whatever happened."""
         self._store.finish_delivery(task.turn)
-
-    def _move(self, delivery: EventDelivery, event: DeliveryEvent, **changes: Any) -> None:
-        row = DELIVERY_TRANSITIONS.require(delivery.state, event)
-        self._store.put(DELIVERIES, delivery.merchant_id, evolve(delivery, state=row.target, **changes))
 
     # -- chaos --------------------------------------------------------------------------------
 
