@@ -130,51 +130,60 @@ class MerchantService:
         with self._store.transaction(GLOBAL):
             if self._store.get(MERCHANTS, GLOBAL, merchant_id) is not None:
                 raise DuplicateResource("merchant", "merchant_id")
-            now = self._clock.now(merchant_id)
-            env = self._environment
-            ids = self._store.ids(merchant_id)
-            secret = self._in_environment(seed.secret_key) or f"{env.secret_prefix}{new_secret(32, ids)}"
-            publishable = self._in_environment(seed.publishable_key) or (
-                f"{env.publishable_prefix}{new_secret(32, ids)}"
-            )
-            profile = Profile(
-                profile_id=seed.profile_id or new_id("pro", 20, ids),
-                merchant_id=merchant_id,
-                profile_name=seed.profile_name,
-                payment_response_hash_key=seed.payment_response_hash_key or new_signing_key(ids),
-                session_expiry=seed.session_expiry,
-                created=now,
-                return_url=seed.return_url,
-                webhook_url=seed.webhook_url,
-            )
-            legacy_client_id = seed.legacy_client_id or new_id("legacy", 20, ids)
-            legacy_client_secret = seed.legacy_client_secret or f"lcs_{new_secret(32, ids)}"
-            taken = Query(where={"legacy_client_id": legacy_client_id}, limit=1)
-            if self._store.query(MERCHANTS, GLOBAL, taken).items:
-                raise DuplicateResource("legacy client", "legacy_client_id")
-            merchant = Merchant(
-                merchant_id=merchant_id,
-                profile_id=profile.profile_id,
-                created=now,
-                outcomes=seed.outcomes or self._default_outcomes,
-                rate_limit=seed.rate_limit,
-                connector=seed.connector,
-                publishable_key=publishable,
-                legacy_client_id=legacy_client_id,
-                legacy_client_secret_hash=key_hash(legacy_client_secret),
-            )
-            keys = ((KeyKind.SECRET, secret), (KeyKind.PUBLISHABLE, publishable))
-            if secret == publishable or any(
-                self._store.get(API_KEYS, GLOBAL, key_hash(key)) is not None for _, key in keys
-            ):
-                raise DuplicateResource("API key", "api_key")
-            # The merchant's record last: a snapshot lists the merchants by it, with no lock, and
-            # must find each with its profile and keys.
-            self._store.put(PROFILES, merchant_id, profile)
-            for kind, key in keys:
-                self.add_key(merchant_id, kind, key, now, name=_STARTING_KEY_NAMES[kind])
-            self._store.put(MERCHANTS, GLOBAL, merchant)
-            return MerchantCredentials(merchant, profile, secret, publishable, legacy_client_secret)
+            self._store.open_space(merchant_id)  # its clock and ids, which the rest draws from
+            try:
+                return self._create(merchant_id, seed)
+            except BaseException:
+                self._store.remove_space(merchant_id)  # refused: nothing of it stays
+                raise
+
+    def _create(self, merchant_id: str, seed: MerchantSeed) -> MerchantCredentials:
+        """The merchant, its profile and keys, in the space just opened for it."""
+        now = self._clock.now(merchant_id)
+        env = self._environment
+        ids = self._store.ids(merchant_id)
+        secret = self._in_environment(seed.secret_key) or f"{env.secret_prefix}{new_secret(32, ids)}"
+        publishable = self._in_environment(seed.publishable_key) or (
+            f"{env.publishable_prefix}{new_secret(32, ids)}"
+        )
+        profile = Profile(
+            profile_id=seed.profile_id or new_id("pro", 20, ids),
+            merchant_id=merchant_id,
+            profile_name=seed.profile_name,
+            payment_response_hash_key=seed.payment_response_hash_key or new_signing_key(ids),
+            session_expiry=seed.session_expiry,
+            created=now,
+            return_url=seed.return_url,
+            webhook_url=seed.webhook_url,
+        )
+        legacy_client_id = seed.legacy_client_id or new_id("legacy", 20, ids)
+        legacy_client_secret = seed.legacy_client_secret or f"lcs_{new_secret(32, ids)}"
+        taken = Query(where={"legacy_client_id": legacy_client_id}, limit=1)
+        if self._store.query(MERCHANTS, GLOBAL, taken).items:
+            raise DuplicateResource("legacy client", "legacy_client_id")
+        merchant = Merchant(
+            merchant_id=merchant_id,
+            profile_id=profile.profile_id,
+            created=now,
+            outcomes=seed.outcomes or self._default_outcomes,
+            rate_limit=seed.rate_limit,
+            connector=seed.connector,
+            publishable_key=publishable,
+            legacy_client_id=legacy_client_id,
+            legacy_client_secret_hash=key_hash(legacy_client_secret),
+        )
+        keys = ((KeyKind.SECRET, secret), (KeyKind.PUBLISHABLE, publishable))
+        if secret == publishable or any(
+            self._store.get(API_KEYS, GLOBAL, key_hash(key)) is not None for _, key in keys
+        ):
+            raise DuplicateResource("API key", "api_key")
+        # The merchant's record last: a snapshot lists the merchants by it, with no lock, and
+        # must find each with its profile and keys.
+        self._store.put(PROFILES, merchant_id, profile)
+        for kind, key in keys:
+            self.add_key(merchant_id, kind, key, now, name=_STARTING_KEY_NAMES[kind])
+        self._store.put(MERCHANTS, GLOBAL, merchant)
+        return MerchantCredentials(merchant, profile, secret, publishable, legacy_client_secret)
 
     def new_secret_key(self, merchant_id: str) -> str:
         """A fresh secret key's plaintext, with this server's environment's prefix."""

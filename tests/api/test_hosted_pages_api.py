@@ -428,3 +428,22 @@ def test_the_error_page_escapes_what_the_request_sent(api: Api, client: FlaskCli
     html = response.get_data(as_text=True)
     assert error_of(response) == (404, HTML, *NOT_FOUND)
     assert "<script" not in html
+
+
+UNKNOWN_MERCHANT_PAGES = [
+    ("get", "/web/3ds/merchant_ghost_{n}/pay_x?client_secret=x"),
+    ("post", "/web/3ds/merchant_ghost_{n}/pay_x?client_secret=x"),
+    ("get", "/payment_link/merchant_ghost_{n}/plink_x"),
+]
+
+
+@pytest.mark.parametrize(("method", "path"), UNKNOWN_MERCHANT_PAGES, ids=["3ds", "3ds form", "link"])
+def test_a_page_of_an_unknown_merchant_is_not_found_and_leaves_nothing_behind(
+    client: FlaskClient, sandbox: Sandbox, method: str, path: str
+) -> None:
+    before = sorted(sandbox.store.merchant_ids())
+
+    statuses = {getattr(client, method)(path.format(n=n)).status_code for n in range(20)}
+
+    assert statuses == {404}
+    assert sorted(sandbox.store.merchant_ids()) == before

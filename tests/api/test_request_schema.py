@@ -23,9 +23,9 @@ from marshmallow import (
 )
 
 from mocksrv.api import schemas
-from mocksrv.api.payouts import PayoutCreateSchema, PayoutUpdateSchema
 from mocksrv.api.profiles import ProfileUpdateSchema
 from mocksrv.api.refunds import RefundCreateSchema
+from mocksrv.api.schemas.payouts import PayoutCreateSchema, PayoutUpdateSchema
 from mocksrv.control.routes import AdvanceSchema, NewMerchantSchema
 from mocksrv.control.settlement import OpenDisputeSchema
 from mocksrv.schema import RequestSchema

@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from marshmallow import Schema, fields, validate
 
 from mocksrv.api import schemas
-from mocksrv.api.payouts import PayoutCreateSchema
 from mocksrv.api.refunds import RefundCreateSchema
+from mocksrv.api.schemas.payouts import PayoutCreateSchema
 from mocksrv.app import create_app, create_sandbox
 from mocksrv.domain.sandbox import Sandbox
 from mocksrv.fieldtypes import StrictBoolean, StrictInteger, StrictNumber, Timestamp

@@ -191,6 +191,7 @@ def test_merchant_refused_for_a_key_in_use_is_not_created(sandbox: Sandbox) -> N
         sandbox.merchants.create(MerchantSeed(merchant_id="merchant_copy", publishable_key=PUBLISHABLE_KEY))
     assert not sandbox.merchants.exists("merchant_copy")
     assert "merchant_copy" not in sandbox.merchants.merchant_ids()
+    assert "merchant_copy" not in sandbox.store.merchant_ids()  # no space left behind either
 
 
 def test_key_in_use_still_acts_as_its_first_merchant(sandbox: Sandbox) -> None:

@@ -13,6 +13,7 @@ from typing import TypeVar
 import pytest
 
 from mocksrv.domain.clock import ClockState, initial_state
+from mocksrv.domain.errors import ResourceNotFound
 from mocksrv.domain.events import ContentType, Event
 from mocksrv.domain.payments.states import PaymentStatus
 from mocksrv.domain.store import Collection, DeliveryQueue, MemoryStore, Query, sort_key
@@ -46,7 +47,10 @@ def store() -> MemoryStore:
         Collection(THING, "thing_id", indexed=("status", "color")),
         Collection(NOTE, "note_id", created_field="written"),
     ]
-    return MemoryStore(collections, lambda: initial_state(FakeSystemTime()))
+    store = MemoryStore(collections, lambda: initial_state(FakeSystemTime()))
+    for merchant_id in ("m1", "m2"):  # the global space ("*") is opened with the store
+        store.open_space(merchant_id)
+    return store
 
 
 def put(store: MemoryStore, *things: Thing, merchant_id: str = "m1") -> None:
@@ -503,13 +507,13 @@ def test_increment_counts_names_apart(store: MemoryStore) -> None:
 def test_merchant_ids_lists_spaces_but_not_the_global_one(store: MemoryStore) -> None:
     put(store, Thing("a", T0), merchant_id="m1")
     put(store, Thing("a", T0), merchant_id="*")
-    assert store.merchant_ids() == ["m1"]
+    assert sorted(store.merchant_ids()) == ["m1", "m2"]
 
 
 def test_a_transaction_if_held_makes_no_space_for_a_merchant_without_one(store: MemoryStore) -> None:
-    with store.transaction_if_held("m1") as held:
+    with store.transaction_if_held("ghost") as held:
         assert held is False
-    assert store.merchant_ids() == []
+    assert "ghost" not in store.merchant_ids()
 
 
 def test_a_transaction_if_held_that_waited_while_its_space_was_removed_holds_nothing(
@@ -534,7 +538,7 @@ def test_a_transaction_if_held_that_waited_while_its_space_was_removed_holds_not
         store.remove_space("m1")  # the lock is re-entrant: this thread holds it
     waiting.join(DEADLINE)
     assert seen == [False]
-    assert store.merchant_ids() == []
+    assert store.merchant_ids() == ["m2"]
 
 
 def waits_in(thread: threading.Thread, function: str) -> bool:
@@ -757,3 +761,52 @@ def test_a_value_no_record_holds_any_more_keeps_no_index_list(store: MemoryStore
     store.delete(THING, "m1", "b")
     assert (indexes[(THING, "color")], indexes[(THING, "status")]) == ({}, {})
     assert store.query(THING, "m1", Query(where={"color": "red"})).items == []
+
+
+# -- spaces: opened with their merchant, never made by a read or a late write ---------------------
+
+
+def test_a_read_of_a_merchant_without_a_space_finds_nothing_and_makes_none(store: MemoryStore) -> None:
+    before = sorted(store.merchant_ids())
+
+    found = (
+        store.get(THING, "ghost", "a"),
+        store.query(THING, "ghost", Query()).items,
+        store.events("ghost"),
+        store.next_timer("ghost"),
+        store.count(THING, "ghost"),
+    )
+
+    assert found == (None, [], [], None, 0)
+    assert sorted(store.merchant_ids()) == before == ["m1", "m2"]
+
+
+@pytest.mark.parametrize(
+    "write",
+    [
+        lambda store: store.put(THING, "ghost", Thing("a", T0)),
+        lambda store: store.schedule("ghost", T0, "thing.expire", "a"),
+        lambda store: store.increment("ghost", "key", 1),
+        lambda store: store.clear("ghost", [THING]),
+    ],
+    ids=["put", "schedule", "increment", "clear"],
+)
+def test_a_write_to_a_merchant_without_a_space_is_refused_and_makes_none(
+    store: MemoryStore, write: Callable[[MemoryStore], object]
+) -> None:
+    with pytest.raises(ResourceNotFound):
+        write(store)
+
+    assert "ghost" not in store.merchant_ids()
+
+
+def test_a_write_after_the_space_is_removed_does_not_bring_it_back(store: MemoryStore) -> None:
+    put(store, Thing("a", T0))
+    store.remove_space("m1")
+
+    with pytest.raises(ResourceNotFound):
+        put(store, Thing("b", T0))
+
+    assert ("m1" in store.merchant_ids(), store.get(THING, "m1", "a")) == (False, None)
+    store.open_space("m1")  # made again under the same id, it starts empty
+    assert store.query(THING, "m1", Query()).items == []

@@ -150,7 +150,7 @@ def Minor(**kwargs: Any) -> StrictInteger:  # noqa: N802 - an amount that may be
     return StrictInteger(validate=validate.Range(0, MAX_AMOUNT), **kwargs)
 
 
-_INT32_MAX = 2**31 - 1
+INT32_MAX = 2**31 - 1  # the largest integer the real service reads into 32 bits
 
 
 class BrowserInfoSchema(RequestSchema):
@@ -160,10 +160,10 @@ class BrowserInfoSchema(RequestSchema):
     accept_language = fields.String()
     language = fields.String()
     # 32-bit integers, as the real service reads them; the sizes not negative.
-    color_depth = StrictInteger(validate=validate.Range(0, _INT32_MAX))
-    screen_height = StrictInteger(validate=validate.Range(0, _INT32_MAX))
-    screen_width = StrictInteger(validate=validate.Range(0, _INT32_MAX))
-    time_zone = StrictInteger(validate=validate.Range(-_INT32_MAX - 1, _INT32_MAX))
+    color_depth = StrictInteger(validate=validate.Range(0, INT32_MAX))
+    screen_height = StrictInteger(validate=validate.Range(0, INT32_MAX))
+    screen_width = StrictInteger(validate=validate.Range(0, INT32_MAX))
+    time_zone = StrictInteger(validate=validate.Range(-INT32_MAX - 1, INT32_MAX))
     java_enabled = StrictBoolean()
     java_script_enabled = StrictBoolean()
     os_type = fields.String()

@@ -2,6 +2,11 @@
 
 Records are immutable plain data; a change puts a new copy. A merchant's data is guarded by one
 re-entrant lock, taken by every call and held across a read-modify-write by `transaction()`.
+
+A merchant's space is opened when the merchant is made (`open_space`) or restored, and removed with
+it. A read of a merchant without one finds nothing and leaves nothing behind (a page that names an
+unknown merchant); a write to one is refused as a merchant not found (a request still running when
+its merchant was deleted), so that no space comes back for a merchant that is gone.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from datetime import datetime
 from typing import Any
 
 from mocksrv.domain.clock import ClockState, ClockStates
+from mocksrv.domain.errors import ResourceNotFound
 from mocksrv.domain.events import Event
 from mocksrv.domain.ids import SYSTEM, Entropy, IdState, SeededEntropy
 from mocksrv.domain.models import Page
@@ -43,19 +49,29 @@ class MemoryStore(ClockStates):
         self._timer_seq = itertools.count()
         self._deliveries = DeliveryQueue()
         self._id_seed: int | None = None  # the seed of every merchant's ids, unless one is given its own
+        self.open_space(GLOBAL)
 
     # -- spaces and transactions --------------------------------------------------------------
 
+    def open_space(self, merchant_id: str) -> None:
+        """Make the merchant's space, if it has none."""
+        with self._spaces_lock:
+            if merchant_id not in self._spaces:
+                space = Space(self._new_clock())
+                if self._id_seed is not None:
+                    space.ids = self._default_ids(merchant_id)
+                self._spaces[merchant_id] = space
+
     def _space(self, merchant_id: str) -> Space:
+        """The merchant's space, to read: an empty one, kept nowhere, for a merchant without one."""
+        space = self._spaces.get(merchant_id)
+        return Space(self._new_clock()) if space is None else space
+
+    def _held(self, merchant_id: str) -> Space:
+        """The merchant's space, to write: refused (HE_02) for a merchant without one."""
         space = self._spaces.get(merchant_id)
         if space is None:
-            with self._spaces_lock:
-                space = self._spaces.get(merchant_id)
-                if space is None:
-                    space = Space(self._new_clock())
-                    if self._id_seed is not None:
-                        space.ids = self._default_ids(merchant_id)
-                    self._spaces[merchant_id] = space
+            raise ResourceNotFound("Merchant")
         return space
 
     def transaction(self, merchant_id: str) -> AbstractContextManager[bool]:
@@ -67,9 +83,8 @@ class MemoryStore(ClockStates):
 
     @contextmanager
     def transaction_if_held(self, merchant_id: str) -> Iterator[bool]:
-        """`transaction`, for a merchant that has a space (every other read or write makes one): True
-        while its lock is held, False (and no space made) when it has none. A space is removed only
-        under its lock, so it stays for the whole transaction."""
+        """`transaction`, for a merchant that has a space: True while its lock is held, False when it
+        has none. A space is removed only under its lock, so it stays for the whole transaction."""
         space = self._spaces.get(merchant_id)
         if space is None:
             yield False
@@ -86,7 +101,7 @@ class MemoryStore(ClockStates):
     def put(self, kind: str, merchant_id: str, record: Any) -> None:
         spec = self._collections[kind]
         record_id = getattr(record, spec.id_field)
-        space = self._space(merchant_id)
+        space = self._held(merchant_id)
         with space.lock:
             records = space.records.setdefault(kind, {})
             old = records.get(record_id)
@@ -118,7 +133,7 @@ class MemoryStore(ClockStates):
 
     def delete(self, kind: str, merchant_id: str, record_id: str) -> None:
         spec = self._collections[kind]
-        space = self._space(merchant_id)
+        space = self._held(merchant_id)
         with space.lock:
             old = space.records.get(kind, {}).pop(record_id, None)
             if old is None or not spec.ordered:
@@ -170,7 +185,7 @@ class MemoryStore(ClockStates):
 
     def clear(self, merchant_id: str, kinds: list[str]) -> None:
         """Delete the merchant's records of these kinds, its timers, events and counters."""
-        space = self._space(merchant_id)
+        space = self._held(merchant_id)
         with space.lock:
             for kind in kinds:
                 space.records.pop(kind, None)
@@ -189,7 +204,7 @@ class MemoryStore(ClockStates):
 
     def schedule(self, merchant_id: str, due_at: datetime, kind: str, target_id: str) -> Timer:
         timer = Timer(due_at, next(self._timer_seq), kind, target_id)
-        space = self._space(merchant_id)
+        space = self._held(merchant_id)
         with space.lock:
             heapq.heappush(space.timers, timer)
         return timer
@@ -215,7 +230,7 @@ class MemoryStore(ClockStates):
 
     def append_event(self, merchant_id: str, event: Event) -> bool:
         """Append to the outbox unless this object already had an event of this type."""
-        space = self._space(merchant_id)
+        space = self._held(merchant_id)
         with space.lock:
             key = (event.object_id, event.event_type)
             if key in space.event_keys:
@@ -266,7 +281,7 @@ class MemoryStore(ClockStates):
 
     def increment(self, merchant_id: str, name: str, window: int) -> int:
         """Count one more in `window` for `name`; a new window starts again at one."""
-        space = self._space(merchant_id)
+        space = self._held(merchant_id)
         with space.counter_lock:  # not the merchant's lock: a hit must not wait for a transaction
             current_window, count = space.counters.get(name, (window, 0))
             count = count + 1 if current_window == window else 1
@@ -280,7 +295,7 @@ class MemoryStore(ClockStates):
         return space.clock
 
     def change_clock_state(self, merchant_id: str, change: Callable[[ClockState], ClockState]) -> ClockState:
-        space = self._space(merchant_id)
+        space = self._held(merchant_id)
         with space.lock:
             space.clock = changed = change(space.clock)
             return changed
@@ -293,7 +308,7 @@ class MemoryStore(ClockStates):
 
     def seed_ids(self, merchant_id: str, state: IdState | None) -> None:
         """Draw the merchant's ids from a seeded stream from now on (None: the store's default)."""
-        space = self._space(merchant_id)
+        space = self._held(merchant_id)
         with space.lock:
             space.ids = self._default_ids(merchant_id) if state is None else SeededEntropy(state)
 
@@ -301,7 +316,7 @@ class MemoryStore(ClockStates):
         """Draw the merchant's ids as a restored document says (None: the store's default), never
         going back in a stream: where the stream of the same seed already stands farther on, it
         goes on from there, so that no id drawn since the document was written comes twice."""
-        space = self._space(merchant_id)
+        space = self._held(merchant_id)
         with space.lock:
             space.ids = self._resumed(merchant_id, space.ids, state)
 
@@ -358,7 +373,7 @@ class MemoryStore(ClockStates):
         for kind, records in state.records.items():
             for record in records:
                 scratch.put(kind, GLOBAL, record)
-        space = scratch._space(GLOBAL)
+        space = scratch._held(GLOBAL)
         space.timers = [Timer(due_at, 0, kind, target_id) for due_at, kind, target_id in state.timers]
         space.events = list(state.events)
         space.event_index = {event.event_id: event for event in state.events}
@@ -368,7 +383,8 @@ class MemoryStore(ClockStates):
     def swap_space(self, merchant_id: str, prepared: PreparedSpace) -> None:
         """Replace the merchant's data with a prepared space, and queue its deliveries again."""
         built = prepared.space
-        space = self._space(merchant_id)
+        self.open_space(merchant_id)
+        space = self._held(merchant_id)
         with space.lock:
             space.records, space.order, space.indexes = built.records, built.order, built.indexes
             space.newest = built.newest
