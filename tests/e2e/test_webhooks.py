@@ -370,11 +370,11 @@ def test_a_new_signing_key_set_on_the_profile_signs_the_next_webhook(
     profile = ok(
         merchant.post(
             f"/account/{merchant.merchant_id}/business_profile/{merchant.profile_id}",
-            {"payment_response_hash_key": None},
+            {"payment_response_hash_key": "whsec_set_by_the_merchant"},
         )
     )
     new_key = profile["payment_response_hash_key"]
-    assert new_key != merchant.signing_key
+    assert new_key == "whsec_set_by_the_merchant" != merchant.signing_key
 
     create(merchant)
 
