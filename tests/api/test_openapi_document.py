@@ -115,3 +115,16 @@ def test_every_key_is_sent_in_the_api_key_header(app: Flask) -> None:
 
     assert sorted(schemes) == ["admin_api_key", "api_key", "ephemeral_key", "publishable_key"]
     assert {(s["type"], s["in"], s["name"]) for s in schemes.values()} == {("apiKey", "header", "api-key")}
+
+
+def test_marshmallow_keeps_a_schema_classs_fields_unbound_in_declared_fields() -> None:
+    # Pins what mocksrv/api/answers/payments.py reads: a request field, shown back in an answer,
+    # is documented from the class's own field, not one bound to the request schema.
+    from mocksrv.api.schemas.payments import PaymentCreateSchema
+
+    field = PaymentCreateSchema._declared_fields["description"]
+    bound = PaymentCreateSchema().fields["description"]
+
+    assert type(field) is type(bound)
+    assert (field.name, field.parent) == (None, None)
+    assert (bound.name, type(bound.parent)) == ("description", PaymentCreateSchema)

@@ -356,19 +356,19 @@ def test_a_retry_with_the_same_refund_id_refunds_nothing_more(api: Api, frozen: 
 
 
 @pytest.mark.parametrize(
-    ("body", "code"),
+    ("body", "status", "code"),
     [
-        ({"payment_id": "pay_1", "refund_id": "ref_1", "amount": 1001}, "IR_13"),
-        ({"payment_id": "pay_unknown", "refund_id": "ref_1"}, "IR_05"),
+        ({"payment_id": "pay_1", "refund_id": "ref_1", "amount": 1001}, 400, "IR_13"),
+        ({"payment_id": "pay_unknown", "refund_id": "ref_1"}, 404, "IR_05"),
     ],
     ids=["IR_13", "IR_05"],
 )
-def test_a_refused_create_stores_nothing(api: Api, body: dict[str, Any], code: str) -> None:
+def test_a_refused_create_stores_nothing(api: Api, body: dict[str, Any], status: int, code: str) -> None:
     create(api, payment_id="pay_1")
 
     response = api.post("/refunds", body)
 
-    assert response.json["error"]["code"] == code
+    assert (response.status_code, response.json["error"]["code"]) == (status, code)
     assert refund_count(api) == 0
     assert api.get("/refunds/ref_1").json == REFUND_NOT_FOUND
 

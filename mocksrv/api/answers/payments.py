@@ -26,7 +26,7 @@ from mocksrv.domain.payments.states import PaymentStatus
 
 # The kinds of method data a payment keeps; its `payment_method` is the kind sent.
 METHOD_KINDS = [
-    *(name for name in schemas.PaymentMethodDataSchema._declared_fields if name != "billing"),
+    *(name for name in schemas.PaymentMethodDataSchema().fields if name != "billing"),
     *schemas.BARE_METHOD_DATA,
 ]
 # A card's brand as `brand_of` reads it from the number; `card_network` is the brand when known.
@@ -52,7 +52,9 @@ NEXT_ACTION_TYPES = ["redirect_to_url", "qr_code_information", "display_bank_tra
 def _sent(schema: type[Schema], name: str) -> Any:
     """The request field `name` of `schema`, as an answer shows it back: present only when sent."""
     # The class's declared field, not an instance's: a field bound to the request schema would be
-    # documented as a request field (optional, so also null).
+    # documented as a request field (optional, so also null). marshmallow keeps a class's fields,
+    # unbound, in `_declared_fields`, which its metaclass fills; no public name reads them without
+    # binding them (tests/api/test_openapi_document.py pins it).
     field = copy.deepcopy(schema._declared_fields[name])
     field.metadata = {**field.metadata, "optional": True}
     return field
