@@ -17,14 +17,14 @@ from flask import Blueprint
 from marshmallow import fields, post_load, validate
 
 from mocksrv.api.answers.refunds import RefundAnswerSchema, RefundListAnswerSchema
-from mocksrv.api.schemas.common import any_of, within_time_range
+from mocksrv.api.schemas.common import TimeRangePageSchema, any_of, within_time_range
 from mocksrv.api.schemas.splits import SplitRefundSchema
 from mocksrv.bodies import json_body, load
 from mocksrv.contract import documented
 from mocksrv.domain.money import MAX_AMOUNT
 from mocksrv.domain.refunds import REFUND_TYPES, RefundStatus
 from mocksrv.domain.store import Between, Query
-from mocksrv.fieldtypes import RESOURCE_ID, FreeForm, StrictBoolean, StrictInteger, Timestamp, currency_code
+from mocksrv.fieldtypes import RESOURCE_ID, FreeForm, StrictBoolean, StrictInteger, currency_code
 from mocksrv.representations import paged_list_json, refund_json
 from mocksrv.rest import authenticate, sandbox
 from mocksrv.schema import RequestSchema
@@ -67,7 +67,7 @@ class AmountFilterSchema(RequestSchema):
     end_amount = StrictInteger()
 
 
-class RefundListSchema(RequestSchema):
+class RefundListSchema(TimeRangePageSchema):
     """The spec's filters, and the real service's (`RefundListRequest`): lists of statuses,
     currencies and connectors, a time range, an amount range. An empty list keeps all."""
 
@@ -80,12 +80,6 @@ class RefundListSchema(RequestSchema):
     connector = fields.List(fields.String())
     merchant_connector_id = fields.List(fields.String())  # checked and ignored: one processor
     amount_filter = fields.Nested(AmountFilterSchema)
-    created_gte = Timestamp()
-    created_lte = Timestamp()
-    start_time = Timestamp()
-    end_time = Timestamp()
-    limit = StrictInteger(validate=validate.Range(1, 100), load_default=10)
-    offset = StrictInteger(validate=validate.Range(min=0), load_default=0)
 
     @post_load
     def to_query(self, data: dict[str, Any], **kwargs: Any) -> Query:

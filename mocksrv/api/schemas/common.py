@@ -214,6 +214,23 @@ def any_of(data: dict[str, Any], name: str, attribute: str | None = None) -> Non
     data[attribute or name] = frozenset(values) if values else None
 
 
+class PageSchema(RequestSchema):
+    """A list's body: the spec's pagination and creation bounds (section 8)."""
+
+    limit = StrictInteger(validate=validate.Range(1, 100), load_default=10)
+    offset = StrictInteger(validate=validate.Range(min=0), load_default=0)
+    created_gte = Timestamp()
+    created_lte = Timestamp()
+
+
+class TimeRangePageSchema(PageSchema):
+    """A list's body with the real service's time range too (`start_time`, `end_time`), which bounds
+    the same creation time (`within_time_range`)."""
+
+    start_time = Timestamp()
+    end_time = Timestamp()
+
+
 class ListQuerySchema(QuerySchema):
     """The query of the real service's `GET /payments/list` and `GET /payouts/list`. Parameters arrive
     as text; ones it does not know are ignored, as on any GET. Times compare to the millisecond, as

@@ -7,7 +7,7 @@ from typing import Any
 from marshmallow import fields, post_load, validate
 
 from mocksrv.api import real_values
-from mocksrv.api.schemas.common import Amount, Currency, OneKind, OneOf
+from mocksrv.api.schemas.common import Amount, Currency, OneKind, OneOf, PageSchema
 from mocksrv.domain.links.records import CARD, LinkType, PaymentLinkStatus
 from mocksrv.domain.store import Query
 from mocksrv.fieldtypes import (
@@ -137,12 +137,8 @@ class PaymentLinkCreateSchema(RequestSchema):
     metadata = FreeForm()
 
 
-class PaymentLinkListSchema(RequestSchema):
+class PaymentLinkListSchema(PageSchema):
     status = OneOf(tuple(s.value for s in PaymentLinkStatus))
-    created_gte = Timestamp()
-    created_lte = Timestamp()
-    limit = StrictInteger(validate=validate.Range(1, 100), load_default=10)
-    offset = StrictInteger(validate=validate.Range(min=0), load_default=0)
 
     @post_load
     def to_query(self, data: dict[str, Any], **kwargs: Any) -> Query:

@@ -19,6 +19,7 @@ from mocksrv.api.schemas.common import (
     Minor,
     ObjectOrName,
     OneOf,
+    PageSchema,
 )
 from mocksrv.api.schemas.links import PaymentLinkConfigSchema
 from mocksrv.api.schemas.method_data import (
@@ -42,7 +43,6 @@ from mocksrv.fieldtypes import (
     StrictBoolean,
     StrictInteger,
     Text,
-    Timestamp,
     TimestampText,
 )
 from mocksrv.schema import QuerySchema, RequestSchema
@@ -282,15 +282,11 @@ class BrowserConfirmSchema(BillingRule):
     client_secret = fields.String()
 
 
-class PaymentListSchema(RequestSchema):
-    limit = StrictInteger(validate=validate.Range(1, 100), load_default=10)
-    offset = StrictInteger(validate=validate.Range(min=0), load_default=0)
+class PaymentListSchema(PageSchema):
     status = fields.String(validate=validate.OneOf([s.value for s in PaymentStatus]))
     customer_id = fields.String()
     currency = Currency()
     payment_method = fields.String(validate=validate.OneOf(PAYMENT_METHODS))
-    created_gte = Timestamp()
-    created_lte = Timestamp()
 
     @post_load
     def to_query(self, data: dict[str, Any], **kwargs: Any) -> Query:

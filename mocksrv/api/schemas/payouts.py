@@ -17,6 +17,7 @@ from mocksrv.api.schemas.common import (
     CustomerDetailsSchema,
     Limited,
     OneKind,
+    TimeRangePageSchema,
     any_of,
     within_time_range,
 )
@@ -177,7 +178,7 @@ class PayoutConfirmSchema(PayoutFieldsSchema):
     client_secret = fields.String(required=True)
 
 
-class PayoutListSchema(RequestSchema):
+class PayoutListSchema(TimeRangePageSchema):
     """The spec's filters, and the real service's (`PayoutListFilterConstraints`): a status or a
     list of them, a time range, the methods and connectors to keep. An empty list keeps all."""
 
@@ -190,12 +191,6 @@ class PayoutListSchema(RequestSchema):
     entity_type = fields.String(validate=validate.OneOf(real_values.PAYOUT_ENTITY_TYPES))
     payout_method = fields.List(fields.String(validate=validate.OneOf(PAYOUT_TYPES)))
     connector = fields.List(fields.String())
-    created_gte = Timestamp()
-    created_lte = Timestamp()
-    start_time = Timestamp()
-    end_time = Timestamp()
-    limit = StrictInteger(validate=validate.Range(1, 100), load_default=10)
-    offset = StrictInteger(validate=validate.Range(min=0), load_default=0)
 
     @post_load
     def to_query(self, data: dict[str, Any], **kwargs: Any) -> Query:
