@@ -60,12 +60,17 @@ _EXPIRY_MONTH = validate.Regexp(r"^(0?[1-9]|1[0-2])\Z")
 _EXPIRY_YEAR = validate.Regexp(r"^([0-9]{2}|[0-9]{4})\Z")
 
 
-class CardPayoutSchema(RequestSchema):
-    card_number = fields.String(required=True, validate=_CARD_NUMBER)
+class _CardDetailsSchema(RequestSchema):
+    """A card's details beside its number: the expiry, the holder, the network."""
+
     expiry_month = fields.String(required=True, validate=_EXPIRY_MONTH)
     expiry_year = fields.String(required=True, validate=_EXPIRY_YEAR)
     card_holder_name = fields.String(required=True)
     card_network = fields.String(validate=validate.OneOf(real_values.CARD_NETWORKS))
+
+
+class CardPayoutSchema(_CardDetailsSchema):
+    card_number = fields.String(required=True, validate=_CARD_NUMBER)
 
 
 class PassthroughSchema(RequestSchema):
@@ -75,14 +80,10 @@ class PassthroughSchema(RequestSchema):
     token_type = fields.String(required=True, validate=validate.OneOf(real_values.PAYMENT_METHOD_TYPES))
 
 
-class ApplePayDecryptSchema(RequestSchema):
+class ApplePayDecryptSchema(_CardDetailsSchema):
     """An Apple Pay token already decrypted: the device's card number and its expiry."""
 
     dpan = fields.String(required=True, validate=_CARD_NUMBER)
-    expiry_month = fields.String(required=True, validate=_EXPIRY_MONTH)
-    expiry_year = fields.String(required=True, validate=_EXPIRY_YEAR)
-    card_holder_name = fields.String(required=True)
-    card_network = fields.String(validate=validate.OneOf(real_values.CARD_NETWORKS))
 
 
 class PaypalPayoutSchema(RequestSchema):
