@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Blueprint, request
-from marshmallow import ValidationError, fields, validate
+from marshmallow import ValidationError, fields, post_load, validate
 
 from mocksrv.api.answers.keys import ApiKeyAnswerSchema, CreatedApiKeyAnswerSchema, RevokedApiKeyAnswerSchema
 from mocksrv.bodies import json_body, load
@@ -49,10 +49,18 @@ class ApiKeyUpdateSchema(RequestSchema):
 
 
 class ApiKeyListSchema(QuerySchema):
-    """Query parameters arrive as text; ones it does not know are ignored, as on any GET."""
+    """Query parameters arrive as text; ones it does not know are ignored, as on any GET. `offset`,
+    the spec's name of a list's start (section 8), is taken for the real `skip` when that is not sent."""
 
     limit = fields.Integer(validate=validate.Range(1, 100))  # absent: every key
-    skip = fields.Integer(validate=validate.Range(min=0), load_default=0)
+    skip = fields.Integer(validate=validate.Range(min=0))
+    offset = fields.Integer(validate=validate.Range(min=0))
+
+    @post_load
+    def start(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        offset = data.pop("offset", 0)
+        data.setdefault("skip", offset)
+        return data
 
 
 _create = ApiKeyCreateSchema()

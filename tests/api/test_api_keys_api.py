@@ -222,7 +222,16 @@ def test_list_shows_created_keys_newest_first_without_the_key(api: Api, frozen: 
     assert response.json == [shown(second), shown(first), default_key(api)]
 
 
-@pytest.mark.parametrize(("query", "names"), [("limit=1", ["second"]), ("skip=1", ["first", "default"])])
+@pytest.mark.parametrize(
+    ("query", "names"),
+    [
+        ("limit=1", ["second"]),
+        ("skip=1", ["first", "default"]),
+        ("offset=1", ["first", "default"]),  # the spec's name
+        ("offset=1&limit=1", ["first"]),
+        ("skip=2&offset=1", ["default"]),  # the real name first
+    ],
+)
 def test_list_is_paged_with_limit_and_skip(api: Api, frozen: str, query: str, names: list[str]) -> None:
     new_key(api, name="first")
     advance(api, 1)
@@ -234,7 +243,7 @@ def test_list_is_paged_with_limit_and_skip(api: Api, frozen: str, query: str, na
     assert [key["name"] for key in response.json] == names
 
 
-@pytest.mark.parametrize("query", ["limit=0", "limit=101", "limit=x", "skip=-1"])
+@pytest.mark.parametrize("query", ["limit=0", "limit=101", "limit=x", "skip=-1", "offset=-1"])
 def test_list_with_an_invalid_page_is_ir_04(api: Api, query: str) -> None:
     response = api.get(f"{LIST}?{query}")
 
