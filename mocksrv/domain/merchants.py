@@ -246,13 +246,17 @@ class MerchantService:
         return Principal(merchant_id, key_id, kind, limit)
 
     def merchant(self, merchant_id: str) -> Merchant:
-        merchant: Merchant | None = self._store.get(MERCHANTS, GLOBAL, merchant_id)
+        merchant = self.find(merchant_id)
         if merchant is None:
             raise ResourceNotFound("Merchant")
         return merchant
 
+    def find(self, merchant_id: str) -> Merchant | None:
+        merchant: Merchant | None = self._store.get(MERCHANTS, GLOBAL, merchant_id)
+        return merchant
+
     def exists(self, merchant_id: str) -> bool:
-        return self._store.get(MERCHANTS, GLOBAL, merchant_id) is not None
+        return self.find(merchant_id) is not None
 
     def api_keys(self, merchant_id: str) -> list[ApiKey]:
         """Every key of the merchant's, whatever its kind or state."""

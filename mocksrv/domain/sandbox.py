@@ -222,8 +222,10 @@ class Sandbox:
         queued deliveries, journal and held requests go, with the memory they took (a test suite's
         merchant of one test, removed after it)."""
         with self.store.transaction(GLOBAL):
-            self.merchants.forget(merchant_id)
+            # The space first, once what holds its lock (an advance, a request) is done: until then
+            # the merchant is whole, so that what runs finds its record and keys.
             self.store.remove_space(merchant_id)
+            self.merchants.forget(merchant_id)
             self.journal.forget(merchant_id)
         self.faults.release_pauses(merchant_id, abandon=True)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import replace
 from datetime import timedelta
 
@@ -13,8 +14,10 @@ from mocksrv.domain.models import ApiKeyStatus, Environment, KeyKind
 from mocksrv.domain.payments.outcomes import OutcomeTable
 from mocksrv.domain.sandbox import Sandbox, SandboxConfig
 from mocksrv.domain.store import GLOBAL, Query
+from tests.e2e.harness import poll
 from tests.payloads import MERCHANT_ID, PROFILE_ID, PUBLISHABLE_KEY, SECRET_KEY, SIGNING_KEY, payment
 from tests.unit.fakes import T0, FakeSystemTime
+from tests.unit.test_store import DEADLINE, waits_in
 
 INVALID_KEY = "API key not provided or invalid API key used"
 
@@ -241,3 +244,23 @@ def test_sandbox_key_is_refused_in_production_mode(production: Sandbox, key: str
         production.merchants.authenticate(key)
     assert (raised.value.code, raised.value.kind) == ("IR_01", ErrorKind.AUTH)
     assert raised.value.message.startswith("Sandbox keys are not accepted")
+
+
+def test_a_delete_waits_for_what_holds_the_merchant_and_until_then_the_merchant_is_whole(
+    sandbox: Sandbox,
+) -> None:
+    seen: list[bool] = []
+    with sandbox.store.transaction(MERCHANT_ID):  # an advance, say, whose timers need the merchant
+        deleting = threading.Thread(target=sandbox.remove_merchant, args=(MERCHANT_ID,), daemon=True)
+        deleting.start()
+        came = poll(lambda: waits_in(deleting, "remove_space"), bool, timeout=DEADLINE, max_attempts=10**8)
+        seen.append(sandbox.merchants.exists(MERCHANT_ID))
+        seen.append(sandbox.merchants.authenticate(SECRET_KEY).merchant_id == MERCHANT_ID)
+    deleting.join(DEADLINE)
+
+    assert came, "the delete never came to wait for the merchant's lock"
+    assert seen == [True, True]
+    assert (sandbox.merchants.exists(MERCHANT_ID), MERCHANT_ID in sandbox.store.merchant_ids()) == (
+        False,
+        False,
+    )

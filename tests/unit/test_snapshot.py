@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import threading
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from decimal import Decimal
@@ -31,8 +32,10 @@ from mocksrv.domain.payments.states import PaymentStatus
 from mocksrv.domain.sandbox import COLLECTIONS, Sandbox
 from mocksrv.domain.store import Query
 from mocksrv.settings import Settings
+from tests.e2e.harness import poll
 from tests.payloads import BILLING, MERCHANT_ID, PROFILE_ID, SECRET_KEY, card
 from tests.unit.fakes import FakeSystemTime
+from tests.unit.test_store import DEADLINE, waits_in
 
 MOMENT = datetime(2026, 1, 22, 18, 43, 56, 112000, tzinfo=UTC)
 
@@ -520,3 +523,22 @@ def test_a_clock_is_checked_against_the_sandboxs_own_system_time(settings: Setti
     assert document["taken_at"] == "1001-01-01T00:00:00+00:00"
     assert list(restored.merchants) == [MERCHANT_ID]
     assert sandbox.clock.now(MERCHANT_ID) == datetime(8999, 6, 1, tzinfo=UTC)
+
+
+def test_a_merchant_deleted_while_the_whole_sandbox_is_written_is_left_out(sandbox: Sandbox) -> None:
+    other = sandbox.merchants.create(MerchantSeed(merchant_id="merchant_other")).merchant.merchant_id
+    taken: list[dict[str, Any]] = []
+    with sandbox.store.transaction(other):  # the document waits for it to be written
+        taking = threading.Thread(
+            target=lambda: taken.append(Snapshots(sandbox).take(None, producer="test")), daemon=True
+        )
+        taking.start()
+        came = poll(
+            lambda: waits_in(taking, "transaction_if_held"), bool, timeout=DEADLINE, max_attempts=10**8
+        )
+        sandbox.remove_merchant(other)  # this thread holds the lock: the delete goes first
+    taking.join(DEADLINE)
+
+    assert came, "the document never came to wait for the merchant"
+    [document] = taken
+    assert sorted(document["merchants"]) == [MERCHANT_ID]

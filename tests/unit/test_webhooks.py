@@ -249,6 +249,24 @@ def test_a_turn_taken_as_its_merchant_is_deleted_makes_no_space_for_it(
     assert MERCHANT_ID not in hooked.store.merchant_ids()
 
 
+def test_a_turn_whose_task_cannot_be_prepared_is_let_go_and_logged(
+    hooked: Sandbox, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    create(hooked)
+    [event] = hooked.store.events(MERCHANT_ID)
+
+    def broken(merchant_id: str, resource: Any) -> None:
+        raise ResourceNotFound("Merchant")
+
+    monkeypatch.setattr(hooked.merchants, "event_profile", broken)
+
+    assert hooked.webhooks.next_task(0) is None  # the thread that asked goes on
+    assert hooked.webhooks.pending(MERCHANT_ID) == 0  # and the merchant's queue with it
+    assert [r.getMessage() for r in caplog.records] == [
+        f"the delivery of {event.event_id} could not be prepared"
+    ]
+
+
 def test_with_nothing_queued_next_task_is_none(hooked: Sandbox) -> None:
     assert hooked.webhooks.next_task(0) is None
 

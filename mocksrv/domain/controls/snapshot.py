@@ -36,7 +36,7 @@ from mocksrv.domain.controls.document import (
     timer_of,
 )
 from mocksrv.domain.controls.records import CODEC, GLOBAL_KINDS, RECORD_TYPES, StoredRecords
-from mocksrv.domain.errors import DomainError, DuplicateResource, ErrorKind, InvalidField
+from mocksrv.domain.errors import DomainError, DuplicateResource, ErrorKind, InvalidField, ResourceNotFound
 from mocksrv.domain.events import Event
 from mocksrv.domain.ids import IdState
 from mocksrv.domain.merchants import API_KEYS, MERCHANTS, PROFILES
@@ -96,11 +96,9 @@ class Snapshots:
     def take(self, merchant_id: str | None, *, producer: str) -> dict[str, Any]:
         """The document of one merchant, or of every merchant (None); `producer` names the version
         of mocksrv that wrote it."""
-        if merchant_id is None:
-            merchant_ids = sorted(self._sandbox.merchants.merchant_ids())
-        else:
-            self._sandbox.merchants.merchant(merchant_id)
-            merchant_ids = [merchant_id]
+        merchant_ids = (
+            sorted(self._sandbox.merchants.merchant_ids()) if merchant_id is None else [merchant_id]
+        )
         document: dict[str, Any] = {
             "format": FORMAT,
             "version": VERSION,
@@ -109,18 +107,28 @@ class Snapshots:
             "scope": "all" if merchant_id is None else "merchant",
         }
         with _no_collection():
-            document["merchants"] = {m: self._merchant_json(m) for m in merchant_ids}
+            written = {m: self._merchant_json(m) for m in merchant_ids}
+        if merchant_id is not None and written[merchant_id] is None:
+            raise ResourceNotFound("Merchant")
+        # A merchant deleted while the document was written is left out of it.
+        document["merchants"] = {m: json for m, json in written.items() if json is not None}
         if merchant_id is None:
             document["ids"] = ids_json(self._store.ids(GLOBAL).state())
         return document
 
-    def _merchant_json(self, merchant_id: str) -> dict[str, Any]:
+    def _merchant_json(self, merchant_id: str) -> dict[str, Any] | None:
+        """The merchant's part of a document, read under its lock (its keys first, under the global
+        one: never both held, as a delete takes them in the other order); None if it was deleted."""
         encode = self._codec.encode
-        merchant = self._sandbox.merchants.merchant(merchant_id)
-        space = self._store.dump_space(merchant_id)
+        api_keys = self._sandbox.merchants.api_keys(merchant_id)
+        with self._store.transaction_if_held(merchant_id) as held:
+            merchant = self._sandbox.merchants.find(merchant_id) if held else None
+            if merchant is None:
+                return None
+            space = self._store.dump_space(merchant_id)
         return {
             "merchant": encode(merchant),
-            "api_keys": [encode(key) for key in self._sandbox.merchants.api_keys(merchant_id)],
+            "api_keys": [encode(key) for key in api_keys],
             "clock": clock_json(space.clock, encode),
             "ids": ids_json(space.ids),
             "records": {
