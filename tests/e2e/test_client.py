@@ -264,8 +264,11 @@ def test_the_receiver_waits_until_a_condition_of_its_deliveries_holds(
 
     first = mocksrv_webhooks.wait_until(attempt(1), timeout=10)
     early = mocksrv_webhooks.wait_until(attempt(2), timeout=0.05)  # its retry waits for the mock clock
+    # Each failed attempt is recorded, and its retry scheduled, before the clock moves past it.
+    assert mocksrv_merchant.wait_webhooks()
     mocksrv_merchant.advance(hours=1)
     second = mocksrv_webhooks.wait_until(attempt(2), timeout=10)
+    assert mocksrv_merchant.wait_webhooks()
     mocksrv_merchant.advance(hours=1)
     third = mocksrv_webhooks.wait_until(attempt(3), timeout=10)
 
