@@ -265,6 +265,7 @@ def test_order_lines_may_be_named_as_the_real_service_names_them(api: Api) -> No
     lines = [
         {"product_name": "Tea", "quantity": 2, "amount": 300, "product_id": "sku_1", "tax_rate": 0.2},
         {"name": "Cup", "quantity": 1, "amount": 400, "currency": "USD", "requires_shipping": True},
+        {"product_name": "Gift bag", "quantity": 0, "amount": 0},  # the real minimum quantity
     ]
 
     payment = create(api, order_details=copy.deepcopy(lines))

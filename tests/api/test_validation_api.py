@@ -304,7 +304,16 @@ INVALID_CREATE_FIELDS = [
     # order_details
     ("order_details", {"name": "Tea"}, "not a valid list"),
     ("order_details.0", None, "field may not be null"),
-    ("order_details.0.quantity", 0, "must be greater than or equal to 1"),
+    (
+        "order_details.0.quantity",
+        -1,
+        "must be greater than or equal to 0 and less than or equal to 2147483647",
+    ),
+    (
+        "order_details.0.quantity",
+        2**31,
+        "must be greater than or equal to 0 and less than or equal to 2147483647",
+    ),
     ("order_details.0.quantity", "2", "not a valid integer"),
     (
         "order_details.0.amount",

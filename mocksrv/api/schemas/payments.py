@@ -9,6 +9,7 @@ from marshmallow import EXCLUDE, ValidationError, fields, post_load, validate, v
 from mocksrv.api import real_values
 from mocksrv.api.real_connectors import CONNECTORS
 from mocksrv.api.schemas.common import (
+    INT32_MAX,
     Amount,
     BillingSchema,
     BrowserInfoSchema,
@@ -64,7 +65,8 @@ class OrderLineSchema(RequestSchema):
 
     name = fields.String()
     product_name = fields.String()
-    quantity = StrictInteger(required=True, validate=validate.Range(min=1))
+    # 0 to a 32-bit integer, as the real service takes it (a line of no items, a free gift's).
+    quantity = StrictInteger(required=True, validate=validate.Range(0, INT32_MAX))
     amount = StrictInteger(required=True, validate=validate.Range(min=0, max=MAX_AMOUNT))
     currency = Currency()
     tax_rate = Number()
