@@ -313,10 +313,11 @@ def test_a_customer_object_naming_no_customer_or_another_one_is_refused(
     assert payment_count(api) == 0
 
 
-def test_session_expiry_sets_when_the_client_secret_expires(api: Api, frozen: str) -> None:
-    payment = create(api, session_expiry=60)
+@pytest.mark.parametrize("seconds", [60, 0])  # 0, the real minimum: the secret expires as it is made
+def test_session_expiry_sets_when_the_client_secret_expires(api: Api, frozen: str, seconds: int) -> None:
+    payment = create(api, session_expiry=seconds)
 
-    assert payment["expires_on"] == later(frozen, 60)
+    assert payment["expires_on"] == later(frozen, seconds)
 
 
 @pytest.mark.parametrize(
@@ -329,7 +330,7 @@ def test_session_expiry_sets_when_the_client_secret_expires(api: Api, frozen: st
         ("setup_future_usage", "sometimes", "must be one of: off_session, on_session"),
         ("customer_acceptance", {"accepted_at": "2026-01-02T03:04:05Z"}, None),
         ("order_date", "yesterday", "not a valid ISO 8601 timestamp"),
-        ("session_expiry", 0, "must be greater than or equal to 1 and less than or equal to 31536000"),
+        ("session_expiry", -1, "must be greater than or equal to 0 and less than or equal to 31536000"),
         ("allowed_payment_method_types", ["credit", "cheque"], None),
     ],
 )

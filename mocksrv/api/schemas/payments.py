@@ -244,13 +244,13 @@ class PaymentCreateSchema(PaymentFieldsSchema):
     profile_id = fields.String(required=True)
     payment_id = fields.String(validate=RESOURCE_ID)
     confirm = StrictBoolean()
-    session_expiry = StrictInteger(validate=validate.Range(1, MAX_SESSION_EXPIRY))
+    session_expiry = StrictInteger(validate=validate.Range(0, MAX_SESSION_EXPIRY))  # 0: the real minimum
 
 
 class PaymentUpdateSchema(PaymentFieldsSchema):
     amount = Amount()
     currency = Currency()
-    session_expiry = StrictInteger(validate=validate.Range(1, MAX_SESSION_EXPIRY))
+    session_expiry = StrictInteger(validate=validate.Range(0, MAX_SESSION_EXPIRY))  # 0: the real minimum
     payment_id = fields.String(validate=RESOURCE_ID)  # the path's, if sent
     confirm = StrictBoolean()  # true: confirmed once updated
     retry_action = OneOf(("manual_retry", "requeue"))  # checked and ignored: no processor to retry
