@@ -135,9 +135,15 @@ class WebhookEndpoint:
     def wait_until(self, found: Callable[[list[ReceivedWebhook]], T | None], timeout: float) -> T | None:
         """What `found` makes of the deliveries so far, as soon as it is not None (asked again as each
         delivery arrives), or None after `timeout` seconds."""
+        answer: list[T | None] = [None]
+
+        def answered() -> bool:  # not the answer itself: a falsy one (0, []) is an answer too
+            answer[0] = found(self._received)
+            return answer[0] is not None
+
         with self._changed:
-            result = self._changed.wait_for(lambda: found(self._received), timeout)
-        return result
+            self._changed.wait_for(answered, timeout)
+        return answer[0]
 
     def close(self) -> None:
         """Release any delivery held by a delay."""

@@ -275,3 +275,16 @@ def test_the_receiver_waits_until_a_condition_of_its_deliveries_holds(
     assert early is None
     assert [None if e is None else e.status for e in (first, second, third)] == [500, 500, 200]
     assert mocksrv_webhooks.events == [first, second, third]
+
+
+def test_the_receiver_takes_a_falsy_answer_of_its_condition_as_found(
+    mocksrv_webhooks: WebhookEndpoint,
+) -> None:
+    asked: list[int] = []
+
+    def count(events: list[Any]) -> int:
+        asked.append(len(events))
+        return len(events)  # 0: an answer, not "not yet"
+
+    assert mocksrv_webhooks.wait_until(count, timeout=0.5) == 0
+    assert asked == [0]  # answered at once: not asked again when the time was up
