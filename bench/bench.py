@@ -261,8 +261,8 @@ def state_file(seeded: int) -> None:
     """Seconds to write the state file of a sandbox holding `seeded` payments, its size, and
     seconds to load it into a fresh sandbox (in this process: one write and one load)."""
     from mocksrv.app import create_sandbox
+    from mocksrv.serving.statefile import load_state, write_state
     from mocksrv.settings import Settings
-    from mocksrv.statefile import load_state, write_state
 
     sandbox = create_sandbox(Settings())
     sandbox.seed_payments("merchant_default", seeded)

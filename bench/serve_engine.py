@@ -28,7 +28,7 @@ ENGINES = ("waitress", "gunicorn")
 def mocksrv_app(stack: ExitStack) -> Any:
     """The mocksrv app, with the logging of `mocksrv serve` on until `stack` closes."""
     from mocksrv.app import create_app
-    from mocksrv.logwriter import log_writer
+    from mocksrv.serving.logwriter import log_writer
     from mocksrv.settings import load_settings
 
     settings = load_settings()
@@ -78,7 +78,7 @@ def main() -> None:
 
         command = mocksrv_command(args.port)
         os.execv(command[0], command)
-    from mocksrv.httpserver import HttpServer
+    from mocksrv.serving.httpserver import HttpServer
     from mocksrv.settings import Settings
 
     with ExitStack() as stack:

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import NoReturn, TypeGuard
 
 from mocksrv import __version__
-from mocksrv.logwriter import log_writer
 from mocksrv.output import INTERRUPTED, put_back_handlers, stop_before_serving
+from mocksrv.serving.logwriter import log_writer
 from mocksrv.settings import (
     DEFAULT_ADMIN_KEY,
     DEFAULT_URL,
@@ -178,9 +178,9 @@ def _serve(args: argparse.Namespace) -> int:
 
 def _serve_with(settings: Settings, level: int) -> int:
     # The server's imports take most of a start; `wait` and a bad setting do without them.
-    from mocksrv.httpserver import ListenError
     from mocksrv.server import serve
-    from mocksrv.statefile import StateNotWritten
+    from mocksrv.serving.httpserver import ListenError
+    from mocksrv.serving.statefile import StateNotWritten
 
     try:
         with log_writer(max(level, logging.INFO)):

@@ -3,7 +3,7 @@
 CPython's own allocator gives a 1 MiB arena back to the system only once nothing in it lives. After
 a load and a reset, the few objects made during the load that outlive it keep most of the load's
 arenas, so the RSS stays near the load's peak. glibc's malloc, which a reset trims page by page
-(mocksrv/memory.py), gives nearly all of it back. So `mocksrv serve` runs itself once more (exec, the
+(mocksrv/serving/memory.py), gives nearly all of it back. So `mocksrv serve` runs itself once more (exec, the
 same process id) with `PYTHONMALLOC=malloc`, a single malloc arena (requests allocate under the
 interpreter lock, so more arenas would only spread what survives) and a per-thread cache of one
 freed chunk per size, not seven: the chunks a request thread keeps cached are scattered over the

@@ -230,8 +230,8 @@ def mocksrv(request: pytest.FixtureRequest, _mocksrv_errors: ServerErrors) -> It
         with MocksrvServer(*external) as server:
             yield server
         return
-    from mocksrv.httpserver import ListenError
     from mocksrv.server import MockServer
+    from mocksrv.serving.httpserver import ListenError
 
     try:
         settings: Settings = request.getfixturevalue("mocksrv_settings")

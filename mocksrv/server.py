@@ -16,11 +16,11 @@ from mocksrv.domain.clock import exempt_real_intervals
 from mocksrv.domain.errors import DomainError
 from mocksrv.domain.merchants import MerchantCredentials
 from mocksrv.domain.sandbox import Sandbox
-from mocksrv.httpserver import HttpServer, address
-from mocksrv.memory import Collector
 from mocksrv.output import Lines, put_back_handlers
+from mocksrv.serving.httpserver import HttpServer, address
+from mocksrv.serving.memory import Collector
+from mocksrv.serving.statefile import StateWriter, load_state
 from mocksrv.settings import Settings, check_settings
-from mocksrv.statefile import StateWriter, load_state
 from mocksrv.webhooks.dispatcher import Dispatcher
 
 log = logging.getLogger(__name__)

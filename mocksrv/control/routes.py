@@ -27,10 +27,10 @@ from mocksrv.domain.merchants import MAX_RETURN_URL_LENGTH, MAX_SESSION_EXPIRY, 
 from mocksrv.domain.payments.outcomes import OutcomeTable
 from mocksrv.domain.sandbox import TRANSITION_TABLES
 from mocksrv.fieldtypes import RESOURCE_ID, HttpUrl, StrictNumber, Timestamp
-from mocksrv.memory import release_memory
 from mocksrv.representations import clock_json, credentials_json, timer_json
 from mocksrv.rest import is_admin, sandbox, show_payment
 from mocksrv.schema import RequestSchema
+from mocksrv.serving.memory import release_memory
 from mocksrv.values import CONNECTOR_NAME, CONNECTOR_REASON
 
 Json = dict[str, Any]

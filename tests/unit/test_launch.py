@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import pytest
 
 from mocksrv import cli, launch, output
-from mocksrv.logwriter import BatchedWriter
+from mocksrv.serving.logwriter import BatchedWriter
 
 
 @pytest.fixture

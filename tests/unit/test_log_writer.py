@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from mocksrv import logwriter
+from mocksrv.serving import logwriter
 
 
 def record(created: float, message: str = "hello") -> logging.LogRecord:

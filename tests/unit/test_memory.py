@@ -12,8 +12,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from mocksrv import memory
 from mocksrv.domain.clock import format_timestamp
+from mocksrv.serving import memory
 
 
 def test_the_interpreter_still_has_a_way_to_empty_its_method_cache() -> None:

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from mocksrv.app import create_sandbox
+from mocksrv.serving.statefile import load_state, write_state
 from mocksrv.settings import Settings, SettingsError, check_settings
-from mocksrv.statefile import load_state, write_state
 
 
 def a_finished_pid() -> int:
@@ -26,7 +26,7 @@ def a_finished_pid() -> int:
 def test_the_temporary_files_of_killed_writes_are_deleted_at_start(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.INFO, logger="mocksrv.statefile")
+    caplog.set_level(logging.INFO, logger="mocksrv.serving.statefile")
     state = tmp_path / "state.json"
     settings = Settings(state=state)
     write_state(state, create_sandbox(settings))
