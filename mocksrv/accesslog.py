@@ -16,7 +16,7 @@ from flask import Flask, Request, Response, g, request
 from werkzeug.exceptions import HTTPException
 
 from mocksrv.faults import DROP_CONNECTION
-from mocksrv.masking import mask_json, mask_text
+from mocksrv.masking import mask_json, mask_text, one_line
 from mocksrv.rest import STARTED, current_request
 
 if TYPE_CHECKING:
@@ -71,7 +71,7 @@ def _target(request_: Request) -> str:
     target = request_.path
     if request_.query_string:
         target = f"{target}?{mask_text(request_.query_string.decode('latin-1'))}"
-    return target if target.isprintable() else target.encode("unicode_escape").decode("ascii")
+    return one_line(target)
 
 
 def _request_body() -> str:
@@ -102,8 +102,7 @@ def masked(body: bytes) -> str:
         text = mask_text(body.decode("utf-8", errors="replace"))
     except RecursionError:
         return "(JSON nested too deeply to show)"
-    if not text.isprintable():
-        text = text.encode("unicode_escape").decode("ascii")
+    text = one_line(text)
     if len(text) > BODY_LIMIT:
         text = f"{text[:BODY_LIMIT]}...({len(body)} bytes)"
     return text

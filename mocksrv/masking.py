@@ -84,6 +84,11 @@ def mask_text(text: str, *, read_escapes: bool = True) -> str:
     return mask_card_like(mask_keyed(text), _CARD_LIKE_IN_TEXT)
 
 
+def one_line(text: str) -> str:
+    """`text` as a line of a log or a report: a newline or another control character is escaped."""
+    return text if text.isprintable() else text.encode("unicode_escape").decode("ascii")
+
+
 def _name_character(match: re.Match[str]) -> str:
     character = chr(int(match[1] or match[2], 16))
     return character if character.isalnum() or character == "_" else match[0]

@@ -22,6 +22,7 @@ from mocksrv.control.answers import (
     ControlTransitionsAnswerSchema,
 )
 from mocksrv.control.blueprint import acting_merchant, control, merchant_only, named_merchant
+from mocksrv.domain.clock import LONGEST_ADVANCE_SECONDS
 from mocksrv.domain.errors import MalformedBody, Unauthorized, UnknownField
 from mocksrv.domain.merchants import MAX_RETURN_URL_LENGTH, MAX_SESSION_EXPIRY, MerchantSeed
 from mocksrv.domain.payments.outcomes import OutcomeTable
@@ -31,7 +32,7 @@ from mocksrv.representations import clock_json, credentials_json, timer_json
 from mocksrv.rest import is_admin, sandbox, show_payment
 from mocksrv.schema import RequestSchema
 from mocksrv.serving.memory import release_memory
-from mocksrv.values import CONNECTOR_NAME, CONNECTOR_REASON
+from mocksrv.values import CONNECTOR_NAME, CONNECTOR_REASON, LARGEST_WHOLE
 
 Json = dict[str, Any]
 # Payments one seed request makes: about a second of the ordinary create path, beside what the
@@ -41,7 +42,7 @@ MAX_SEED = 10_000
 
 class AdvanceSchema(RequestSchema):
     merchant_id = fields.String()
-    seconds = StrictNumber(required=True, validate=validate.Range(min=0, max=10 * 365 * 24 * 3600))
+    seconds = StrictNumber(required=True, validate=validate.Range(min=0, max=LONGEST_ADVANCE_SECONDS))
 
 
 class SetSchema(RequestSchema):
@@ -55,7 +56,7 @@ class NewMerchantSchema(RequestSchema):
     return_url = HttpUrl(validate=validate.Length(max=MAX_RETURN_URL_LENGTH))
     webhook_url = HttpUrl()
     session_expiry = fields.Integer(strict=True, validate=validate.Range(1, MAX_SESSION_EXPIRY))
-    rate_limit = fields.Integer(strict=True, validate=validate.Range(min=0))
+    rate_limit = fields.Integer(strict=True, validate=validate.Range(min=0, max=LARGEST_WHOLE))
     connector = fields.String(validate=validate.Regexp(rf"^{CONNECTOR_NAME}\Z", error=CONNECTOR_REASON))
 
 

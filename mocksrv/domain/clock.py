@@ -34,6 +34,8 @@ SystemTime = Callable[[], datetime]
 LATEST = datetime(9000, 1, 1, tzinfo=UTC)
 # The furthest ahead of the clock a timer is set (a capture window, an outcome's wait): 100 years.
 LONGEST_SPAN_SECONDS = 100 * 366 * 24 * 3600
+# The most one advance of a clock moves it: 10 years.
+LONGEST_ADVANCE_SECONDS = 10 * 365 * 24 * 3600
 # The earliest time a snapshot may hold: far before any clock, and far from the calendar's start.
 EARLIEST = datetime(1000, 1, 1, tzinfo=UTC)
 # The latest time a record may hold: a time set ahead of a clock at its end (a client secret's or

@@ -18,7 +18,9 @@ import yaml
 from jsonschema import Draft202012Validator, ValidationError
 
 from mocksrv.control.faults import check_fault
+from mocksrv.domain.clock import LONGEST_ADVANCE_SECONDS
 from mocksrv.domain.errors import DomainError, InvalidField
+from mocksrv.masking import mask_text
 from mocksrv.scenario.format import (
     BUILT_IN_VARIABLES,
     LONGEST_DELAY,
@@ -29,6 +31,7 @@ from mocksrv.scenario.format import (
     Problem,
     parse_duration,
     schema,
+    shown_text,
     step_kind,
 )
 from mocksrv.scenario.variables import NAME, references
@@ -41,6 +44,24 @@ _SURROGATE = re.compile("[\ud800-\udfff]")  # a "\\ud800" escape alone: no UTF-8
 def _validator() -> Draft202012Validator:
     Draft202012Validator.check_schema(schema())
     return Draft202012Validator(schema())
+
+
+@cache
+def _step_validator() -> Draft202012Validator:
+    return Draft202012Validator({"$defs": schema()["$defs"], "$ref": "#/$defs/step"})
+
+
+def substituted_problem(spec: Mapping[str, Any]) -> str | None:
+    """What a step no longer meets once its variables are put in, or None: a whole `${name}` takes
+    the variable's type, which the file's check cannot know (a number where a pattern goes)."""
+    error = next(iter(_step_validator().iter_errors(spec)), None)
+    if error is None:
+        return None
+    reason = error.message
+    if error.validator == "type":
+        reason = f"{_shown(error.instance)} is not of type {error.validator_value}"
+    where = _dotted(tuple(error.absolute_path))
+    return mask_text(f"{where}: {reason}, once its variables are put in", read_escapes=False)
 
 
 class Document:
@@ -66,7 +87,7 @@ class Document:
             label = f"step {location[1] + 1}"
             if isinstance(step, Mapping):
                 name = step.get("name")
-                named = name if isinstance(name, str) and name else step_kind(step)
+                named = shown_text(name) if isinstance(name, str) and name else step_kind(step)
                 label += f" ({named})" if named else ""
             rest = _dotted(location[2:])
             return f"{label}: {rest}" if rest else label
@@ -154,6 +175,10 @@ class Document:
                 problems.append(self.problem((*location, "delay"), reason))
         for index, step in enumerate(data["steps"]):
             here: Location = ("steps", index)
+            advance = step.get("advance")
+            if isinstance(advance, str) and parse_duration(advance) > LONGEST_ADVANCE_SECONDS:
+                reason = f"{advance} is longer than 3650d, the most a clock moves at once"
+                problems.append(self.problem((*here, "advance"), reason))
             said = {key: value for key, value in step.items() if key != "name"}
             for location, name in references(said):
                 if name not in known or not NAME.fullmatch(name):

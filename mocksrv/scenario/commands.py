@@ -17,8 +17,9 @@ from typing import TextIO
 import requests
 
 from mocksrv.client import ControlPlaneError, NotMocksrv, Sandbox, unreachable
+from mocksrv.masking import one_line
 from mocksrv.output import INTERRUPTED, Lines
-from mocksrv.scenario.format import Problem, Scenario
+from mocksrv.scenario.format import Problem, Scenario, shown_text
 from mocksrv.scenario.loading import load_scenarios, scenario_files
 from mocksrv.scenario.report import failure_text, junit_xml, result_line, summary_line
 from mocksrv.scenario.results import ScenarioResult
@@ -120,7 +121,7 @@ def list_scenarios(paths: Sequence[str], *, out: TextIO, err: TextIO) -> int:
     except UsageError as error:
         return _usage(err, str(error))
     rows = [("NAME", "TAGS", "FILE", "DESCRIPTION")] + [
-        (scenario.name, ",".join(scenario.tags), scenario.file, _first_line(scenario))
+        (shown_text(scenario.name), ",".join(scenario.tags), one_line(scenario.file), _first_line(scenario))
         for scenario in scenarios
     ]
     widths = [max(len(row[column]) for row in rows) for column in range(3)]
@@ -185,7 +186,7 @@ def _print_problems(problems: Sequence[Problem], files: int, err: TextIO) -> Non
 
 def _first_line(scenario: Scenario) -> str:
     lines = scenario.description.strip().splitlines()
-    return lines[0].strip() if lines else ""
+    return shown_text(lines[0].strip()) if lines else ""
 
 
 def _usage(err: TextIO, message: str) -> int:

@@ -11,7 +11,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from mocksrv.masking import mask_text
+from mocksrv.masking import mask_text, one_line
 
 SUFFIXES = (".yaml", ".yml")
 STEP_KINDS = (
@@ -67,6 +67,12 @@ class InvalidScenario(ValueError):
         self.problems = list(problems)
 
 
+def shown_text(text: str) -> str:
+    """Text a file wrote (a name, a line of a description) as a report shows it: on one line, card
+    numbers and CVCs masked."""
+    return one_line(mask_text(text, read_escapes=False))
+
+
 @dataclass(frozen=True, slots=True)
 class Step:
     """One step of a scenario: its kind (the step key) and everything it says, but its name."""
@@ -80,7 +86,7 @@ class Step:
     @property
     def label(self) -> str:
         """`step 2 (pay)`: its name, card numbers and CVCs masked, as every report shows them."""
-        named = self.kind if self.name is None else mask_text(self.name, read_escapes=False)
+        named = self.kind if self.name is None else shown_text(self.name)
         return f"step {self.number} ({named})"
 
 

@@ -90,6 +90,10 @@ def load_scenario(file: str) -> Scenario:
         raise InvalidScenario([Problem(file, None, "", "not UTF-8 text")]) from None
     try:
         root, data, duplicates = _read_document(text)
+    except _TooLarge as error:
+        raise InvalidScenario([Problem(file, error.line, "", error.reason)]) from None
+    except RecursionError:
+        raise InvalidScenario([Problem(file, None, "", f"nested more than {DEEPEST} deep")]) from None
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line = None if mark is None else mark.line + 1
@@ -97,7 +101,7 @@ def load_scenario(file: str) -> Scenario:
         raise InvalidScenario([Problem(file, line, "", reason)]) from None
     except yaml.YAMLError as error:
         raise InvalidScenario([Problem(file, None, "", f"not valid YAML: {error}")]) from None
-    if root is None:
+    if root is None or data is None:  # nothing, or a lone `---`
         raise InvalidScenario(
             [Problem(file, 1, "", "empty: a scenario is a map with name, description, steps")]
         )
@@ -136,10 +140,55 @@ def _read_document(text: str) -> tuple[yaml.Node | None, Any, list[Duplicate]]:
         root = loader.get_single_node()
         if root is None:
             return None, None, []
+        _check_size(root)
         duplicates = _duplicate_keys(root)  # before building the data, which merges `<<` keys in
         return root, loader.construct_document(root), duplicates
     finally:
         loader.dispose()
+
+
+DEEPEST = 64  # maps and lists in one another
+MOST_VALUES = 100_000  # values in a file, each alias counted as what it stands for
+
+
+class _TooLarge(Exception):
+    def __init__(self, node: yaml.Node, reason: str) -> None:
+        super().__init__(reason)
+        self.line, self.reason = node.start_mark.line + 1, reason
+
+
+def _check_size(root: yaml.Node) -> None:
+    """Refuse a file deeper than DEEPEST, or larger than MOST_VALUES once its aliases stand for what
+    they name (a few lines of aliases can name billions), or holding an alias within its own anchor.
+    Each node is measured once, so a file of aliases is measured in the time of its text."""
+    measured: dict[int, tuple[int, int]] = {}  # a node's id: its values and its depth
+    open_nodes: set[int] = set()
+
+    def measure(node: yaml.Node) -> tuple[int, int]:
+        key = id(node)
+        if key in measured:
+            return measured[key]
+        if key in open_nodes:
+            raise _TooLarge(node, "an alias within its own anchor: JSON cannot carry it")
+        open_nodes.add(key)
+        children: list[yaml.Node] = []
+        if isinstance(node, yaml.MappingNode):
+            children = [part for pair in node.value for part in pair]
+        elif isinstance(node, yaml.SequenceNode):
+            children = list(node.value)
+        values, depth = 1, 0
+        for child in children:
+            child_values, child_depth = measure(child)
+            values, depth = values + child_values, max(depth, child_depth + 1)
+        open_nodes.discard(key)
+        if depth > DEEPEST:
+            raise _TooLarge(node, f"nested more than {DEEPEST} deep")
+        if values > MOST_VALUES:
+            raise _TooLarge(node, f"more than {MOST_VALUES:,} values once its aliases are read")
+        measured[key] = values, depth
+        return values, depth
+
+    measure(root)
 
 
 def _duplicate_keys(root: yaml.Node) -> list[Duplicate]:

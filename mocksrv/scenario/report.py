@@ -15,6 +15,7 @@ from typing import Any
 from xml.etree import ElementTree
 
 from mocksrv.masking import mask_card_like, mask_json, mask_text
+from mocksrv.scenario.format import shown_text
 from mocksrv.scenario.results import NO_BODY, Exchange, Outcome, ScenarioResult
 
 LABELS = {Outcome.PASSED: "PASS", Outcome.FAILED: "FAIL", Outcome.ERROR: "ERROR"}
@@ -38,11 +39,8 @@ def masked(value: Any) -> Any:
 
 def result_line(result: ScenarioResult) -> str:
     """`PASS name (file) 0.31s`."""
-    return f"{LABELS[result.outcome]} {_name(result)} ({result.scenario.file}) {result.seconds:.2f}s"
-
-
-def _name(result: ScenarioResult) -> str:
-    return mask_text(result.scenario.name, read_escapes=False)
+    name, file = shown_text(result.scenario.name), result.scenario.file
+    return f"{LABELS[result.outcome]} {name} ({file}) {result.seconds:.2f}s"
 
 
 def failure_text(result: ScenarioResult) -> str:
@@ -119,7 +117,7 @@ def junit_xml(results: Sequence[ScenarioResult], seconds: float) -> bytes:
             "testcase",
             {
                 "classname": _xml_text(classname(result.scenario.file)),
-                "name": _xml_text(_name(result)),
+                "name": _xml_text(mask_text(result.scenario.name, read_escapes=False)),
                 "file": _xml_text(result.scenario.file),
                 "time": f"{result.seconds:.3f}",
             },

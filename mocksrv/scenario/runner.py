@@ -6,6 +6,7 @@ control plane with the merchant's own key, so that scenarios running at once see
 
 from __future__ import annotations
 
+import json
 import queue
 import threading
 import time
@@ -21,8 +22,9 @@ import requests
 
 from mocksrv.client import ControlPlaneError, Merchant, Sandbox, parse_time
 from mocksrv.receiver import ReceivedWebhook, WebhookEndpoint
+from mocksrv.scenario.checks import substituted_problem
 from mocksrv.scenario.format import RECEIVER_VARIABLE, Scenario, Step, parse_duration
-from mocksrv.scenario.matchers import body_mismatches, lookup, shown, status_mismatch
+from mocksrv.scenario.matchers import body_mismatches, lookup, status_mismatch
 from mocksrv.scenario.results import NO_BODY, Exchange, Outcome, ScenarioResult, StepFailed
 from mocksrv.scenario.targets import Target
 from mocksrv.scenario.variables import UnknownVariable, substitute
@@ -168,6 +170,9 @@ class _Run:
     def perform(self, step: Step) -> None:
         self.step = step
         spec = self._substituted(step.spec)
+        problem = substituted_problem(spec)
+        if problem is not None:
+            raise StepFailed(problem)
         try:
             if step.kind == "request":
                 self._request(spec)  # with its expect and save
@@ -357,8 +362,8 @@ class _Run:
 
 
 def _text(value: Any) -> str:
-    """A header or query value as text: JSON's way for booleans and numbers."""
-    return value if isinstance(value, str) else shown(value)
+    """A header or query value as text: JSON's way for booleans and numbers, sent as written."""
+    return value if isinstance(value, str) else json.dumps(value)
 
 
 def _timestamp(moment: datetime) -> str:

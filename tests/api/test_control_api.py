@@ -669,11 +669,15 @@ def test_a_merchant_id_in_use_is_he_01(admin: Api) -> None:
     )
 
 
+_RATE_LIMIT_RANGE = "must be greater than or equal to 0 and less than or equal to 9223372036854775807"
+
+
 @pytest.mark.parametrize(
     ("body", "expected"),
     [
         ({"merchant_id": "merchant new"}, invalid("merchant_id", "1-64 letters, digits, _ or -")),
-        ({"rate_limit": -1}, invalid("rate_limit", "must be greater than or equal to 0")),
+        ({"rate_limit": -1}, invalid("rate_limit", _RATE_LIMIT_RANGE)),
+        ({"rate_limit": 2**63}, invalid("rate_limit", _RATE_LIMIT_RANGE)),
         ({"rate_limit": "10"}, invalid("rate_limit", "not a valid integer")),
         (
             {"session_expiry": 0},

@@ -670,3 +670,50 @@ def test_ctrl_c_ends_a_run_at_once_while_a_step_waits_on_its_server(
         "mocksrv scenario: interrupted; no JUnit file written\n",
     )
     assert not report.exists()
+
+
+def test_a_scenario_list_shows_each_name_on_one_line_and_masked(tmp_path: Path) -> None:
+    (tmp_path / "named.yaml").write_text(
+        'name: "pays 4111111111111111\\nat once\\a"\ndescription: "first\\tline 4242424242424242\\nsecond"\n'
+        "steps:\n  - advance: 1s\n"
+    )
+    out, err = io.StringIO(), io.StringIO()
+
+    code = commands.list_scenarios([str(tmp_path)], out=out, err=err)
+
+    assert (code, err.getvalue()) == (0, "")
+    assert out.getvalue().splitlines()[1].split("  ")[0] == "pays ************1111\\nat once\\x07"
+    assert out.getvalue().splitlines()[1].endswith(f"{tmp_path}/named.yaml  first\\tline ************4242")
+
+
+def test_a_long_number_in_a_query_is_sent_as_written(tmp_path: Path) -> None:
+    (tmp_path / "numbers.yaml").write_text(
+        "name: numbers\ndescription: d\nsteps:\n"
+        "  - request: {method: GET, path: /payments/list, query: {limit: 100000000000}}\n"
+        "    expect:\n"
+        "      status: 400\n"
+        "      body: {error.message: 'Invalid value provided: limit: must be greater than or equal to 1"
+        " and less than or equal to 100'}\n"
+    )
+    out, err = io.StringIO(), io.StringIO()
+
+    code = run_folder(tmp_path, None, out, err)
+
+    assert (code, err.getvalue(), out.getvalue()[:13]) == (0, "", "PASS numbers ")
+
+
+def test_a_variable_whose_type_the_step_cannot_take_fails_the_step_with_where_and_why(tmp_path: Path) -> None:
+    (tmp_path / "typed.yaml").write_text(
+        "name: typed\ndescription: d\nvariables: {pattern: 4111111111111111}\nsteps:\n"
+        "  - request: {method: GET, path: /health}\n"
+        '    expect: {body: {status: {matches: "${pattern}"}}}\n'
+    )
+    out, err = io.StringIO(), io.StringIO()
+
+    code = run_folder(tmp_path, None, out, err)
+
+    assert (code, err.getvalue()) == (1, "")
+    assert out.getvalue().splitlines()[1] == (
+        "  step 1 (request): expect.body.status.matches: ************1111 is not of type string,"
+        " once its variables are put in"
+    )

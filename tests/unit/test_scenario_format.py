@@ -232,6 +232,14 @@ STEP_PROBLEMS = [
         "4: step 1 (request): request.body.name: holds a lone surrogate (\\ud800 to \\udfff), "
         "which UTF-8 cannot write",
     ),
+    (
+        "  - advance: 3651d\n",
+        "4: step 1 (advance): advance: 3651d is longer than 3650d, the most a clock moves at once",
+    ),
+    (
+        '  - name: "pay 4111111111111111\\n at once"\n    advance: 1s\n    freeze: true\n',
+        "4: step 1 (pay ************1111\\n at once): more than one step key: advance, freeze",
+    ),
 ]
 
 
@@ -240,6 +248,57 @@ def test_a_step_problem_names_the_step_and_the_field(tmp_path: Path, steps: str,
     file = write(tmp_path, STEP_HEAD + steps)
 
     assert problems_of(file) == [f"{file}:{problem}"]
+
+
+def test_a_merchants_rate_limit_is_a_whole_number_the_control_plane_takes(tmp_path: Path) -> None:
+    file = write(
+        tmp_path, "name: n\ndescription: d\nmerchant: {rate_limit: 9223372036854775808}\nsteps:\n" + GET
+    )
+
+    assert problems_of(file) == [
+        f"{file}:3: merchant.rate_limit: 9223372036854775808 is greater than the maximum of "
+        "9223372036854775807"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("---\n", "1: empty: a scenario is a map with name, description, steps"),
+        (
+            STEP_HEAD + "  - request: &loop {method: GET, path: /x, body: [*loop]}\n",
+            "4: an alias within its own anchor: JSON cannot carry it",
+        ),
+        (
+            STEP_HEAD + GET + "    expect: {body: {a: " + "[" * 70 + "]" * 70 + "}}\n",
+            "5: nested more than 64 deep",
+        ),
+        (
+            STEP_HEAD + "  - request: {method: GET, path: /x, body: " + "[" * 3000 + "]" * 3000 + "}\n",
+            "nested more than 64 deep",
+        ),
+        (
+            "name: n\ndescription: d\nvariables:\n  a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
+            + "".join(f"  a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]\n" for i in range(1, 6))
+            + "steps:\n"
+            + GET,
+            "8: more than 100,000 values once its aliases are read",
+        ),
+    ],
+    ids=[
+        "a lone document marker",
+        "an alias within its anchor",
+        "70 deep",
+        "3000 deep",
+        "aliases of aliases",
+    ],
+)
+def test_a_file_too_deep_too_large_or_holding_itself_is_one_problem(
+    tmp_path: Path, text: str, problem: str
+) -> None:
+    file = write(tmp_path, text)
+
+    assert problems_of(file) == [f"{file}:{problem}" if problem[0].isdigit() else f"{file}: {problem}"]
 
 
 def test_tags_and_top_level_keys_are_checked(tmp_path: Path) -> None:
