@@ -89,7 +89,10 @@ def _answer_before(fault: InjectedFault) -> Response:
 
 def _after(response: Response) -> Response:
     rule: FaultRule | None = g.get("fault")
-    if rule is None or rule.timing is FaultTiming.BEFORE:
+    if rule is None:
+        return response
+    if rule.timing is FaultTiming.BEFORE:  # answered by _faulted, or a latency paused before the route
+        response.headers[FAULT_HEADER] = rule.fault_id
         return response
     return _faulted(rule, response)
 

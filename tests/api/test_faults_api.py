@@ -280,15 +280,21 @@ def test_truncate_announces_the_whole_body_and_sends_half(api: Api) -> None:
     assert response.data == whole[: len(whole) // 2]
 
 
-def test_latency_answers_late_and_the_journal_shows_it(api: Api) -> None:
-    add(api, effect={"type": "latency", "milliseconds": 120}, timing="after")
+@pytest.mark.parametrize("timing", ["before", "after"])
+def test_latency_answers_late_names_its_rule_and_the_journal_shows_it(api: Api, timing: str) -> None:
+    rule = add(api, effect={"type": "latency", "milliseconds": 120}, timing=timing)
 
     response = api.post("/customers", {"name": "Ada"})
 
-    assert response.status_code == 200
+    assert (response.status_code, response.headers["X-Mocksrv-Fault"]) == (200, rule["fault_id"])
     [entry] = ok(api.get("/__mock/requests?path=/customers"))["data"]
     assert entry["latency_ms"] >= 120
-    assert entry["fault"]["effect"] == "latency"
+    assert entry["fault"] == {
+        "fault_id": rule["fault_id"],
+        "effect": "latency",
+        "timing": timing,
+        "status": None,
+    }
 
 
 def test_a_drop_before_does_nothing_and_notes_no_answer(api: Api) -> None:
