@@ -41,7 +41,7 @@ _SEPARATORS = re.compile(r"[ +-]|%20")
 # `card_cvc=987`, `"card_cvc": "987"`, Python's `'card_cvc': '987'`, `cvc 987` or a form's
 # `card%5Bcvc%5D=987` (`card[cvc]`).
 _KEYED = re.compile(
-    rf"""(?P<key>(?:\b|(?<=%5B))(?P<name>{"|".join(sorted(LAST_FOUR_KEYS | HIDDEN_KEYS))})(?:%5D)?\b["']?"""
+    rf"""(?P<key>(?:\b|(?<=%5B))(?P<name>{"|".join(sorted(LAST_FOUR_KEYS | HIDDEN_KEYS))})(?:%5D|\])?["']?"""
     r"""(?:\s*[:=]\s*|\s+)(?:\[\s*)*["']?)"""
     r"""(?P<value>[^\s&"',;})\]]+)""",
     re.IGNORECASE,

@@ -101,6 +101,14 @@ def test_a_forms_bracketed_cvc_is_masked() -> None:
     assert journal_body(body) == "amount=100&card%5Bcvc%5D=***&card%5Bnumber%5D=************2460"
 
 
+def test_a_forms_bracketed_keys_are_masked_when_the_brackets_are_written_as_they_are() -> None:
+    body = b"amount=100&card[cvc]=314&bank[bank_account_number]=12345678&card[exp_month]=12"
+    assert (
+        journal_body(body) == "amount=100&card[cvc]=***&bank[bank_account_number]=****5678&card[exp_month]=12"
+    )
+    assert mask_text("card[cvc]=111&cvcx=1") == "card[cvc]=***&cvcx=1"
+
+
 def test_a_cvc_in_single_quotes_is_masked() -> None:
     body = b"{'card_number': '4242424242424242', 'card_cvc': '987'}"
     assert journal_body(body) == "{'card_number': '************4242', 'card_cvc': '***'}"
