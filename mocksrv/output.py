@@ -34,13 +34,18 @@ class Lines:
             self._out = None
 
 
+def flush_logs() -> None:
+    """Write the log lines made so far now, before a line of the command's own that comes after them."""
+    for handler in logging.getLogger().handlers:
+        with suppress(Exception):
+            handler.flush()
+
+
 def stop_before_serving(signum: int, frame: FrameType | None) -> NoReturn:
     """SIGINT or SIGTERM while `serve` starts: say so and end now, exit 0, the state file as it
     was. Not by an exception: one raised from a signal handler can be lost in an import, and the
     start go on. The log lines already made are written first."""
-    for handler in logging.getLogger().handlers:
-        with suppress(Exception):
-            handler.flush()
+    flush_logs()
     with suppress(OSError):
         os.write(2, f"{STOPPED_BEFORE_SERVING}\n".encode())
     os._exit(0)

@@ -16,7 +16,7 @@ from mocksrv.domain.clock import exempt_real_intervals
 from mocksrv.domain.errors import DomainError
 from mocksrv.domain.merchants import MerchantCredentials
 from mocksrv.domain.sandbox import Sandbox
-from mocksrv.output import Lines, put_back_handlers
+from mocksrv.output import Lines, flush_logs, put_back_handlers
 from mocksrv.serving.httpserver import HttpServer, address
 from mocksrv.serving.memory import Collector
 from mocksrv.serving.statefile import StateWriter, load_state
@@ -178,10 +178,11 @@ def serve(settings: Settings) -> None:
     finally:
         collector.uninstall()
         try:
-            running.stop(None)  # StateNotWritten when the state file's last write failed
+            running.stop(None)  # StateNotWritten when the state file's last write failed: not stopped well
         finally:
             put_back_handlers(previous)
-            lines.say("mocksrv stopped")
+    flush_logs()  # the last requests' lines, and the state file's, come before the last line
+    lines.say("mocksrv stopped")
 
 
 def _send_webhooks_as_told(sandbox: Sandbox, settings: Settings) -> None:

@@ -27,6 +27,7 @@ class BatchedWriter(logging.Handler):
         self._stream = stream
         self._interval = interval
         self._lines: deque[str] = deque()
+        self._writing = threading.Lock()  # the thread's batch and a flush: one after the other, in order
         self._stopped = threading.Event()
         self._thread = threading.Thread(target=self._run, name="mocksrv-log-writer", daemon=True)
 
@@ -66,12 +67,13 @@ class BatchedWriter(logging.Handler):
             self._write()
 
     def _write(self) -> None:
-        lines = []
-        while self._lines:
-            lines.append(self._lines.popleft())
-        if lines:
-            self._stream.write("\n".join(lines) + "\n")
-            self._stream.flush()
+        with self._writing:
+            lines = []
+            while self._lines:
+                lines.append(self._lines.popleft())
+            if lines:
+                self._stream.write("\n".join(lines) + "\n")
+                self._stream.flush()
 
 
 class _Formatter(logging.Formatter):

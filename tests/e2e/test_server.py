@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import signal
+import subprocess
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import closing
@@ -17,13 +19,18 @@ import yaml
 from pytest_httpserver import HTTPServer
 
 from mocksrv import MockServer
+from mocksrv.cli import wait_until_up
 from mocksrv.launch import C_ALLOCATOR
 from mocksrv.settings import Settings, SettingsError
 from mocksrv.webhooks import SIGNATURE_HEADER, verify_signature
 from tests.e2e.harness import (
+    CHECKOUT_COMMAND,
     DEFAULT_FIXTURES,
     LOCALHOST,
     REQUEST_TIMEOUT,
+    START_TIMEOUT,
+    STOP_TIMEOUT,
+    STOPPED_LINE,
     Merchant,
     ServerProcess,
     assert_stops_cleanly,
@@ -31,6 +38,7 @@ from tests.e2e.harness import (
     default_merchant,
     free_port,
     running_process,
+    subprocess_environment,
 )
 from tests.payloads import (
     ADMIN_KEY,
@@ -478,3 +486,32 @@ def test_log_level_warning_silences_the_access_log(start_server: StartServer) ->
     assert_stops_cleanly(server)
 
     assert access_lines(server) == []
+
+
+def test_the_stopped_line_comes_after_every_log_line_when_both_streams_share_a_file(tmp_path: Path) -> None:
+    # `mocksrv serve > log 2>&1`, as a CI job keeps it: the last line is the last thing that happened.
+    port, log = free_port(), tmp_path / "serve.log"
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [*CHECKOUT_COMMAND, "serve", "--port", str(port)],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=subprocess_environment(),
+        )
+    try:
+        assert wait_until_up(f"http://{LOCALHOST}:{port}", START_TIMEOUT), log.read_text()
+        for _ in range(20):
+            answer = requests.get(
+                f"http://{LOCALHOST}:{port}/customers/list",
+                headers={"api-key": SECRET_KEY},
+                timeout=REQUEST_TIMEOUT,
+            )
+            assert answer.status_code == 200
+    finally:
+        process.send_signal(signal.SIGTERM)
+        code = process.wait(timeout=STOP_TIMEOUT)
+
+    lines = log.read_text().splitlines()
+    assert code == 0
+    assert lines[-1] == STOPPED_LINE
+    assert sum("GET /customers/list 200" in line for line in lines) == 20

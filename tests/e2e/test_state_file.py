@@ -160,7 +160,7 @@ def test_a_last_write_that_fails_on_stop_is_exit_code_1_and_one_line(tmp_path: P
         f"mocksrv: cannot write the state file {state}: the state since its last write is lost"
     ), server.diagnostics()
     assert "Traceback" not in "\n".join(lines)
-    assert server.lines[-1] == "mocksrv stopped"
+    assert "mocksrv stopped" not in server.lines  # it did not stop well: the state since is lost
 
 
 def test_the_client_takes_and_restores_a_merchant(mock_server: MockServer) -> None:
