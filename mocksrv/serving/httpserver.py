@@ -60,7 +60,20 @@ def error_page(title: str, message: str) -> bytes:
     ).encode()
 
 
-PAGES = ("/web/", "/payment_link/")  # the hosted pages' paths begin so
+def is_page(method: str, path: str) -> bool:
+    """Whether a request is a browser's, to a hosted page: anything under /web/, and a link's page,
+    `GET /payment_link/<merchant_id>/<link_id>` (the API's link routes beside it answer JSON)."""
+    if path.startswith("/web/"):
+        return True
+    segments = path.split("/")
+    return (
+        method in ("GET", "HEAD")
+        and len(segments) == 4
+        and segments[1] == "payment_link"
+        and all(segments[2:])
+    )
+
+
 # What waitress refuses before the app, by status: the spec's code and message for each.
 _REFUSALS: dict[int, tuple[str, str]] = {
     400: ("IR_04", "Malformed HTTP request: {detail}"),
@@ -85,11 +98,12 @@ class JsonErrorTask(ErrorTask):
             body_limit=adj.max_request_body_size - 1,
             header_limit=adj.max_request_header_size,
         )
-        page = str(getattr(request, "path", "") or "").startswith(PAGES)
+        page = is_page(str(getattr(request, "command", "") or ""), str(getattr(request, "path", "") or ""))
         body = error_page(error.reason, message) if page else error_body(error.code, code, message)
         self.status = f"{error.code} {error.reason}"
         headers: list[tuple[str, str]] = self.response_headers  # type: ignore[assignment]
         headers.append(("Content-Type", "text/html; charset=utf-8" if page else "application/json"))
+        headers.append(("Cache-Control", "no-store"))
         self.set_close_on_finish()
         channel: Any = self.channel
         channel.linger = True

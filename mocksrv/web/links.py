@@ -4,7 +4,7 @@ the payment's status. An expired or used link says so; it never shows the API's 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from flask import Blueprint, render_template, request
 from werkzeug.wrappers import Response
@@ -30,6 +30,7 @@ serve_errors_as_pages(
     },
 )
 
+_T = TypeVar("_T")
 SDK_VERSION = "0.1"
 _PAYABLE = frozenset({PaymentStatus.REQUIRES_PAYMENT_METHOD, PaymentStatus.REQUIRES_CONFIRMATION})
 # What the page says of a payment that no longer waits for a method, by its status.
@@ -61,10 +62,10 @@ def payment_link_page(merchant_id: str, payment_link_id: str) -> str | Response:
     # What the payment charges, as it stands: the merchant may have updated it since the link was made.
     context = {
         "link": link,
-        "seller": (link.config or {}).get("seller_name") or profile.profile_name,
+        "seller": _configured(link, "seller_name", str) or profile.profile_name,
         "amount": format_amount(payment.amount, payment.currency),
         "description": payment.description,
-        "details": (link.config or {}).get("transaction_details") or [],
+        "details": _configured(link, "transaction_details", list) or [],
     }
     if link.status is PaymentLinkStatus.ACTIVE and payment.status in _PAYABLE:
         return render_template("payment_link.html", **context, checkout=_checkout(link, payment))
@@ -90,11 +91,11 @@ def payment_link_page(merchant_id: str, payment_link_id: str) -> str | Response:
 def _checkout(link: PaymentLink, payment: Payment) -> dict[str, object]:
     """What the page's script needs: the keys and options of the SDK, and where to come back."""
     merchant = sandbox().merchants.merchant(link.merchant_id)
-    config = link.config or {}
+    layout = _configured(link, "sdk_layout", str) or ""
     return {
         "publishableKey": merchant.publishable_key,
         "clientSecret": payment.client_secret,
-        "layout": "accordion" if "accordion" in (config.get("sdk_layout") or "") else "tabs",
+        "layout": "accordion" if "accordion" in layout else "tabs",
         "allowedPaymentMethodTypes": link.allowed_payment_method_types,
         "requireCustomerInfo": link.require_customer_info,
         "customerInfoUrl": f"/payment_link/{link.payment_link_id}/customer_info",
@@ -102,6 +103,13 @@ def _checkout(link: PaymentLink, payment: Payment) -> dict[str, object]:
         "sdkUrl": f"/web/{SDK_VERSION}/v1/HyperLoader.js",
         "terms": _terms(link),
     }
+
+
+def _configured(link: PaymentLink, key: str, kind: type[_T]) -> _T | None:
+    """A value of the link's config, if it has the type the API takes: a config restored from a
+    snapshot written by hand may hold any JSON, which the page shows as if absent."""
+    value = (link.config or {}).get(key)
+    return value if isinstance(value, kind) else None
 
 
 def _custom_messages(config: Mapping[str, Any]) -> Iterator[tuple[Any, Any, Mapping[str, Any]]]:

@@ -118,10 +118,13 @@ def link_back_to(return_url: str | None) -> None:
 
 
 def shop_link(url: str | None) -> str | None:
-    """The address to link to, or None: a link only ever leads to a web page (http or https)."""
-    if not url or urlsplit(url).scheme.lower() not in _LINKABLE_SCHEMES:
-        return None
-    return url
+    """The address to link to, or None: a link only ever leads to a web page (http or https), and
+    to one a URL parser reads (a snapshot restored by hand may hold any text)."""
+    try:
+        linkable = bool(url) and urlsplit(url).scheme.lower() in _LINKABLE_SCHEMES
+    except ValueError:  # `http://[::1`
+        linkable = False
+    return url if linkable else None
 
 
 def error_page(

@@ -34,7 +34,7 @@ from pathlib import Path
 
 import pycountry
 from flask import Blueprint, render_template, request
-from werkzeug.exceptions import NotFound
+from werkzeug.exceptions import NotFound, PreconditionFailed
 from werkzeug.wrappers import Response
 
 from mocksrv.contract import Auth, documented
@@ -71,11 +71,14 @@ def _static(name: str, mimetype: str) -> Response:
     response.cache_control.max_age = CACHE_SECONDS
     response.set_etag(hashlib.sha256(body).hexdigest()[:32])
     response.last_modified = datetime.fromtimestamp(path.stat().st_mtime, UTC)
-    return response.make_conditional(request)
+    response = response.make_conditional(request)
+    if response.status_code == PreconditionFailed.code:  # an If-Match of another version: no file
+        raise PreconditionFailed()
+    return response
 
 
 @sdk.get("/web/<version>/v1/HyperLoader.js")
-@documented(auth=Auth.NONE, content_type="text/javascript", errors=(404,))
+@documented(auth=Auth.NONE, content_type="text/javascript", errors=(404, 412))
 def loader(version: str) -> Response:
     """The SDK script: defines `window.Hyper` for a checkout page on any origin."""
     _check_version(version)
@@ -97,7 +100,7 @@ def payment_element(version: str) -> Response:
 
 
 @sdk.get("/web/<version>/v1/element.js")
-@documented(auth=Auth.NONE, content_type="text/javascript", errors=(404,))
+@documented(auth=Auth.NONE, content_type="text/javascript", errors=(404, 412))
 def element_script(version: str) -> Response:
     """The payment element's script."""
     _check_version(version)
@@ -105,7 +108,7 @@ def element_script(version: str) -> Response:
 
 
 @sdk.get("/web/<version>/v1/element.css")
-@documented(auth=Auth.NONE, content_type="text/css", errors=(404,))
+@documented(auth=Auth.NONE, content_type="text/css", errors=(404, 412))
 def element_style(version: str) -> Response:
     """The payment element's style sheet."""
     _check_version(version)

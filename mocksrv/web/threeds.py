@@ -20,11 +20,18 @@ from mocksrv.domain.payments.states import PAYMENT_TRANSITIONS, PaymentStatus
 from mocksrv.domain.signing import signed_redirect
 from mocksrv.representations import challenge_path
 from mocksrv.rest import sandbox
-from mocksrv.web.pages import ErrorText, format_amount, link_back_to, serve_errors_as_pages
+from mocksrv.web.pages import ErrorText, format_amount, link_back_to, serve_errors_as_pages, shop_link
 
 
 class NotYetConfirmed(InvalidState):
     """A payment its shop has not confirmed yet: nothing is asked of the customer so far."""
+
+
+class NoWayBack(InvalidField):
+    """A return_url no browser can be sent to: only a snapshot written by hand can have stored it."""
+
+    def __init__(self) -> None:
+        super().__init__("return_url", "an http or https URL to send the payer back to")
 
 
 # The statuses of a payment before its confirmation, when its next_action can send no one here.
@@ -45,6 +52,11 @@ serve_errors_as_pages(
             "This payment is already finished",
             "The customer's part of this payment is done, so there is nothing left to do here. "
             "Return to the shop to see the result.",
+        ),
+        NoWayBack: ErrorText(
+            "This payment cannot send you back to the shop",
+            "Its return address is not a web page, so nothing was done. Go back to the shop and start "
+            "the payment again.",
         ),
         # Only the form's `action` can be wrong once the secret has matched.
         InvalidField: ErrorText(
@@ -144,6 +156,11 @@ def finish(merchant_id: str, payment_id: str) -> Response:
     allowed = ("complete", "fail") if payment.payment_method == "card" else ("complete", "fail", "cancel")
     if action not in allowed:
         raise InvalidField("action", " or ".join(allowed), missing=action is None)
+    # The page is only offered to payments with a return_url; one restored from a snapshot written
+    # by hand may not lead anywhere: refused before the payment moves, not after.
+    return_url = shop_link(payment.return_url)
+    if return_url is None:
+        raise NoWayBack()
     if action == "cancel":
         payment = payments.cancel(merchant_id, payment_id, _CANCELLED_REASON, awaiting="authenticate")
     else:
@@ -156,6 +173,5 @@ def finish(merchant_id: str, payment_id: str) -> Response:
         "payment_intent_client_secret": payment.client_secret,
         "amount": str(payment.amount),
     }
-    # The page is only offered to payments with a return_url, so it is always there.
-    location = signed_redirect(payment.return_url or "", params, profile.payment_response_hash_key)
+    location = signed_redirect(return_url, params, profile.payment_response_hash_key)
     return redirect(location, code=302)

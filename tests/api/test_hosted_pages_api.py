@@ -447,3 +447,31 @@ def test_a_page_of_an_unknown_merchant_is_not_found_and_leaves_nothing_behind(
 
     assert statuses == {404}
     assert sorted(sandbox.store.merchant_ids()) == before
+
+
+def restored_with_return_url(api: Api, return_url: str) -> str:
+    """The client secret of `pay_1`, a challenge whose return_url a snapshot written by hand set."""
+    secret: str = challenge(api)["client_secret"]
+    document = json.loads(json.dumps(ok(api.get("/__mock/snapshot"))).replace(RETURN_URL, return_url))
+    ok(api.post("/__mock/restore", document))
+    assert retrieve(api, "pay_1")["return_url"] == return_url
+    return secret
+
+
+@pytest.mark.parametrize("return_url", ["javascript:alert(document.domain)//", "http://[::1"])
+def test_a_return_url_restored_that_leads_nowhere_is_refused_before_the_payment_moves(
+    api: Api, client: FlaskClient, return_url: str
+) -> None:
+    secret = restored_with_return_url(api, return_url)
+
+    response = open_page(client, "post", {"client_secret": secret, "action": "complete"})
+
+    assert error_of(response) == (
+        400,
+        HTML,
+        "This payment cannot send you back to the shop",
+        "Its return address is not a web page, so nothing was done. Go back to the shop and start the "
+        "payment again.",
+    )
+    assert back_links(response) == []
+    assert retrieve(api, "pay_1")["status"] == "requires_customer_action"

@@ -376,3 +376,51 @@ def test_no_answer_is_kept_in_the_browser_s_cache_but_the_sdk_s_files(
     }
     sdk_script = client.get("/web/0.1/v1/HyperLoader.js")
     assert sdk_script.headers.get_all("Cache-Control") == ["public, max-age=300"]
+
+
+def restored(api: Api, document: dict[str, Any], replaced: dict[str, str]) -> None:
+    """Restore `document` with each text of `replaced` written over, as a snapshot edited by hand."""
+    text = json.dumps(document)
+    for old, new in replaced.items():
+        text = text.replace(old, new)
+    ok(api.post("/__mock/restore", json.loads(text)))
+
+
+def test_a_link_whose_config_was_restored_in_other_shapes_shows_it_as_absent(
+    api: Api, client: FlaskClient
+) -> None:
+    link = make_link(api, payment_link_config=CONFIG)
+    restored(
+        api,
+        ok(api.get("/__mock/snapshot")),
+        {'"accordion"': "5", '"Acme <Shoes>"': "7", '[{"key": "Order", "value": "#42"}]': "5"},
+    )
+
+    response = client.get(page_path(link))
+
+    assert (response.status_code, response.content_type) == (200, HTML)
+    page = parse_page(response)
+    assert page.text("heading") == "Pay default"
+    assert [e.text for e in page.tags("dt")] == ["Amount"]
+    assert checkout_data(response)["layout"] == "tabs"
+
+
+def test_a_paid_link_whose_return_url_was_restored_unreadable_shows_no_link_back(
+    api: Api, browser: Api, client: FlaskClient
+) -> None:
+    link = make_link(api, return_url="https://shop.example/after")
+    payment = retrieve(api, link["payment_id"])
+    ok(
+        browser.post(
+            f"/payments/{payment['payment_id']}/confirm",
+            payloads.confirmation(client_secret=payment["client_secret"]),
+        )
+    )
+    restored(api, ok(api.get("/__mock/snapshot")), {"https://shop.example/after": "http://[::1"})
+
+    response = client.get(page_path(link))
+
+    assert (response.status_code, response.content_type) == (200, HTML)
+    page = parse_page(response)
+    assert page.text("heading") == "Payment complete"
+    assert page.tags("a") == []

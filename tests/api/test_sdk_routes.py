@@ -27,6 +27,24 @@ def test_the_script_may_be_cached_for_five_minutes_and_revalidated(client: Flask
     assert response.headers["Last-Modified"].endswith(" GMT")
 
 
+def test_an_if_match_of_another_version_is_412_without_the_file(client: FlaskClient) -> None:
+    etag = client.get("/web/0.1/v1/HyperLoader.js").headers["ETag"]
+
+    refused = client.get("/web/0.1/v1/HyperLoader.js", headers={"If-Match": '"another"'})
+    matched = client.get("/web/0.1/v1/HyperLoader.js", headers={"If-Match": etag})
+
+    assert (refused.status_code, refused.headers["Cache-Control"]) == (412, "no-store")
+    assert refused.json == {
+        "error": {
+            "type": "invalid_request",
+            "code": "IR_04",
+            "message": "The precondition on the request for the URL failed positive evaluation.",
+        }
+    }
+    assert (matched.status_code, matched.headers["ETag"]) == (200, etag)
+    assert "window.Hyper = Hyper;" in matched.get_data(as_text=True)
+
+
 @pytest.mark.parametrize(
     ("path", "content_type"),
     [

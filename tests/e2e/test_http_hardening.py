@@ -152,8 +152,27 @@ def test_a_hosted_page_refuses_a_body_over_the_limit_with_a_page(start: Callable
     )
 
     assert (response.status_code, response.headers["Content-Type"]) == (413, "text/html; charset=utf-8")
+    assert response.headers["Cache-Control"] == "no-store"
     assert "<title>Request Entity Too Large</title>" in response.text
     assert "Request body is larger than the limit of 1000 bytes" in response.text
+
+
+@pytest.mark.parametrize("path", ["/payment_link/list", "/payment_link/plink_1/customer_info"])
+def test_an_api_route_beside_the_link_pages_refuses_a_body_over_the_limit_in_json(
+    start: Callable[..., MockServer], path: str
+) -> None:
+    server = start(max_body_bytes=1000)
+
+    response = requests.post(
+        f"{server.url}{path}",
+        data=b"x" * 200_000,
+        headers={"api-key": SECRET_KEY, "Content-Type": JSON},
+        timeout=REQUEST_TIMEOUT,
+    )
+
+    assert (response.status_code, response.headers["Content-Type"]) == (413, JSON)
+    assert response.headers["Cache-Control"] == "no-store"
+    assert response.json() == error(413, "IR_06", "Request body is larger than the limit of 1000 bytes")
 
 
 def test_headers_over_the_limit_are_refused_with_a_json_431(start: Callable[..., MockServer]) -> None:
@@ -166,7 +185,7 @@ def test_headers_over_the_limit_are_refused_with_a_json_431(start: Callable[...,
     )
 
     assert response.status_code == 431
-    assert response.headers["Content-Type"] == JSON
+    assert (response.headers["Content-Type"], response.headers["Cache-Control"]) == (JSON, "no-store")
     assert response.json() == error(431, "IR_04", "Request headers are larger than the limit of 4096 bytes")
 
 
