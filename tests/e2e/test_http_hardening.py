@@ -111,21 +111,6 @@ def dead_receiver() -> Iterator[str]:
 # -- refusals before the app, in the spec's shape -----------------------------------------------
 
 
-def test_a_body_over_the_limit_is_refused_with_a_json_413(start: Callable[..., MockServer]) -> None:
-    server = start(max_body_bytes=1000)
-
-    response = requests.post(
-        f"{server.url}/payments",
-        data=b"x" * 200_000,
-        headers={"api-key": SECRET_KEY, "Content-Type": JSON},
-        timeout=REQUEST_TIMEOUT,
-    )
-
-    assert response.status_code == 413
-    assert response.headers["Content-Type"] == JSON
-    assert response.json() == error(413, "IR_06", "Request body is larger than the limit of 1000 bytes")
-
-
 def test_a_body_one_byte_over_the_limit_gets_the_same_answer_from_the_app(
     start: Callable[..., MockServer],
 ) -> None:
@@ -157,8 +142,9 @@ def test_a_hosted_page_refuses_a_body_over_the_limit_with_a_page(start: Callable
     assert "Request body is larger than the limit of 1000 bytes" in response.text
 
 
-@pytest.mark.parametrize("path", ["/payment_link/list", "/payment_link/plink_1/customer_info"])
-def test_an_api_route_beside_the_link_pages_refuses_a_body_over_the_limit_in_json(
+# The API's link routes begin as a link's page does, /payment_link/: their refusals are JSON too.
+@pytest.mark.parametrize("path", ["/payments", "/payment_link/list", "/payment_link/plink_1/customer_info"])
+def test_a_body_over_the_limit_is_refused_with_a_json_413(
     start: Callable[..., MockServer], path: str
 ) -> None:
     server = start(max_body_bytes=1000)
