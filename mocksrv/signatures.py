@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import hmac
 from collections.abc import Mapping
 from urllib.parse import parse_qsl, urlsplit
 
 from mocksrv.domain import signing
+from mocksrv.domain.ids import same_secret
 
 SIGNATURE_HEADER = "X-Webhook-Signature-512"
 
@@ -20,7 +20,7 @@ def verify_signature(raw_body: bytes, header_value: str | None, key: str) -> boo
     """
     if not header_value:
         return False
-    return hmac.compare_digest(signing.sign(key, raw_body), header_value.strip().lower())
+    return same_secret(header_value.strip().lower(), signing.sign(key, raw_body))
 
 
 def verify_redirect(query: str | Mapping[str, str], key: str) -> bool:

@@ -150,8 +150,11 @@ def new_client_secret(owner_id: str, entropy: Entropy = SYSTEM) -> str:
 
 
 def same_secret(sent: str, own: str | None) -> bool:
-    """Whether a client secret sent is the one a record holds, compared in constant time."""
-    return own is not None and hmac.compare_digest(sent.encode(), own.encode())
+    """Whether a secret sent (a client secret, a signature) is the one expected, compared in constant
+    time; what was sent may be any text, a character past ASCII or a lone surrogate too."""
+    return own is not None and hmac.compare_digest(
+        sent.encode("utf-8", "surrogatepass"), own.encode("utf-8", "surrogatepass")
+    )
 
 
 def client_secret_owner(client_secret: str) -> str:

@@ -7,6 +7,8 @@ import hmac
 from collections.abc import Iterable, Mapping
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from mocksrv.domain.ids import same_secret
+
 SIGNATURE_ALGORITHM = "HMAC-SHA512"
 UNSIGNED_PARAMETERS = ("signature", "signature_algorithm")
 
@@ -49,4 +51,4 @@ def verify_redirect(params: Mapping[str, str] | Iterable[tuple[str, str]], key: 
     pairs = list(params.items() if isinstance(params, Mapping) else params)
     signed = [(name, value) for name, value in pairs if name not in UNSIGNED_PARAMETERS]
     given = next((value for name, value in pairs if name == "signature"), "")
-    return hmac.compare_digest(given, sign(key, canonical_query(signed).encode()))
+    return same_secret(given, sign(key, canonical_query(signed).encode()))

@@ -172,3 +172,9 @@ def test_redirect_signature_is_of_the_documented_canonical_string() -> None:
 
 def test_redirect_without_signature_does_not_verify() -> None:
     assert not verify_redirect(f"https://shop.example/return?{REDIRECT_QUERY}", SIGNING_KEY)
+
+
+@pytest.mark.parametrize("signature", ["%C3%A9", "%ED%B2%80"], ids=["not-ascii", "a-surrogate-s-bytes"])
+def test_redirect_whose_signature_is_not_ascii_does_not_verify(signature: str) -> None:
+    assert verify_redirect(f"{REDIRECT_QUERY}&signature={signature}", SIGNING_KEY) is False
+    assert verify_redirect({"signature": "\udc80"}, SIGNING_KEY) is False

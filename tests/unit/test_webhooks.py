@@ -991,8 +991,10 @@ def test_verify_refuses_a_missing_header(header: str | None) -> None:
         VECTOR_SIGNATURE + "00",
         VECTOR_SIGNATURE[:-1] + "6",
         "sha512=" + VECTOR_SIGNATURE,
+        "é",
+        VECTOR_SIGNATURE[:-1] + "\udc80",
     ],
-    ids=["truncated", "extended", "last-digit-changed", "prefixed"],
+    ids=["truncated", "extended", "last-digit-changed", "prefixed", "not-ascii", "lone-surrogate"],
 )
 def test_verify_refuses_a_header_that_is_not_the_signature(header: str) -> None:
     assert verify_signature(VECTOR_BODY, header, SIGNING_KEY) is False
