@@ -236,9 +236,11 @@ def test_a_held_event_delivered_by_hand_is_not_sent_again_at_its_release(hooked:
     hooked.webhooks.redeliver(MERCHANT_ID, event.event_id)
     (manual,) = deliver(hooked)
 
+    held_before = hooked.webhooks.held(MERCHANT_ID)
     advance(hooked, 30)
 
     assert (manual.manual, manual.chaos) == (True, None)
+    assert held_before == 0  # held no more: nothing goes at its release
     assert pending(hooked) == 0
     assert hooked.webhooks.delivery(MERCHANT_ID, event.event_id).state is DeliveryState.DELIVERED
 
@@ -380,6 +382,31 @@ def test_a_failed_attempt_is_not_duplicated_and_the_retry_that_delivers_is(hooke
 
     assert [(a.number, a.succeeded, a.duplicate) for a in failed] == [(1, False, False)]
     assert [(a.number, a.succeeded, a.duplicate) for a in retried] == [(2, True, False), (3, True, True)]
+
+
+def test_an_event_keeps_the_duplicate_setting_of_when_it_happened(hooked: Sandbox) -> None:
+    before = create(hooked)
+    deliver(hooked, FAILED)  # its retry comes after the setting
+    chaos(hooked, duplicate=True)
+    under = create(hooked)
+    hooked.webhooks.clear_chaos(MERCHANT_ID)  # before its first attempt
+
+    made = deliver(hooked)
+    advance(hooked, 60)
+    retried = deliver(hooked)
+
+    assert [(a.event_id, a.number, a.duplicate) for a in made] == [
+        (event_of(hooked, under.payment_id), 1, False),
+        (event_of(hooked, under.payment_id), 2, True),
+    ]
+    assert [(a.event_id, a.number, a.duplicate) for a in retried] == [
+        (event_of(hooked, before.payment_id), 2, False)
+    ]
+
+
+def event_of(sandbox: Sandbox, payment_id: str) -> str:
+    (event,) = [event for event in sandbox.store.events(MERCHANT_ID) if event.object_id == payment_id]
+    return event.event_id
 
 
 def test_a_failed_duplicate_changes_no_state_and_schedules_nothing(hooked: Sandbox) -> None:

@@ -77,6 +77,13 @@ class EventDelivery:
     next_attempt_at: datetime | None = None  # of a held first attempt too: when it is released
     body: bytes | None = None  # serialized once; every attempt sends it
     held_by: ChaosMode | None = None  # the chaos that held its first attempt on the mock clock
+    duplicated: bool = False  # chaos, when the event happened, asked for a duplicate of its delivery
+
+    @property
+    def awaits_release(self) -> bool:
+        """Whether a hold still keeps its first attempt back: nothing has made it moot yet (a reset,
+        a redelivery by hand that got through, a scheduled attempt)."""
+        return self.state is DeliveryState.PENDING and not self.scheduled_attempts
 
     @property
     def succeeded(self) -> bool | None:

@@ -82,9 +82,18 @@ class WebhookService:
         # Written now, in the transaction of the change: the resource as it is when the event happens,
         # whenever the attempts go (held by chaos, behind a busy receiver, redelivered by hand).
         body = self.serialize(event) if state is DeliveryState.PENDING and self.serialize else None
-        delivery = EventDelivery(event.event_id, event.merchant_id, event.created, state, body=body)
-        chaos: WebhookChaos | None = self._store.get(CHAOS, event.merchant_id, event.merchant_id)
-        if state is DeliveryState.PENDING and chaos is not None and chaos.holds:
+        chaos: WebhookChaos | None = None  # what chaos there is now decides, not when the attempts go
+        if state is DeliveryState.PENDING:
+            chaos = self._store.get(CHAOS, event.merchant_id, event.merchant_id)
+        delivery = EventDelivery(
+            event.event_id,
+            event.merchant_id,
+            event.created,
+            state,
+            body=body,
+            duplicated=chaos is not None and chaos.duplicate,
+        )
+        if chaos is not None and chaos.holds:
             delivery = self._hold(chaos, event, delivery)
         self._store.put(DELIVERIES, event.merchant_id, delivery)
         if state is DeliveryState.PENDING and delivery.held_by is None:
@@ -135,7 +144,7 @@ class WebhookService:
             self._store.put(CHAOS, merchant_id, evolve(chaos, open_batch=None))
         for event_id in hold.release_order():
             delivery: EventDelivery | None = self._store.get(DELIVERIES, merchant_id, event_id)
-            if delivery is None or delivery.state is not DeliveryState.PENDING or delivery.scheduled_attempts:
+            if delivery is None or not delivery.awaits_release:
                 continue
             self._store.put(DELIVERIES, merchant_id, evolve(delivery, next_attempt_at=None))
             self._store.enqueue_delivery(merchant_id, event_id, manual=False)
@@ -172,7 +181,6 @@ class WebhookService:
                 return None
             # Sent per the profile of the event's payment (refund, ...), as it stands now.
             profile = self._merchants.event_profile(merchant_id, event.resource)
-            chaos: WebhookChaos | None = self._store.get(CHAOS, merchant_id, merchant_id)
         return DeliveryTask(
             merchant_id,
             event,
@@ -180,7 +188,7 @@ class WebhookService:
             None if profile is None else profile.webhook_url,
             "" if profile is None else profile.payment_response_hash_key,
             manual,
-            send_duplicate=not manual and chaos is not None and chaos.duplicate,
+            send_duplicate=not manual and delivery.duplicated,
             turn=turn,
         )
 
@@ -309,7 +317,12 @@ class WebhookService:
             total = self._store.count(HOLDS, merchant_id)
             page = self._store.query(HOLDS, merchant_id, Query(limit=total))
             holds: list[DeliveryHold] = page.items
-            return sum(len(hold.event_ids) for hold in holds)
+            deliveries = (
+                self._store.get(DELIVERIES, merchant_id, event_id)
+                for hold in holds
+                for event_id in hold.event_ids
+            )
+            return sum(1 for delivery in deliveries if delivery is not None and delivery.awaits_release)
 
     # -- reads --------------------------------------------------------------------------------
 
