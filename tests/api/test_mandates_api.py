@@ -1180,3 +1180,32 @@ def test_a_customer_whose_mandate_is_pending_is_not_deleted(api: Api) -> None:
         method["payment_method_id"]
         for method in ok(api.get(f"/customers/{CUSTOMER_ID}/payment_methods"))["customer_payment_methods"]
     ] == [setup["payment_method_id"]]
+
+
+@pytest.mark.parametrize(
+    "saving",
+    [{"mandate_data": mandate_data()}, {"setup_future_usage": "off_session"}],
+    ids=["mandate", "saved method"],
+)
+def test_a_confirmation_whose_customer_was_deleted_since_sets_nothing_up(
+    api: Api, saving: dict[str, Any]
+) -> None:
+    body = payloads.payment(CARD, payment_id="pay_setup", customer_id=CUSTOMER_ID, confirm=False, **saving)
+    ok(api.post("/payments", body))
+    ok(api.delete(f"/customers/{CUSTOMER_ID}"))
+
+    answer = api.post("/payments/pay_setup/confirm", {})
+
+    assert (answer.status_code, answer.json) == (
+        400,
+        invalid("customer_id", "no such customer: it was deleted after the payment named it"),
+    )
+    payment = retrieve(api, "pay_setup")
+    assert (payment["status"], payment["mandate_id"], payment["payment_method_id"]) == (
+        "requires_confirmation",
+        None,
+        None,
+    )
+    ok(api.post("/customers", {"customer_id": CUSTOMER_ID}))  # the same id again: nothing of the old one
+    assert mandates_of(api) == []
+    assert ok(api.delete(f"/customers/{CUSTOMER_ID}"))["customer_deleted"] is True

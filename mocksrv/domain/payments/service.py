@@ -8,6 +8,7 @@ from types import MappingProxyType
 from typing import Any
 
 from mocksrv.domain.clock import Clock
+from mocksrv.domain.customers import CUSTOMERS
 from mocksrv.domain.errors import ClientSecretExpired, DuplicateResource, InvalidField, PaymentNotFound
 from mocksrv.domain.events import ContentType
 from mocksrv.domain.ids import new_client_secret, new_real_id
@@ -400,4 +401,9 @@ class PaymentService:
         held = self._methods.recheck(payment, now)
         if payment.mandate_id is not None:
             return held
-        return set_up(payment, changes, now, self._store.ids(payment.merchant_id))
+        merchant_id = payment.merchant_id
+
+        def has_customer(customer_id: str) -> bool:
+            return self._store.get(CUSTOMERS, merchant_id, customer_id) is not None
+
+        return set_up(payment, changes, now, has_customer, self._store.ids(merchant_id))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -14,10 +14,15 @@ from mocksrv.domain.recurring.records import Mandate, MandateStatus, MandateType
 
 
 def set_up(
-    payment: Payment, changes: dict[str, Any], now: datetime, entropy: Entropy = SYSTEM
+    payment: Payment,
+    changes: dict[str, Any],
+    now: datetime,
+    has_customer: Callable[[str], bool],
+    entropy: Entropy = SYSTEM,
 ) -> Mandate | None:
     """At the confirmation of a payment that saves its method or sets up a mandate: name the method
-    it saves in `changes`, with the mandate; returns the mandate to store (pending), if any."""
+    it saves in `changes`, with the mandate; returns the mandate to store (pending), if any.
+    `has_customer` says whether the payment's customer is still there (it may be deleted since)."""
     merchant_id = payment.merchant_id
     echoed = payment.echoed or {}
     mandate_data = echoed.get("mandate_data")
@@ -29,6 +34,8 @@ def set_up(
             "a payment that saves its method or sets up a mandate needs a customer",
             missing=True,
         )
+    if not has_customer(payment.customer_id):
+        raise InvalidField("customer_id", "no such customer: it was deleted after the payment named it")
     method_id = payment.payment_method_id or new_id("pm", entropy=entropy)
     changes["payment_method_id"] = method_id
     if mandate_data is None:
