@@ -41,15 +41,19 @@ class Operation:
     status: int
     content_type: str
     tag: str | None
+    cacheable: bool = False  # revalidated by its ETag: 304 to If-None-Match, 412 to If-Match
 
     def statuses(self, has_path_ids: bool) -> list[int]:
         """Every status the route can answer: its own, and the errors of its shape and its key.
 
         A body or a query can be refused (400), a body can be too large (413), an id in the path
         can name nothing (404), a key can be missing or wrong (401), and a merchant's key can pass
-        its rate limit (429).
+        its rate limit (429). A cacheable answer may be not modified (304), or not the version an
+        If-Match names (412).
         """
         found = {self.status, *self.errors}
+        if self.cacheable:
+            found |= {304, 412}
         if self.body is not None:
             found |= {400, 413}
         if self.query is not None:
@@ -73,9 +77,10 @@ def documented(
     status: int = 200,
     content_type: str = "application/json",
     tag: str | None = None,
+    cacheable: bool = False,
 ) -> Callable[[F], F]:
     """Record what the view takes and answers; the view itself is returned unchanged."""
-    operation = Operation(answer, body, query, frozenset(errors), auth, status, content_type, tag)
+    operation = Operation(answer, body, query, frozenset(errors), auth, status, content_type, tag, cacheable)
 
     def record(view: F) -> F:
         setattr(view, ATTRIBUTE, operation)

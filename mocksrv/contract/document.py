@@ -258,6 +258,9 @@ def _responses(operation: Operation, *, has_path_ids: bool) -> dict[str, Any]:
             responses[str(status)] = PAGE_ERROR_RESPONSE if page else ERROR_RESPONSE
             continue
         answer: dict[str, Any] = {"description": HTTPStatus(status).phrase}
+        if status == HTTPStatus.NOT_MODIFIED:  # no body
+            responses[str(status)] = answer
+            continue
         if operation.answer is not None:
             schema = operation.answer
             if isinstance(schema, str):  # a schema class named, from a layer this one cannot import

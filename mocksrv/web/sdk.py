@@ -67,18 +67,24 @@ def _static(name: str, mimetype: str) -> Response:
     path = ASSETS / name
     body = path.read_bytes()
     response = Response(body, mimetype=mimetype)
+    response.last_modified = datetime.fromtimestamp(path.stat().st_mtime, UTC)
+    return _cacheable(response, body)
+
+
+def _cacheable(response: Response, body: bytes) -> Response:
+    """The answer of `body`, cacheable for a while with its ETag: a request still holding it is
+    answered 304, one whose If-Match names another version 412, without the body."""
     response.cache_control.public = True
     response.cache_control.max_age = CACHE_SECONDS
     response.set_etag(hashlib.sha256(body).hexdigest()[:32])
-    response.last_modified = datetime.fromtimestamp(path.stat().st_mtime, UTC)
     response = response.make_conditional(request)
-    if response.status_code == PreconditionFailed.code:  # an If-Match of another version: no file
+    if response.status_code == PreconditionFailed.code:
         raise PreconditionFailed()
     return response
 
 
 @sdk.get("/web/<version>/v1/HyperLoader.js")
-@documented(auth=Auth.NONE, content_type="text/javascript", errors=(404, 412))
+@documented(auth=Auth.NONE, content_type="text/javascript", errors=(404,), cacheable=True)
 def loader(version: str) -> Response:
     """The SDK script: defines `window.Hyper` for a checkout page on any origin."""
     _check_version(version)
@@ -86,21 +92,19 @@ def loader(version: str) -> Response:
 
 
 @element_page.get("/web/<version>/v1/element")
-@documented(auth=Auth.NONE, content_type="text/html", errors=(404,), tag="sdk")
+@documented(auth=Auth.NONE, content_type="text/html", errors=(404,), cacheable=True, tag="sdk")
 def payment_element(version: str) -> Response:
     """The payment element's page, framed by the SDK; its keys and options are in the URL's fragment."""
     _check_version(version)
-    response = Response(
-        render_template("payment_element.html", version=version, countries=COUNTRIES), mimetype="text/html"
-    )
+    body = render_template("payment_element.html", version=version, countries=COUNTRIES).encode()
+    response = Response(body, mimetype="text/html")
     response.headers["Content-Security-Policy"] = ELEMENT_POLICY
-    response.headers["Cache-Control"] = f"public, max-age={CACHE_SECONDS}"
     response.headers["Referrer-Policy"] = "no-referrer"
-    return response
+    return _cacheable(response, body)
 
 
 @sdk.get("/web/<version>/v1/element.js")
-@documented(auth=Auth.NONE, content_type="text/javascript", errors=(404, 412))
+@documented(auth=Auth.NONE, content_type="text/javascript", errors=(404,), cacheable=True)
 def element_script(version: str) -> Response:
     """The payment element's script."""
     _check_version(version)
@@ -108,7 +112,7 @@ def element_script(version: str) -> Response:
 
 
 @sdk.get("/web/<version>/v1/element.css")
-@documented(auth=Auth.NONE, content_type="text/css", errors=(404, 412))
+@documented(auth=Auth.NONE, content_type="text/css", errors=(404,), cacheable=True)
 def element_style(version: str) -> Response:
     """The payment element's style sheet."""
     _check_version(version)

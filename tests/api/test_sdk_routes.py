@@ -73,6 +73,29 @@ def test_the_element_page_loads_its_own_files_under_a_strict_policy(client: Flas
     assert '<script src="/web/2025.01.1/v1/element.js" defer></script>' in html
 
 
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/web/0.1/v1/element",
+        "/web/0.1/v1/HyperLoader.js",
+        "/web/0.1/v1/element.js",
+        "/web/0.1/v1/element.css",
+    ],
+)
+def test_the_sdks_files_and_element_page_are_revalidated_by_their_etag(
+    client: FlaskClient, path: str
+) -> None:
+    etag = client.get(path).headers["ETag"]
+
+    again = client.get(path, headers={"If-None-Match": etag})
+    another = client.get(
+        "/web/0.2/v1/element" if path.endswith("element") else path, headers={"If-None-Match": '"x"'}
+    )
+
+    assert (again.status_code, again.get_data(), again.headers["ETag"]) == (304, b"", etag)
+    assert another.status_code == 200
+
+
 def test_every_input_of_the_element_page_has_a_label(client: FlaskClient) -> None:
     html = client.get("/web/0.1/v1/element").get_data(as_text=True)
 
