@@ -27,11 +27,13 @@ def test_the_script_may_be_cached_for_five_minutes_and_revalidated(client: Flask
     assert response.headers["Last-Modified"].endswith(" GMT")
 
 
-def test_an_if_match_of_another_version_is_412_without_the_file(client: FlaskClient) -> None:
-    etag = client.get("/web/0.1/v1/HyperLoader.js").headers["ETag"]
+@pytest.mark.parametrize("name", ["HyperLoader.js", "element.js", "element.css"])
+def test_an_if_match_of_another_version_is_412_without_the_file(client: FlaskClient, name: str) -> None:
+    path = f"/web/0.1/v1/{name}"
+    whole = client.get(path)
 
-    refused = client.get("/web/0.1/v1/HyperLoader.js", headers={"If-Match": '"another"'})
-    matched = client.get("/web/0.1/v1/HyperLoader.js", headers={"If-Match": etag})
+    refused = client.get(path, headers={"If-Match": '"another"'})
+    matched = client.get(path, headers={"If-Match": whole.headers["ETag"]})
 
     assert (refused.status_code, refused.headers["Cache-Control"]) == (412, "no-store")
     assert refused.json == {
@@ -41,8 +43,16 @@ def test_an_if_match_of_another_version_is_412_without_the_file(client: FlaskCli
             "message": "The precondition on the request for the URL failed positive evaluation.",
         }
     }
-    assert (matched.status_code, matched.headers["ETag"]) == (200, etag)
-    assert "window.Hyper = Hyper;" in matched.get_data(as_text=True)
+    assert (matched.status_code, matched.get_data()) == (200, whole.get_data())
+
+
+def test_an_if_match_of_another_version_of_the_element_page_is_a_412_page(client: FlaskClient) -> None:
+    refused = client.get("/web/0.1/v1/element", headers={"If-Match": '"another"'})
+
+    assert (refused.status_code, refused.content_type) == (412, "text/html; charset=utf-8")
+    assert refused.headers["Cache-Control"] == "no-store"
+    assert "<title>Precondition Failed</title>" in refused.get_data(as_text=True)
+    assert 'id="card-number"' not in refused.get_data(as_text=True)
 
 
 @pytest.mark.parametrize(
