@@ -100,10 +100,11 @@ class EventListSchema(RequestSchema):
             object_id=data.get("object_id"),
             event_id=data.get("event_id"),
             profile_id=data.get("profile_id"),
-            event_types=None if types is None else frozenset(types),
+            # An empty list keeps all, as every list filter's does.
+            event_types=frozenset(types) if types else None,
             content_types=(
                 None
-                if classes is None
+                if not classes
                 else frozenset(_CONTENT_OF_CLASS[name] for name in classes if name in _CONTENT_OF_CLASS)
             ),
             delivered=data.get("is_delivered"),

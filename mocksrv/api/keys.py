@@ -15,6 +15,7 @@ from mocksrv.bodies import json_body, load
 from mocksrv.contract import Auth, documented
 from mocksrv.domain.api_keys.service import NEVER
 from mocksrv.domain.clock import parse_timestamp
+from mocksrv.fieldtypes import Timestamp
 from mocksrv.representations import api_key_json, created_api_key_json, revoked_api_key_json
 from mocksrv.rest import authenticate_for_merchant, sandbox
 from mocksrv.schema import QuerySchema, RequestSchema
@@ -55,6 +56,8 @@ class ApiKeyListSchema(QuerySchema):
     limit = fields.Integer(validate=validate.Range(1, 100))  # absent: every key
     skip = fields.Integer(validate=validate.Range(min=0))
     offset = fields.Integer(validate=validate.Range(min=0))
+    created_gte = Timestamp()
+    created_lte = Timestamp()
 
     @post_load
     def start(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
@@ -83,7 +86,9 @@ def list_api_keys(merchant_id: str) -> list[Json]:
     """The merchant's keys, newest first."""
     authenticate_for_merchant(merchant_id)
     query = load(_list, request.args.to_dict())
-    found = sandbox().api_keys.list_keys(merchant_id, query.get("limit"), query["skip"])
+    found = sandbox().api_keys.list_keys(
+        merchant_id, query.get("limit"), query["skip"], query.get("created_gte"), query.get("created_lte")
+    )
     return [api_key_json(key) for key in found]
 
 

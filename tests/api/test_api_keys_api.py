@@ -243,6 +243,31 @@ def test_list_is_paged_with_limit_and_skip(api: Api, frozen: str, query: str, na
     assert [key["name"] for key in response.json] == names
 
 
+def test_keys_made_in_the_same_millisecond_are_listed_by_id(api: Api, frozen: str) -> None:
+    advance(api, 1)
+    made = [new_key(api, name=f"key {number}")["key_id"] for number in range(8)]
+
+    listed = [key["key_id"] for key in ok(api.get(LIST))]
+
+    assert listed[:8] == sorted(made)
+    assert len(listed) == 9  # and the fixture's, made before
+
+
+def test_list_takes_the_creation_bounds_of_every_list(api: Api, frozen: str) -> None:
+    advance(api, 60)
+    first = new_key(api, name="first")
+    advance(api, 60)
+    second = new_key(api, name="second")
+
+    since = api.get(f"{LIST}?created_gte={second['created']}")
+    until = api.get(f"{LIST}?created_lte={first['created']}&created_gte={first['created']}")
+    refused = api.get(f"{LIST}?created_gte=not-a-time")
+
+    assert [key["name"] for key in since.json] == ["second"]
+    assert [key["name"] for key in until.json] == ["first"]
+    assert (refused.status_code, refused.json) == (400, invalid_for_any_reason("created_gte"))
+
+
 @pytest.mark.parametrize("query", ["limit=0", "limit=101", "limit=x", "skip=-1", "offset=-1"])
 def test_list_with_an_invalid_page_is_ir_04(api: Api, query: str) -> None:
     response = api.get(f"{LIST}?{query}")

@@ -122,6 +122,15 @@ def test_the_list_filters_by_type_class_object_and_page(api: Api, hooked: str) -
     assert ok(api.post(EVENTS, {"profile_id": "pro_other"})) == {"events": [], "total_count": 0}
 
 
+@pytest.mark.parametrize("sent", [{"event_types": []}, {"event_classes": []}], ids=["no types", "no classes"])
+def test_an_empty_list_filter_keeps_every_event(api: Api, hooked: str, sent: dict[str, Any]) -> None:
+    create(api)
+    create(api, DECLINE_CARD)
+
+    assert ok(api.post(EVENTS, sent))["total_count"] == 2
+    assert ok(api.get(f"{EVENTS}?{next(iter(sent))}="))["total_count"] == 2
+
+
 def test_the_list_filters_by_creation_time(api: Api, hooked: str) -> None:
     payment = create(api)
 

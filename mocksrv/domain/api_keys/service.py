@@ -11,6 +11,7 @@ deletes it: it is not listed, and naming it is 404.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -21,7 +22,7 @@ from mocksrv.domain.lifecycle import Lifecycle
 from mocksrv.domain.merchants import API_KEYS, MerchantService
 from mocksrv.domain.models import ApiKey, ApiKeyStatus, KeyKind, evolve
 from mocksrv.domain.outbox import Outbox
-from mocksrv.domain.store import GLOBAL, MemoryStore, Query
+from mocksrv.domain.store import GLOBAL, MemoryStore, Query, sort_key
 
 NEVER = "never"  # the expiration of a key that does not expire
 
@@ -58,9 +59,17 @@ class ApiKeyService:
                 return key
         raise ResourceNotFound("API Key")
 
-    def list_keys(self, merchant_id: str, limit: int | None, skip: int) -> list[ApiKey]:
-        """The merchant's keys, newest first; every one past `skip` unless `limit` says how many."""
-        keys = self._listed(merchant_id)[skip:]
+    def list_keys(
+        self,
+        merchant_id: str,
+        limit: int | None,
+        skip: int,
+        created_gte: datetime | None = None,
+        created_lte: datetime | None = None,
+    ) -> list[ApiKey]:
+        """The merchant's keys made within the bounds given, newest first; every one past `skip`
+        unless `limit` says how many."""
+        keys = self._listed(merchant_id, created_gte, created_lte)[skip:]
         return keys if limit is None else keys[:limit]
 
     def update(self, merchant_id: str, key_id: str, fields: Mapping[str, Any]) -> ApiKey:
@@ -86,14 +95,18 @@ class ApiKeyService:
 
     # -- internals ------------------------------------------------------------------------------
 
-    def _listed(self, merchant_id: str) -> list[ApiKey]:
-        """The merchant's secret keys that are not revoked, newest first."""
-        of_merchant = {"merchant_id": merchant_id}
+    def _listed(
+        self, merchant_id: str, created_gte: datetime | None = None, created_lte: datetime | None = None
+    ) -> list[ApiKey]:
+        """The merchant's secret keys that are not revoked, newest first, ties by id as every list's
+        (the store keeps keys by their digest, which would order them at random)."""
+        query = Query({"merchant_id": merchant_id}, created_gte, created_lte, limit=0)
         with self._store.transaction(GLOBAL):
-            total = self._store.query(API_KEYS, GLOBAL, Query(where=of_merchant, limit=0)).total_count
-            page = self._store.query(API_KEYS, GLOBAL, Query(where=of_merchant, limit=total))
+            total = self._store.query(API_KEYS, GLOBAL, query).total_count
+            page = self._store.query(API_KEYS, GLOBAL, replace(query, limit=total))
         keys: list[ApiKey] = page.items
-        return [key for key in keys if key.kind is KeyKind.SECRET and key.status is ApiKeyStatus.ACTIVE]
+        listed = [key for key in keys if key.kind is KeyKind.SECRET and key.status is ApiKeyStatus.ACTIVE]
+        return sorted(listed, key=lambda key: sort_key(key.created, key.key_id))
 
     def _expiration(self, value: str, now: datetime) -> datetime | None:
         """`never` (None), or a time after now on the merchant's clock."""
