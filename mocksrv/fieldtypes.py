@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from datetime import datetime
 from typing import Any
 
 import orjson
 from marshmallow import ValidationError, fields, validate
 
-from mocksrv.domain.clock import parse_timestamp
+from mocksrv.domain.clock import held_time, parse_timestamp
 from mocksrv.domain.money import is_currency
 from mocksrv.values import http_url
 
@@ -64,15 +65,29 @@ class StrictBoolean(fields.Boolean):
 
 
 class Timestamp(fields.Field[Any]):
-    """An ISO 8601 time; one without an offset is UTC."""
+    """An ISO 8601 time; one without an offset is UTC. A time a record `kept` lies where a record's
+    times may (`held_time`), so that every snapshot taken can be restored: a list's bound may not."""
+
+    def __init__(self, *, kept: bool = False, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.kept = kept
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
         if isinstance(value, str):
             try:
-                return parse_timestamp(value)
+                moment = parse_timestamp(value)
             except ValueError:
                 pass
+            else:
+                return _held(moment) if self.kept else moment
         raise ValidationError("Not a valid ISO 8601 timestamp.")
+
+
+def _held(moment: datetime) -> datetime:
+    try:
+        return held_time(moment)
+    except ValueError as error:
+        raise ValidationError(f"a time {error}, as a record may hold") from None
 
 
 class OneOrMany(fields.Field[Any]):
@@ -94,15 +109,16 @@ class OneOrMany(fields.Field[Any]):
 
 
 def TimestampText(**kwargs: Any) -> fields.String:  # noqa: N802 - reads as a field type
-    """An ISO 8601 time, kept as the text sent."""
+    """An ISO 8601 time, kept as the text sent, within the times a record may hold (`held_time`)."""
     return fields.String(validate=_iso_8601, **kwargs)
 
 
 def _iso_8601(value: str) -> None:
     try:
-        parse_timestamp(value)
+        moment = parse_timestamp(value)
     except ValueError:
         raise ValidationError("Not a valid ISO 8601 timestamp.") from None
+    _held(moment)
 
 
 class Number(fields.Field[Any]):

@@ -72,8 +72,8 @@ class FaultScheduleSchema(RequestSchema):
     every = StrictInteger(validate=validate.Range(min=1), metadata={"description": "every Kth matching"})
     probability = StrictNumber(validate=validate.Range(0, 1))
     seed = StrictInteger(metadata={"description": "makes the probability's draws repeat exactly"})
-    active_from = Timestamp(data_key="from", metadata={"description": "on the merchant's clock"})
-    active_until = Timestamp(data_key="until", metadata={"description": "on the merchant's clock"})
+    active_from = Timestamp(kept=True, data_key="from", metadata={"description": "on the merchant's clock"})
+    active_until = Timestamp(kept=True, data_key="until", metadata={"description": "on the merchant's clock"})
 
 
 class NewFaultSchema(RequestSchema):

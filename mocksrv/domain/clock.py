@@ -83,6 +83,18 @@ def system_now() -> datetime:
     return plain.combine(moment.date(), moment.timetz())
 
 
+def held_time(moment: datetime) -> datetime:
+    """`moment`, if a record may hold it: from EARLIEST to LATEST_HELD, as a snapshot restores;
+    else ValueError saying so."""
+    try:
+        within = EARLIEST <= moment.astimezone(UTC) <= LATEST_HELD
+    except OverflowError:  # an offset takes it past the calendar's first or last day
+        within = False
+    if not within:
+        raise ValueError(f"from {EARLIEST.date()} to {LATEST_HELD.date()}")
+    return moment
+
+
 def to_millis(moment: datetime) -> datetime:
     """Drop the microseconds below a millisecond, as every written timestamp does."""
     return moment.replace(microsecond=moment.microsecond // 1000 * 1000)
@@ -180,7 +192,10 @@ class Clock:
         return self._states.change_clock_state(merchant_id, moved)
 
     def target_after(self, merchant_id: str, seconds: float) -> datetime:
-        target = self.now(merchant_id) + timedelta(seconds=seconds)
+        # From the clock's exact time, not the millisecond it shows: a thousand advances of 0.4 ms
+        # move it 0.4 s, and one of an hour from 12:00:00.0004 shows 13:00:00.000.
+        exact = self._states.clock_state(merchant_id).now(self._system_time())
+        target = exact + timedelta(seconds=seconds)
         if target > LATEST:
             raise InvalidField("seconds", f"the mock clock goes no later than {format_timestamp(LATEST)}")
         return target

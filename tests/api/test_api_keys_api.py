@@ -149,6 +149,10 @@ def test_each_created_key_is_new(api: Api) -> None:
             {"name": "ci", "expiration": "2000-01-01T00:00:00Z"},
             invalid("expiration", "a time after now, on the merchant's clock"),
         ),
+        (
+            {"name": "ci", "expiration": "9999-12-31T23:59:59Z"},
+            invalid("expiration", "no later than 9000-01-01T00:00:00.000Z, where the mock clock ends"),
+        ),
         ({"name": "ci", "expiration": "never", "prefix": "snd_"}, malformed("unknown field `prefix`")),
     ],
     ids=case_id,
@@ -480,6 +484,14 @@ def test_a_key_expires_when_the_mock_clock_reaches_its_expiration(api: Api, froz
 
     refused = api.as_key(created["api_key"]).get("/health")
     assert (refused.status_code, refused.json) == (401, REFUSED)
+
+
+def test_an_expiration_below_a_millisecond_is_cut_to_the_millisecond_it_shows(api: Api, frozen: str) -> None:
+    created = new_key(api, expiration=later(frozen, 60).replace("Z", "5Z"))  # ...:00.0005Z
+    advance(api, 60)
+
+    assert created["expiration"] == later(frozen, 60)
+    assert health(api, created["api_key"]) == 401
 
 
 def test_an_expired_key_given_a_later_expiration_works_again(api: Api, frozen: str) -> None:

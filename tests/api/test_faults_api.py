@@ -164,6 +164,10 @@ def test_a_reset_deletes_the_rules(api: Api) -> None:
             invalid("schedule.until", "the window ends after it starts"),
         ),
         (
+            {"effect": {"type": "error"}, "schedule": {"until": "9999-12-31T23:59:59Z"}},
+            invalid("schedule.until", "a time from 1000-01-01 to 9100-03-18, as a record may hold"),
+        ),
+        (
             {"effect": {"type": "error"}, "schedule": {"every": 0}},
             invalid("schedule.every", "must be greater than or equal to 1"),
         ),

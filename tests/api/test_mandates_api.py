@@ -820,6 +820,23 @@ def test_a_charge_after_the_end_date_is_he_03(api: Api, frozen: str) -> None:
     assert payment_count(api) == 2
 
 
+def test_an_end_date_past_what_a_record_may_hold_is_refused(api: Api) -> None:
+    body = payloads.payment(
+        CARD,
+        payment_id="pay_setup",
+        customer_id=CUSTOMER_ID,
+        mandate_data=mandate_data(end_date="9999-12-31T00:00:00Z"),
+    )
+
+    answer = api.post("/payments", body)
+
+    assert answer.status_code == 400
+    assert answer.json["error"]["message"].endswith(
+        "end_date: a time from 1000-01-01 to 9100-03-18, as a record may hold"
+    )
+    assert payment_count(api) == 0
+
+
 def test_an_end_date_without_an_offset_is_taken_as_utc(api: Api, frozen: str) -> None:
     end_date = later(frozen, 3600).removesuffix("Z")  # the real service's own format: no offset
     setup = set_up(api, data=mandate_data(end_date=end_date))

@@ -251,6 +251,15 @@ def test_advance_moves_the_clock_by_the_seconds(sandbox: Sandbox) -> None:
     assert (sandbox.clock.now(MERCHANT_ID), state.base, fired) == (at(90), at(90), [])
 
 
+def test_advances_below_a_millisecond_add_up(sandbox: Sandbox) -> None:
+    for _ in range(50):
+        sandbox.scheduler.advance(MERCHANT_ID, 0.0004)
+
+    state, _ = sandbox.scheduler.advance(MERCHANT_ID, 0.0019)
+    assert sandbox.clock.now(MERCHANT_ID) == at(0.021)
+    assert state.base == at(0.0219)
+
+
 def test_advance_fires_timers_in_due_time_order(sandbox: Sandbox, recorder: Recorder) -> None:
     schedule(sandbox, 30, "third")
     schedule(sandbox, 10, "first")

@@ -124,6 +124,32 @@ def test_one_step_success_sets_captured_at_to_the_mock_time(sandbox: Sandbox) ->
     assert create(sandbox).captured_at == T0
 
 
+def test_a_payment_made_while_its_clock_is_advanced_takes_the_time_after_the_advance(
+    sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    methods = sandbox.payments._methods
+    resolve = methods.resolve
+
+    def advanced_meanwhile(*args: Any) -> Any:  # an advance that lands between the two reads
+        sandbox.scheduler.advance(MERCHANT_ID, 3600)
+        return resolve(*args)
+
+    monkeypatch.setattr(methods, "resolve", advanced_meanwhile)
+    made = create(sandbox, CARD_ASYNC)
+    monkeypatch.undo()
+
+    assert (made.status, made.created, made.client_secret_expires_at) == (
+        S.PROCESSING,
+        at(3600),
+        at(3600 + 900),
+    )
+    sandbox.scheduler.advance(MERCHANT_ID, 10)
+    assert (stored(sandbox, made.payment_id).status, stored(sandbox, made.payment_id).modified_at) == (
+        S.SUCCEEDED,
+        at(3610),
+    )
+
+
 def test_one_step_decline_gives_failed_with_error_code(sandbox: Sandbox) -> None:
     declined = create(sandbox, CARD_DECLINE)
     assert declined.status is S.FAILED

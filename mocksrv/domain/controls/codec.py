@@ -21,12 +21,12 @@ import re
 import types
 import typing
 from collections.abc import Callable, Iterable
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
 from operator import attrgetter
 from typing import Any
 
-from mocksrv.domain.clock import EARLIEST, LATEST_HELD
+from mocksrv.domain.clock import held_time
 from mocksrv.domain.models import build
 from mocksrv.domain.payments.outcomes import OutcomeRule, OutcomeTable
 
@@ -338,12 +338,9 @@ def _moment(raw: Any) -> datetime:
     if value.tzinfo is None:
         raise ValueError(f"{raw} has no zone")
     try:
-        within = EARLIEST <= value.astimezone(UTC) <= LATEST_HELD
-    except OverflowError:  # a zone's offset takes it past the calendar's first or last day
-        within = False
-    if not within:
-        raise ValueError(f"{raw} is not from {EARLIEST.date()} to {LATEST_HELD.date()}")
-    return value
+        return held_time(value)
+    except ValueError as error:
+        raise ValueError(f"{raw} is not {error}") from None
 
 
 def _text(raw: Any) -> str:

@@ -82,19 +82,21 @@ class PaymentLinkService:
 
     def create(self, merchant_id: str, fields: Mapping[str, Any]) -> PaymentLink:
         """A link and the payment it takes (`POST /payment_link`)."""
-        now = self._clock.now(merchant_id)
-        expiry = self._expiry(fields, now)
         payment_fields = {name: fields[name] for name in _PAYMENT_FIELDS if name in fields}
-        payment_fields.update(
-            profile_id=fields.get("profile_id") or self._merchants.default_profile(merchant_id).profile_id,
-            session_expiry=math.ceil((expiry - now).total_seconds()),
-        )
         allowed = (fields.get("payment_link_config") or {}).get("allowed_payment_method_types")
         if allowed:  # what the page's checkout offers, as the payment's own field says it
             payment_fields["allowed_payment_method_types"] = payment_method_types(allowed)
+        # The time read under the merchant's lock, which an advance of its clock holds too.
         with self._store.transaction(merchant_id):
+            now = self._clock.now(merchant_id)
+            expiry = self._expiry(fields, now)
+            payment_fields.update(
+                profile_id=fields.get("profile_id")
+                or self._merchants.default_profile(merchant_id).profile_id,
+                session_expiry=math.ceil((expiry - now).total_seconds()),
+            )
             payment = self._payments.create(merchant_id, payment_fields)
-            return self._link(payment, fields, expiry, now)
+            return self._link(payment, fields, expiry, payment.created)
 
     def create_payment(self, merchant_id: str, fields: Mapping[str, Any]) -> Payment:
         """A payment (`POST /payments`), and its link when the create says `payment_link: true`."""

@@ -164,6 +164,13 @@ class PaymentService:
         if confirm and not names_its_method and "payment_method" not in fields:
             raise InvalidField("payment_method", missing=True)
         with self._store.transaction(merchant_id):
+            later = self._clock.now(merchant_id)  # under the lock an advance of the clock takes too
+            if later != now:  # moved meanwhile: the payment is made, and its timers set, from now on
+                secret_expiry = later + timedelta(seconds=expiry)
+                payment = evolve(
+                    payment, created=later, modified_at=later, client_secret_expires_at=secret_expiry
+                )
+                now = later
             if self._store.get(PAYMENTS, merchant_id, payment_id) is not None:
                 raise DuplicateResource("payment", "payment_id")
             check_customer(self._store, merchant_id, fields)
