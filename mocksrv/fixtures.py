@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from mocksrv.domain.errors import DomainError
-from mocksrv.domain.merchants import MAX_SESSION_EXPIRY, MerchantSeed
+from mocksrv.domain.merchants import MerchantSeed
+from mocksrv.domain.models import MAX_SESSION_EXPIRY
 from mocksrv.domain.payments.outcomes import OutcomeTable
 from mocksrv.settings import SettingsError, read_yaml
 from mocksrv.values import LARGEST_WHOLE, connector_name, http_url, text, whole_number

@@ -13,7 +13,8 @@ from mocksrv.api.answers.profiles import ProfileAnswerSchema
 from mocksrv.api.schemas.common import OneOf
 from mocksrv.bodies import json_body, load
 from mocksrv.contract import Auth, documented
-from mocksrv.domain.merchants import MAX_RETURN_URL_LENGTH, MAX_SESSION_EXPIRY
+from mocksrv.domain.merchants import MAX_RETURN_URL_LENGTH
+from mocksrv.domain.models import MAX_SESSION_EXPIRY
 from mocksrv.fieldtypes import FreeForm, HttpUrl, StrictBoolean, StrictInteger
 from mocksrv.representations import profile_json
 from mocksrv.rest import authenticate_for_merchant, sandbox

@@ -24,7 +24,8 @@ from mocksrv.control.answers import (
 from mocksrv.control.blueprint import acting_merchant, control, merchant_only, named_merchant
 from mocksrv.domain.clock import LONGEST_ADVANCE_SECONDS
 from mocksrv.domain.errors import MalformedBody, Unauthorized, UnknownField
-from mocksrv.domain.merchants import MAX_RETURN_URL_LENGTH, MAX_SESSION_EXPIRY, MerchantSeed
+from mocksrv.domain.merchants import MAX_RETURN_URL_LENGTH, MerchantSeed
+from mocksrv.domain.models import MAX_SESSION_EXPIRY
 from mocksrv.domain.payments.outcomes import OutcomeTable
 from mocksrv.domain.sandbox import TRANSITION_TABLES
 from mocksrv.fieldtypes import RESOURCE_ID, HttpUrl, StrictNumber, Timestamp

@@ -35,7 +35,6 @@ DEFAULT_SESSION_EXPIRY = 900
 DEFAULT_PROFILE_NAME = "default"  # what a profile created without a name is called, as in the real service
 # The names the API key routes show for the keys every merchant starts with.
 _STARTING_KEY_NAMES = {KeyKind.SECRET: "default", KeyKind.PUBLISHABLE: "publishable"}
-MAX_SESSION_EXPIRY = 365 * 24 * 3600  # a profile's session_expiry, in seconds: at most a year
 MAX_RETURN_URL_LENGTH = 255  # a profile's return_url, as the real service bounds it
 _OTHER_ENVIRONMENT_KEY = {
     Environment.SANDBOX: "Production keys are not accepted by the sandbox",

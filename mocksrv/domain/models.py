@@ -9,8 +9,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import Any, NamedTuple, TypeVar, cast
+from typing import Annotated, Any, NamedTuple, TypeVar, cast
 
+from mocksrv.domain.bounds import Within
+from mocksrv.domain.money import MAX_AMOUNT
 from mocksrv.domain.payments.outcomes import Outcome, OutcomeTable
 from mocksrv.domain.payments.states import PaymentStatus
 
@@ -61,6 +63,7 @@ def _made(kind: type[Record], draft: type | None, values: list[Any]) -> Record:
 
 # The processor that answers name in `connector`: the sandbox itself, until a merchant names one.
 CONNECTOR = "mocksrv"
+MAX_SESSION_EXPIRY = 365 * 24 * 3600  # a profile's session_expiry, in seconds: at most a year
 
 
 class _Layout(NamedTuple):
@@ -168,7 +171,7 @@ class Profile:
     merchant_id: str
     profile_name: str
     payment_response_hash_key: str
-    session_expiry: int
+    session_expiry: Annotated[int, Within(0, MAX_SESSION_EXPIRY)]
     created: datetime
     return_url: str | None = None
     webhook_url: str | None = None
@@ -211,7 +214,7 @@ class Capture:
     """One capture of an authorized payment, as a call of the capture route made it."""
 
     capture_id: str
-    amount: int
+    amount: Annotated[int, Within(0, MAX_AMOUNT)]
     sequence: int  # 1 for the payment's first capture
     created_at: datetime
 
@@ -222,16 +225,16 @@ class Payment:
     merchant_id: str
     profile_id: str
     status: PaymentStatus
-    amount: int
+    amount: Annotated[int, Within(0, MAX_AMOUNT)]
     currency: str
     capture_method: CaptureMethod
     created: datetime
     modified_at: datetime
     client_secret: str
     client_secret_expires_at: datetime
-    amount_received: int = 0
-    amount_capturable: int = 0
-    amount_refunded: int = 0
+    amount_received: Annotated[int, Within(0, MAX_AMOUNT)] = 0
+    amount_capturable: Annotated[int, Within(0, MAX_AMOUNT)] = 0
+    amount_refunded: Annotated[int, Within(0, MAX_AMOUNT)] = 0
     payment_method: str | None = None
     payment_method_type: str | None = None
     payment_method_data: JsonObject | None = None

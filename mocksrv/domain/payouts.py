@@ -13,8 +13,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
-from typing import Any
+from typing import Annotated, Any
 
+from mocksrv.domain.bounds import Within
 from mocksrv.domain.clock import Clock
 from mocksrv.domain.errors import ClientSecretInvalid, DuplicateResource, InvalidField, ResourceNotFound
 from mocksrv.domain.events import ContentType, EventType
@@ -22,6 +23,7 @@ from mocksrv.domain.ids import new_client_secret, new_real_id, same_secret
 from mocksrv.domain.lifecycle import Lifecycle
 from mocksrv.domain.merchants import MerchantService
 from mocksrv.domain.models import CONNECTOR, JsonObject, Page, Profile
+from mocksrv.domain.money import MAX_AMOUNT
 from mocksrv.domain.outbox import Outbox
 from mocksrv.domain.payments.bank import kept_details
 from mocksrv.domain.payments.outcomes import OutcomeResult
@@ -104,7 +106,7 @@ class Payout:
     payout_id: str
     merchant_id: str
     profile_id: str
-    amount: int
+    amount: Annotated[int, Within(0, MAX_AMOUNT)]
     currency: str
     payout_type: str | None
     status: PayoutStatus

@@ -6,8 +6,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
-from typing import Any
+from typing import Annotated, Any
 
+from mocksrv.domain.bounds import Within
 from mocksrv.domain.clock import Clock
 from mocksrv.domain.errors import (
     DomainError,
@@ -20,6 +21,7 @@ from mocksrv.domain.events import ContentType, EventType
 from mocksrv.domain.ids import new_real_id
 from mocksrv.domain.lifecycle import Lifecycle
 from mocksrv.domain.models import CONNECTOR, JsonObject, Page, Payment, build, evolve
+from mocksrv.domain.money import MAX_AMOUNT
 from mocksrv.domain.outbox import Outbox
 from mocksrv.domain.payments.service import PAYMENTS
 from mocksrv.domain.payments.states import PAYMENT_TRANSITIONS, PaymentStatus
@@ -119,7 +121,7 @@ class Refund:
     payment_id: str
     merchant_id: str
     profile_id: str
-    amount: int
+    amount: Annotated[int, Within(0, MAX_AMOUNT)]
     currency: str
     status: RefundStatus
     created: datetime

@@ -30,7 +30,7 @@ from mocksrv.api.schemas.method_data import (
     RecurringDetailsSchema,
 )
 from mocksrv.api.schemas.splits import SplitPaymentSchema
-from mocksrv.domain.merchants import MAX_SESSION_EXPIRY
+from mocksrv.domain.models import MAX_SESSION_EXPIRY
 from mocksrv.domain.money import MAX_AMOUNT
 from mocksrv.domain.payments.states import PaymentStatus
 from mocksrv.domain.store import Query

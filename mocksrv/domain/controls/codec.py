@@ -26,6 +26,7 @@ from decimal import Decimal, InvalidOperation
 from operator import attrgetter
 from typing import Any
 
+from mocksrv.domain.bounds import Within
 from mocksrv.domain.clock import held_time
 from mocksrv.domain.models import build
 from mocksrv.domain.payments.outcomes import OutcomeRule, OutcomeTable
@@ -167,6 +168,7 @@ class Codec:
             defaults = tuple(_MISSING for _ in names)
             make = kind
         checks = {name: _type_check(hints[name]) for name in names}
+        bounds = _bounds(kind if dataclasses.is_dataclass(kind) else vars(kind)["__init__"], names)
         read = attrgetter(*names) if len(names) > 1 else lambda record: (getattr(record, names[0]),)
         encode_value = self.encode
         decode_value = self.decode
@@ -190,6 +192,9 @@ class Codec:
             for name, value in values.items():
                 if not checks[name](value):
                     raise Unreadable(f"{tag[1:]}.{name}: expected {_described(hints[name])}")
+                bound = bounds.get(name)
+                if bound is not None and value is not None and not bound.lowest <= value <= bound.highest:
+                    raise Unreadable(f"{tag[1:]}.{name}: expected from {bound.lowest} to {bound.highest}")
             try:
                 return make(**values)
             except (TypeError, ValueError) as error:
@@ -237,6 +242,17 @@ class Codec:
         if not all(type(pair) is list and len(pair) == 2 for pair in pairs):
             raise Unreadable("dict: expected a list of [key, value] pairs")
         return {_hashable(key): value for key, value in pairs}
+
+
+def _bounds(annotated: Any, names: Iterable[str]) -> dict[str, Within]:
+    """The bounds the annotations of `names` give (`Annotated[int, Within(...)]`), by name."""
+    hints = typing.get_type_hints(annotated, include_extras=True)
+    found: dict[str, Within] = {}
+    for name in names:
+        for extra in getattr(hints[name], "__metadata__", ()):
+            if isinstance(extra, Within):
+                found[name] = extra
+    return found
 
 
 def _type_check(hint: Any) -> Check:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Annotated, Any
 
+from mocksrv.domain.bounds import Within
 from mocksrv.domain.clock import LONGEST_SPAN_SECONDS
 from mocksrv.domain.errors import InvalidField, UnknownField
 from mocksrv.domain.payments.cards import card_key
@@ -43,7 +44,7 @@ class Outcome:
     result: OutcomeResult
     error_code: str | None = None
     error_message: str | None = None
-    after_seconds: int | None = None
+    after_seconds: Annotated[int | None, Within(0, LONGEST_SPAN_SECONDS)] = None
     then: Outcome | None = None
     opens_dispute: bool = False
     refund_result: str | None = None

@@ -7,7 +7,9 @@ import random
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
+from typing import Annotated
 
+from mocksrv.domain.bounds import Within
 from mocksrv.domain.store import Collection
 
 CHAOS = "webhook_chaos"
@@ -40,7 +42,7 @@ class WebhookChaos:
     merchant_id: str
     duplicate: bool = False
     out_of_order: bool = False
-    delay_seconds: int = 0
+    delay_seconds: Annotated[int, Within(0, MAX_CHAOS_DELAY)] = 0
     seed: int | None = None
     open_batch: str | None = None  # the hold of the out-of-order batch still taking events
 
