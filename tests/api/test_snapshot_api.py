@@ -397,6 +397,7 @@ def _set(document: dict[str, Any], path: tuple[Any, ...], value: Any) -> None:
 
 
 PAYMENT = ("records", "payment", 0, "$Payment")
+DRAWN = "expected null or {{seed, drawn}}, drawn at most 4611686018427387904"
 
 
 def nested(depth: int) -> Any:
@@ -516,7 +517,8 @@ REPORTED = f"expected the Payment {{payment_id}} of {MERCHANT_ID}, which a payme
         ),
         (("clock",), {"frozen": True, "now": nested(600)}, "clock", "nested too deeply"),
         (("timers",), [[nested(600), "payment.settle", "pay_x"]], "timers.0", "nested too deeply"),
-        (("ids",), {"seed": 1, "drawn": 2**64 - 1}, "ids", "expected null or {{seed, drawn}}"),
+        (("ids",), {"seed": 1, "drawn": 2**64 - 1}, "ids", DRAWN),
+        (("ids",), {"seed": 1, "drawn": 2**63 - 1}, "ids", DRAWN),  # no room left to draw
         (
             ("clock",),
             {

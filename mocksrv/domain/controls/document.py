@@ -121,12 +121,16 @@ def ids_json(state: IdState | None) -> dict[str, Any] | None:
     return None if state is None else {"seed": state.seed, "drawn": state.drawn}
 
 
+MOST_DRAWN = 2**62
+
+
 def ids_state(raw: Any, where: str, scope: str) -> IdState | None:
     if raw is None:
         return None
     if type(raw) is dict and raw.keys() == {"seed", "drawn"}:
         seed, drawn = raw["seed"], raw["drawn"]
-        # Both are written as JSON numbers of 64 bits: a larger one could not be written out again.
-        if type(seed) is int and type(drawn) is int and 0 <= seed <= MAX_SEED and 0 <= drawn <= MAX_SEED:
+        # Both are written as JSON numbers of 64 bits: a larger one could not be written out again,
+        # and a stream must have room to draw on (2^62 leaves more than any run draws).
+        if type(seed) is int and type(drawn) is int and 0 <= seed <= MAX_SEED and 0 <= drawn <= MOST_DRAWN:
             return IdState(seed, scope, drawn)
-    raise SnapshotInvalid(where, "expected null or {seed, drawn}")
+    raise SnapshotInvalid(where, f"expected null or {{seed, drawn}}, drawn at most {MOST_DRAWN}")
