@@ -201,6 +201,26 @@ def test_a_document_with_a_record_that_fails_is_refused_and_nothing_changes(api:
     assert without_time_taken(api.get("/__mock/snapshot").json) == before
 
 
+def test_a_document_holding_two_records_of_one_id_is_refused_and_nothing_changes(api: Api) -> None:
+    create_payment(api)
+    document = api.get("/__mock/snapshot").json
+    payments = document["merchants"][MERCHANT_ID]["records"]["payment"]
+    copied = copy.deepcopy(payments[0])
+    copied["$Payment"]["amount"] = 4242
+    payments.append(copied)
+    before = without_time_taken(api.get("/__mock/snapshot").json)
+
+    answer = api.post("/__mock/restore", document)
+
+    param = f"merchants.{MERCHANT_ID}.records.payment.1"
+    payment_id = copied["$Payment"]["payment_id"]
+    assert (answer.status_code, answer.json) == (
+        400,
+        error("IR_04", f"Invalid snapshot: {param}: a second record {payment_id}", param),
+    )
+    assert without_time_taken(api.get("/__mock/snapshot").json) == before
+
+
 def test_a_body_that_is_not_json_is_a_400(api: Api) -> None:
     answer = api.client.post(
         "/__mock/restore",

@@ -83,6 +83,19 @@ REPORTED_KIND = {
 _ID_FIELD = {collection.kind: collection.id_field for collection in COLLECTIONS}
 
 
+def first_repeated_id(kind: str, records: Sequence[Any]) -> tuple[int, str] | None:
+    """The index and id of the first record of `kind` whose id an earlier one has: a store keeps
+    one record per id, so a document holding two would not come back as it was."""
+    seen: set[str] = set()
+    id_field = _ID_FIELD.get(kind, "")
+    for index, record in enumerate(records):
+        record_id = getattr(record, id_field)
+        if record_id in seen:
+            return index, record_id
+        seen.add(record_id)
+    return None
+
+
 class StoredRecords:
     """A merchant's records by kind and id: an event written names the one it reports when that is
     the one stored, and an event read gets it back."""

@@ -35,7 +35,13 @@ from mocksrv.domain.controls.document import (
     string_pair,
     timer_of,
 )
-from mocksrv.domain.controls.records import CODEC, GLOBAL_KINDS, RECORD_TYPES, StoredRecords
+from mocksrv.domain.controls.records import (
+    CODEC,
+    GLOBAL_KINDS,
+    RECORD_TYPES,
+    StoredRecords,
+    first_repeated_id,
+)
 from mocksrv.domain.errors import DomainError, DuplicateResource, ErrorKind, InvalidField, ResourceNotFound
 from mocksrv.domain.events import Event
 from mocksrv.domain.ids import IdState
@@ -236,6 +242,10 @@ class Snapshots:
                 self._value(raw, f"{where}.records.{kind}.{index}", record_type, merchant_id)
                 for index, raw in enumerate(list_of(raw_list, f"{where}.records.{kind}"))
             ]
+            repeated = first_repeated_id(kind, records[kind])
+            if repeated is not None:
+                index, record_id = repeated
+                raise SnapshotInvalid(f"{where}.records.{kind}.{index}", f"a second record {record_id}")
         if all(profile.profile_id != merchant.profile_id for profile in records.get(PROFILES, ())):
             raise SnapshotInvalid(
                 f"{where}.merchant.profile_id", f"no profile {merchant.profile_id} is stored"
