@@ -192,9 +192,10 @@ class Codec:
             for name, value in values.items():
                 if not checks[name](value):
                     raise Unreadable(f"{tag[1:]}.{name}: expected {_described(hints[name])}")
-                bound = bounds.get(name)
-                if bound is not None and value is not None and not bound.lowest <= value <= bound.highest:
-                    raise Unreadable(f"{tag[1:]}.{name}: expected from {bound.lowest} to {bound.highest}")
+            for name, (lowest, highest) in bounds.items():  # the few fields that have bounds
+                value = values.get(name)
+                if value is not None and not lowest <= value <= highest:
+                    raise Unreadable(f"{tag[1:]}.{name}: expected from {lowest} to {highest}")
             try:
                 return make(**values)
             except (TypeError, ValueError) as error:
