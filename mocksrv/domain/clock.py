@@ -83,6 +83,16 @@ def system_now() -> datetime:
     return plain.combine(moment.date(), moment.timetz())
 
 
+def ahead_of_clock(path: str, moment: datetime, now: datetime) -> datetime:
+    """`moment`, a time a record waits for (an expiry): after `now` on the merchant's clock and no
+    later than where the clock ends; else InvalidField on `path`."""
+    if moment <= now:
+        raise InvalidField(path, "a time after now, on the merchant's clock")
+    if moment > LATEST:
+        raise InvalidField(path, f"no later than {format_timestamp(LATEST)}, where the mock clock ends")
+    return moment
+
+
 def held_time(moment: datetime) -> datetime:
     """`moment`, if a record may hold it: from EARLIEST to LATEST_HELD, as a snapshot restores;
     else ValueError saying so."""

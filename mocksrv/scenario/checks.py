@@ -177,7 +177,8 @@ class Document:
             here: Location = ("steps", index)
             advance = step.get("advance")
             if isinstance(advance, str) and parse_duration(advance) > LONGEST_ADVANCE_SECONDS:
-                reason = f"{advance} is longer than 3650d, the most a clock moves at once"
+                most = f"{LONGEST_ADVANCE_SECONDS // 86400}d"
+                reason = f"{advance} is longer than {most}, the most a clock moves at once"
                 problems.append(self.problem((*here, "advance"), reason))
             said = {key: value for key, value in step.items() if key != "name"}
             for location, name in references(said):

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from mocksrv.domain.clock import LATEST, Clock, format_timestamp
+from mocksrv.domain.clock import LATEST, Clock, ahead_of_clock
 from mocksrv.domain.errors import InvalidField, ResourceNotFound
 from mocksrv.domain.events import PAID_EVENTS, Event
 from mocksrv.domain.ids import new_id
@@ -162,13 +162,7 @@ class PaymentLinkService:
         expiry: datetime | None = fields.get("expiry")
         if expiry is None:
             return min(now + DEFAULT_EXPIRY, LATEST)  # a link made at the clock's end expires at it
-        if expiry <= now:
-            raise InvalidField("expiry", "a time after now, on the merchant's clock")
-        if expiry > LATEST:
-            raise InvalidField(
-                "expiry", f"no later than {format_timestamp(LATEST)}, where the mock clock ends"
-            )
-        return expiry
+        return ahead_of_clock("expiry", expiry, now)
 
     def _link(
         self, payment: Payment, fields: Mapping[str, Any], expiry: datetime, now: datetime
