@@ -20,7 +20,8 @@ from mocksrv.bodies import json_body, load
 from mocksrv.contract import documented
 from mocksrv.domain.errors import InvalidField
 from mocksrv.domain.models import Page
-from mocksrv.representations import paged_list_json, payout_json
+from mocksrv.domain.payouts import Payout
+from mocksrv.representations import paged_list_json, payout_view
 from mocksrv.rest import authenticate, sandbox
 
 payouts = Blueprint("payouts", __name__)
@@ -47,7 +48,7 @@ def _same_payout(payout_id: str) -> None:
 @documented(PayoutAnswerSchema, body=_create)
 def create_payout() -> Json:
     principal = authenticate()
-    return payout_json(sandbox().payouts.create(principal.merchant_id, load(_create, json_body())))
+    return _shown(sandbox().payouts.create(principal.merchant_id, load(_create, json_body())))
 
 
 @payouts.post("/payouts/list")
@@ -67,8 +68,12 @@ def query_payouts() -> Json:
     return _listed(sandbox().payouts.list(principal.merchant_id, query), query.offset)
 
 
+def _shown(payout: Payout) -> Json:
+    return payout_view(payout, sandbox())
+
+
 def _listed(page: Page, offset: int) -> Json:
-    payouts_ = [payout_json(p) for p in page.items]
+    payouts_ = [_shown(p) for p in page.items]
     # `size`: the real name of `count`; `has_more`: the spec's general form.
     return {**paged_list_json(payouts_, page.total_count, offset), "size": len(payouts_)}
 
@@ -86,7 +91,7 @@ def payout_filters() -> Json:
 @documented(PayoutAnswerSchema)
 def retrieve_payout(payout_id: str) -> Json:
     principal = authenticate()
-    return payout_json(sandbox().payouts.retrieve(principal.merchant_id, payout_id))
+    return _shown(sandbox().payouts.retrieve(principal.merchant_id, payout_id))
 
 
 @payouts.post("/payouts/<id:payout_id>")
@@ -95,7 +100,7 @@ def retrieve_payout(payout_id: str) -> Json:
 def update_payout(payout_id: str) -> Json:
     principal = authenticate()
     fields_ = load(_update, json_body())
-    return payout_json(sandbox().payouts.update(principal.merchant_id, payout_id, fields_))
+    return _shown(sandbox().payouts.update(principal.merchant_id, payout_id, fields_))
 
 
 @payouts.post("/payouts/<id:payout_id>/confirm")
@@ -103,7 +108,7 @@ def update_payout(payout_id: str) -> Json:
 def confirm_payout(payout_id: str) -> Json:
     principal = authenticate()
     fields_ = load(_confirm, json_body())
-    return payout_json(sandbox().payouts.confirm(principal.merchant_id, payout_id, fields_))
+    return _shown(sandbox().payouts.confirm(principal.merchant_id, payout_id, fields_))
 
 
 @payouts.post("/payouts/<id:payout_id>/cancel")
@@ -111,7 +116,7 @@ def confirm_payout(payout_id: str) -> Json:
 def cancel_payout(payout_id: str) -> Json:
     principal = authenticate()
     _same_payout(payout_id)
-    return payout_json(sandbox().payouts.cancel(principal.merchant_id, payout_id))
+    return _shown(sandbox().payouts.cancel(principal.merchant_id, payout_id))
 
 
 @payouts.post("/payouts/<id:payout_id>/fulfill")
@@ -119,4 +124,4 @@ def cancel_payout(payout_id: str) -> Json:
 def fulfill_payout(payout_id: str) -> Json:
     principal = authenticate()
     _same_payout(payout_id)
-    return payout_json(sandbox().payouts.fulfill(principal.merchant_id, payout_id))
+    return _shown(sandbox().payouts.fulfill(principal.merchant_id, payout_id))

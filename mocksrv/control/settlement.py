@@ -17,7 +17,7 @@ from mocksrv.domain.controls.triggers import RECIPES, trigger
 from mocksrv.fieldtypes import StrictInteger
 from mocksrv.representations import (
     dispute_json,
-    payout_json,
+    payout_view,
     refund_json,
 )
 from mocksrv.rest import sandbox
@@ -58,7 +58,7 @@ def settle_payout(payout_id: str) -> Json:
     """Settle a pending payout now (success or failed), or reverse a successful one."""
     body = load(_payout_settle, json_body())
     merchant_id = acting_merchant(body)
-    return payout_json(sandbox().payouts.settle(merchant_id, payout_id, body["result"]))
+    return payout_view(sandbox().payouts.settle(merchant_id, payout_id, body["result"]), sandbox())
 
 
 class OpenDisputeSchema(RequestSchema):

@@ -23,7 +23,7 @@ from mocksrv.domain.transitions import TransitionTable, action_of, rows
 
 DISPUTES = "dispute"
 # The real service's stages of a dispute; mocksrv models one, and every dispute is at it.
-DISPUTE_STAGES = frozenset({"pre_dispute", "dispute", "pre_arbitration"})
+DISPUTE_STAGES = frozenset({"pre_dispute", "dispute", "pre_arbitration", "arbitration", "dispute_reversal"})
 MODELLED_STAGE = "dispute"
 DEADLINE_TIMER = "dispute.deadline"
 DECISION_TIMER = "dispute.decision"

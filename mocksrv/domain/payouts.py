@@ -62,8 +62,6 @@ _STORED_FIELDS = (
     "phone_country_code",
     "payout_method_id",
 )
-# What the answer shows of the `customer` object sent.
-_CUSTOMER_FIELDS = ("id", "name", "email", "phone", "phone_country_code")
 
 
 class PayoutStatus(StrEnum):
@@ -124,7 +122,6 @@ class Payout:
     client_secret: str = ""
     merchant_order_reference_id: str | None = None
     billing: JsonObject | None = None
-    customer: JsonObject | None = None
     return_url: str | None = None
     business_country: str | None = None
     business_label: str | None = None
@@ -259,13 +256,6 @@ class PayoutService:
         if "profile_id" in fields:
             changes["profile_id"] = self._profile(payout.merchant_id, fields["profile_id"]).profile_id
         check_customer(self._store, payout.merchant_id, fields)
-        shown = payout.customer
-        if (
-            "customer" not in changes
-            and shown is not None
-            and shown.get("id") != changes.get("customer_id", shown.get("id"))
-        ):
-            changes["customer"] = None  # the details sent before were of another customer
         payout_type = fields.get("payout_type", payout.payout_type)
         data = fields.get("payout_method_data")
         if data is not None:
@@ -338,11 +328,10 @@ class PayoutService:
 
 
 def _described(fields: Mapping[str, Any]) -> dict[str, Any]:
-    """The stored fields a create or update body sets; `customer.id` names the customer as `customer_id`."""
+    """The stored fields a create or update body sets; `customer.id` names the customer as `customer_id`
+    (the answer shows the customer's own details, as the real service does, not those sent beside it)."""
     changes = {name: fields[name] for name in _STORED_FIELDS if name in fields}
     customer = fields.get("customer")
-    if customer is not None:
-        if changes.setdefault("customer_id", customer["id"]) != customer["id"]:
-            raise InvalidField("customer.id", "differs from customer_id")
-        changes["customer"] = {name: customer.get(name) for name in _CUSTOMER_FIELDS}
+    if customer is not None and changes.setdefault("customer_id", customer["id"]) != customer["id"]:
+        raise InvalidField("customer.id", "differs from customer_id")
     return changes

@@ -27,7 +27,6 @@ from mocksrv.representations.links import payment_link_json as payment_link_json
 from mocksrv.representations.links import payment_link_path as payment_link_path
 from mocksrv.representations.links import payment_link_url as payment_link_url
 from mocksrv.representations.payments import challenge_path as challenge_path
-from mocksrv.representations.payments import customer_details as customer_details
 from mocksrv.representations.payments import ephemeral_key_json as ephemeral_key_json
 from mocksrv.representations.payments import net_amount as net_amount
 from mocksrv.representations.payments import next_action as next_action
@@ -43,10 +42,11 @@ from mocksrv.representations.records import api_key_json as api_key_json
 from mocksrv.representations.records import clock_json as clock_json
 from mocksrv.representations.records import created_api_key_json as created_api_key_json
 from mocksrv.representations.records import credentials_json as credentials_json
+from mocksrv.representations.records import customer_details as customer_details
 from mocksrv.representations.records import customer_json as customer_json
 from mocksrv.representations.records import dispute_json as dispute_json
 from mocksrv.representations.records import evidence_json as evidence_json
-from mocksrv.representations.records import payout_json as payout_json
+from mocksrv.representations.records import payout_view as payout_view
 from mocksrv.representations.records import profile_json as profile_json
 from mocksrv.representations.records import refund_json as refund_json
 from mocksrv.representations.records import revoked_api_key_json as revoked_api_key_json

@@ -20,7 +20,7 @@ from mocksrv.representations.payments import (
 )
 from mocksrv.representations.records import (
     dispute_json,
-    payout_json,
+    payout_view,
     refund_json,
 )
 from mocksrv.representations.recurring import mandate_json
@@ -35,7 +35,7 @@ def resource_json(
     if isinstance(resource, Refund):
         return refund_json(resource)
     if isinstance(resource, Payout):
-        return payout_json(resource)
+        return payout_view(resource, sandbox)
     if isinstance(resource, Dispute):
         return dispute_json(resource)
     if isinstance(resource, Mandate):

@@ -15,10 +15,7 @@ from mocksrv.domain.sandbox import Sandbox
 from mocksrv.representations.common import JsonObject, timestamp
 from mocksrv.representations.links import payment_link_ref
 from mocksrv.representations.method_data import method_data_json
-from mocksrv.representations.records import (
-    dispute_json,
-    refund_json,
-)
+from mocksrv.representations.records import customer_details, dispute_json, refund_json
 
 
 def challenge_path(merchant_id: str, payment_id: str) -> str:
@@ -180,16 +177,6 @@ def net_amount(payment: Payment) -> int:
     surcharge = echoed.get("surcharge_details") or {}
     extras = (echoed.get("shipping_cost"), echoed.get("order_tax_amount"), surcharge.get("surcharge_amount"))
     return payment.amount + sum(extra or 0 for extra in extras) + (surcharge.get("tax_amount") or 0)
-
-
-def customer_details(customer: Customer) -> JsonObject:
-    return {
-        "id": customer.customer_id,
-        "name": customer.name,
-        "email": customer.email,
-        "phone": customer.phone,
-        "phone_country_code": customer.phone_country_code,
-    }
 
 
 def payment_view(

@@ -10,6 +10,7 @@ from mocksrv.domain.merchants import MerchantCredentials
 from mocksrv.domain.models import ApiKey, Customer, Profile
 from mocksrv.domain.payouts import Payout
 from mocksrv.domain.refunds import Refund
+from mocksrv.domain.sandbox import Sandbox
 from mocksrv.domain.store import Timer
 from mocksrv.domain.webhooks.triggers import (
     PAYMENT_STATUSES_REPORTED,
@@ -158,7 +159,25 @@ def refund_json(refund: Refund) -> JsonObject:
     }
 
 
-def payout_json(payout: Payout) -> JsonObject:
+def customer_details(customer: Customer) -> JsonObject:
+    """The customer a payment or payout names, as it shows them: their details as they stand."""
+    return {
+        "id": customer.customer_id,
+        "name": customer.name,
+        "email": customer.email,
+        "phone": customer.phone,
+        "phone_country_code": customer.phone_country_code,
+    }
+
+
+def payout_view(payout: Payout, sandbox: Sandbox) -> JsonObject:
+    """A payout as the API shows it, with the details of the customer it names."""
+    customer_id = payout.customer_id
+    customer = None if customer_id is None else sandbox.customers.find(payout.merchant_id, customer_id)
+    return payout_json(payout, customer)
+
+
+def payout_json(payout: Payout, customer: Customer | None) -> JsonObject:
     return {
         "payout_id": payout.payout_id,
         "merchant_id": payout.merchant_id,
@@ -179,7 +198,7 @@ def payout_json(payout: Payout) -> JsonObject:
         "connector": payout.connector,
         "merchant_order_reference_id": payout.merchant_order_reference_id,
         "billing": payout.billing,
-        "customer": payout.customer,
+        "customer": None if customer is None else customer_details(customer),
         "return_url": payout.return_url,
         "business_country": payout.business_country,
         "business_label": payout.business_label,

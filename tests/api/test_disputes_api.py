@@ -332,6 +332,8 @@ def test_list_filters_and_pages(
 REAL_LIST_QUERIES: list[tuple[str, str]] = [
     ("dispute_stage=dispute", "cba"),
     ("dispute_stage=pre_arbitration", ""),
+    ("dispute_stage=arbitration", ""),
+    ("dispute_stage=dispute_reversal", ""),
     ("connector=mocksrv&payment_id=pay_2", "b"),
     ("connector=adyen", ""),
     ("received_time={t60}", "b"),
@@ -388,8 +390,11 @@ def test_list_default_limit_is_ten(api: Api) -> None:
         ("limit=ten", invalid("limit", "not a valid integer")),
         ("offset=-1", invalid("offset", "must be greater than or equal to 0")),
         (
-            "dispute_stage=arbitration",
-            invalid("dispute_stage", "must be one of: dispute, pre_arbitration, pre_dispute"),
+            "dispute_stage=appeal",
+            invalid(
+                "dispute_stage",
+                "must be one of: arbitration, dispute, dispute_reversal, pre_arbitration, pre_dispute",
+            ),
         ),
         ("received_time=garbage", invalid("received_time", "not a valid ISO 8601 timestamp")),
         ("received_time.lt=garbage", invalid("received_time.lt", "not a valid ISO 8601 timestamp")),

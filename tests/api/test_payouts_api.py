@@ -43,7 +43,11 @@ AMOUNT_RANGE = "must be greater than or equal to 1 and less than or equal to 999
 LIMIT_RANGE = "must be greater than or equal to 1 and less than or equal to 100"
 NOT_A_RESOURCE_ID = "1-64 letters, digits, _ or -"
 NO_PATTERN = "string does not match expected pattern"
-STATUSES = "requires_fulfillment, initiated, pending, success, failed, cancelled, reversed"
+STATUSES = (
+    "success, failed, cancelled, initiated, expired, reversed, pending, ineligible, requires_creation, "
+    "requires_confirmation, requires_payout_method_data, requires_fulfillment, "
+    "requires_vendor_account_creation"
+)
 
 BANK: dict[str, str] = {
     "bank_account_number": "123456789012",
@@ -131,6 +135,10 @@ def add_customer(api: Api, customer_id: str = CUSTOMER_ID) -> None:
     ok(api.post("/customers", {"customer_id": customer_id, "name": "Ada Lovelace"}))
 
 
+# How a payout shows the customer add_customer makes: the customer's own details.
+ADA = {"id": CUSTOMER_ID, "name": "Ada Lovelace", "email": None, "phone": None, "phone_country_code": None}
+
+
 def get_payout(api: Api, payout_id: str = "po_1") -> dict[str, Any]:
     return ok(api.get(f"/payouts/{payout_id}"))
 
@@ -194,7 +202,7 @@ def test_create_with_every_field_keeps_them(api: Api, frozen: str) -> None:
 
     assert response.status_code == 200
     assert response.json == payout_body(
-        frozen, customer_id=CUSTOMER_ID, description="Weekly payout", metadata={"batch": "b1"}
+        frozen, customer_id=CUSTOMER_ID, customer=ADA, description="Weekly payout", metadata={"batch": "b1"}
     )
 
 
@@ -409,6 +417,7 @@ def test_update_changes_the_fields_sent(api: Api, frozen: str) -> None:
         amount=2500,
         currency="EUR",
         customer_id=CUSTOMER_ID,
+        customer=ADA,
         description="new",
         metadata={"b": "2"},
     )
@@ -1209,6 +1218,7 @@ def test_the_create_body_of_the_spec_with_a_bank_account_is_accepted(api: Api, f
         frozen,
         GENERATED_PAYOUT_ID,
         customer_id=CUSTOMER_ID,
+        customer=ADA,
         description="Its my first payout request",
         metadata={"ref": "123"},
     )

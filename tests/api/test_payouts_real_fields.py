@@ -18,6 +18,7 @@ from mocksrv.domain.sandbox import Sandbox
 from tests.api.expected import case_id, error, invalid, malformed, missing
 from tests.api.scenarios import advance, ok
 from tests.api.test_payouts_api import (
+    ADA,
     BANK,
     CREATE,
     CUSTOMER_ID,
@@ -59,7 +60,6 @@ CUSTOMER: dict[str, Any] = {
     "phone_country_code": "+1",
     "tax_registration_id": "TAX123",
 }
-SHOWN_CUSTOMER = {key: value for key, value in CUSTOMER.items() if key != "tax_registration_id"}
 BROWSER_INFO: dict[str, Any] = {
     "color_depth": 24,
     "java_enabled": True,
@@ -115,7 +115,7 @@ EVERY_FIELD: dict[str, Any] = {
 # What the answer shows of EVERY_FIELD beyond payout_body's defaults.
 EVERY_FIELD_SHOWN: dict[str, Any] = {
     "customer_id": CUSTOMER_ID,
-    "customer": SHOWN_CUSTOMER,
+    "customer": ADA,  # the customer's own details, not those sent
     "description": "Weekly payout",
     "metadata": {"batch": "b1"},
     "merchant_order_reference_id": "order_42",
@@ -178,6 +178,7 @@ def test_the_spec_body_without_a_payout_method_is_accepted(api: Api, frozen: str
         GENERATED_PAYOUT_ID,
         payout_method_data=None,
         customer_id=CUSTOMER_ID,
+        customer=ADA,
         description="Its my first payout request",
         metadata={"ref": "123"},
     )
@@ -205,10 +206,33 @@ def test_the_payout_type_is_that_of_the_method_sent(api: Api, frozen: str) -> No
 def test_a_customer_object_names_the_customer(api: Api, frozen: str) -> None:
     add_customer(api)
 
-    response = api.post("/payouts/create", {**CREATE, "payout_id": "po_1", "customer": CUSTOMER})
+    response = api.post("/payouts/create", {**CREATE, "payout_id": "po_1", "customer": {"id": CUSTOMER_ID}})
 
     assert response.status_code == 200
-    assert response.json == payout_body(frozen, customer_id=CUSTOMER_ID, customer=SHOWN_CUSTOMER)
+    assert response.json == payout_body(frozen, customer_id=CUSTOMER_ID, customer=ADA)
+
+
+def test_the_customer_shown_is_the_stored_one_not_the_details_sent(api: Api, frozen: str) -> None:
+    """As the real service answers: the customer's own details, whatever the create sent beside its id."""
+    add_customer(api)
+
+    response = api.post(
+        "/payouts/create", {**CREATE, "payout_id": "po_1", "customer": {**CUSTOMER, "name": "Someone Else"}}
+    )
+
+    assert response.status_code == 200
+    assert response.json == payout_body(frozen, customer_id=CUSTOMER_ID, customer=ADA)
+
+
+def test_the_customer_shown_follows_the_customer_record(api: Api, frozen: str) -> None:
+    add_customer(api)
+    ok(api.post("/payouts/create", {**CREATE, "payout_id": "po_1", "customer_id": CUSTOMER_ID}))
+    ok(api.post(f"/customers/{CUSTOMER_ID}", {"email": "ada@example.com"}))
+
+    assert get_payout(api)["customer"] == {**ADA, "email": "ada@example.com"}
+    ok(api.delete(f"/customers/{CUSTOMER_ID}"))
+    assert get_payout(api)["customer"] is None
+    assert get_payout(api)["customer_id"] == CUSTOMER_ID
 
 
 @pytest.mark.parametrize(

@@ -232,6 +232,14 @@ def test_dispute_metrics_count_by_status(sandbox: Sandbox) -> None:
     assert table(result, *fields) == [(DAY1, "dispute", "USD", 2, 0, 0, 4000)]
 
 
+@pytest.mark.parametrize(("stage", "count"), [("dispute", 1), ("arbitration", 0), ("dispute_reversal", 0)])
+def test_disputes_filter_on_any_of_the_real_stages(sandbox: Sandbox, stage: str, count: int) -> None:
+    pay(sandbox, DISPUTED, amount=1500)
+    metrics = ("dispute_status_metric",)
+    result = report(sandbox, DISPUTE_SUBJECT, metrics=metrics, filters={"dispute_stage": (stage,)})
+    assert [row.values["total_dispute"] for row in result.rows] == ([count] if count else [])
+
+
 @pytest.mark.parametrize(
     ("asked", "param", "message"),
     [

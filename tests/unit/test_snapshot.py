@@ -29,6 +29,7 @@ from mocksrv.domain.merchants import MerchantSeed
 from mocksrv.domain.models import Capture, CaptureMethod
 from mocksrv.domain.payments.outcomes import Outcome, OutcomeResult
 from mocksrv.domain.payments.states import PaymentStatus
+from mocksrv.domain.payouts import Payout, PayoutEvent, PayoutStatus
 from mocksrv.domain.sandbox import COLLECTIONS, Sandbox
 from mocksrv.domain.store import Query
 from mocksrv.settings import Settings
@@ -141,6 +142,27 @@ def test_a_value_of_an_unknown_type_cannot_be_written() -> None:
 def test_a_value_that_does_not_decode_is_refused(raw: Any, reason: str) -> None:
     with pytest.raises(ValueError, match=reason):
         CODEC.decode(raw)
+
+
+def test_a_field_a_record_no_longer_has_is_read_and_left_out() -> None:
+    """A document written before a payout's `customer` was retired still loads."""
+    payout = Payout(
+        payout_id="po_1",
+        merchant_id=MERCHANT_ID,
+        profile_id=PROFILE_ID,
+        amount=100,
+        currency="USD",
+        payout_type="bank",
+        status=PayoutStatus.REQUIRES_FULFILLMENT,
+        created=MOMENT,
+        updated_at=MOMENT,
+        planned_result=PayoutEvent.SUCCEED,
+        customer_id="cus_1",
+    )
+    raw = orjson.loads(orjson.dumps(CODEC.encode(payout)))
+    raw["$Payout"]["customer"] = {"id": "cus_1", "name": "Ada"}
+
+    assert CODEC.decode(raw) == payout
 
 
 def test_every_collection_has_a_record_type() -> None:

@@ -22,7 +22,7 @@ from mocksrv.api.schemas.common import (
     within_time_range,
 )
 from mocksrv.domain.money import MAX_AMOUNT, MIN_AMOUNT
-from mocksrv.domain.payouts import PAYOUT_TYPES, PayoutStatus
+from mocksrv.domain.payouts import PAYOUT_TYPES
 from mocksrv.domain.store import Query
 from mocksrv.fieldtypes import (
     RESOURCE_ID,
@@ -183,7 +183,7 @@ class PayoutListSchema(TimeRangePageSchema):
     """The spec's filters, and the real service's (`PayoutListFilterConstraints`): a status or a
     list of them, a time range, the methods and connectors to keep. An empty list keeps all."""
 
-    status = OneOrMany([s.value for s in PayoutStatus])
+    status = OneOrMany(real_values.PAYOUT_STATUSES)
     customer_id = fields.String()
     currency = fields.String(validate=currency_code)
     payout_id = fields.String()
