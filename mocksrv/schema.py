@@ -105,7 +105,8 @@ def _bound_text(field: fields.Field[Any]) -> None:
         _bound_text(field.inner)
     elif isinstance(field, fields.String) and not any(isinstance(v, _BOUNDING) for v in field.validators):
         longest = MAX_URL_LENGTH if isinstance(field, fields.Url) else MAX_TEXT_LENGTH
-        field.validators.append(validate.Length(max=longest))
+        # A new list: a field copied from another schema (an answer's `_sent`) shares the old one.
+        field.validators = [*field.validators, validate.Length(max=longest)]
 
 
 def _unsettled(value: Any) -> bool:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -128,3 +130,28 @@ def test_marshmallow_keeps_a_schema_classs_fields_unbound_in_declared_fields() -
     assert type(field) is type(bound)
     assert (field.name, field.parent) == (None, None)
     assert (bound.name, type(bound.parent)) == ("description", PaymentCreateSchema)
+
+
+# Built in a new interpreter: in this one, the schemas every test has used are made already.
+_BUILT_BEFORE_AND_AFTER_A_PAYMENT = """
+import json
+from mocksrv.app import create_app
+from mocksrv.contract.document import document
+
+first = json.dumps(document(create_app()), sort_keys=True)
+answer = create_app().test_client().post(
+    "/payments",
+    json={"amount": 1, "currency": "USD", "profile_id": "pro_default"},
+    headers={"api-key": "snd_default_secret_key"},
+)
+assert answer.status_code == 200, answer.json
+print(first == json.dumps(document(create_app()), sort_keys=True))
+"""
+
+
+def test_the_document_does_not_change_with_the_requests_served_before_it() -> None:
+    ran = subprocess.run(
+        [sys.executable, "-c", _BUILT_BEFORE_AND_AFTER_A_PAYMENT], capture_output=True, text=True, timeout=120
+    )
+
+    assert (ran.returncode, ran.stdout, ran.stderr) == (0, "True\n", "")
