@@ -45,7 +45,7 @@ class RefundMerchantConnectorDetailsSchema(RequestSchema):
 
 
 class RefundCreateSchema(RequestSchema):
-    payment_id = fields.String(required=True)
+    payment_id = fields.String(required=True, validate=RESOURCE_ID)
     refund_id = fields.String(validate=RESOURCE_ID)
     merchant_id = fields.String()
     amount = StrictInteger(validate=validate.Range(1, MAX_AMOUNT))
