@@ -55,6 +55,16 @@ class StrictInteger(fields.Integer):
         return super()._validated(value)
 
 
+class QueryInteger(fields.Integer):
+    """A whole number in a query string: ASCII digits (a sign allowed), nothing around them, as
+    the real service parses one; `int()` alone would also take other scripts' digits or spaces."""
+
+    def _validated(self, value: Any) -> int:
+        if isinstance(value, str) and not (value.isascii() and value.lstrip("+-").isdigit()):
+            raise self.make_error("invalid")
+        return super()._validated(value)
+
+
 class StrictBoolean(fields.Boolean):
     """A JSON true or false; no strings or numbers."""
 

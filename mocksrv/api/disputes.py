@@ -17,7 +17,7 @@ from mocksrv.bodies import json_body, load
 from mocksrv.contract import documented
 from mocksrv.domain.disputes import DISPUTE_STAGES, EVIDENCE_FIELDS, MODELLED_STAGE, DisputeStatus
 from mocksrv.domain.store import Query
-from mocksrv.fieldtypes import Timestamp
+from mocksrv.fieldtypes import QueryInteger, Timestamp
 from mocksrv.representations import dispute_json, evidence_json, general_list_json
 from mocksrv.rest import authenticate, sandbox
 from mocksrv.schema import QuerySchema, RequestSchema
@@ -30,8 +30,8 @@ Json = dict[str, Any]
 class DisputeListSchema(QuerySchema):
     """Query parameters; ones it does not know are ignored, as on any GET."""
 
-    limit = fields.Integer(validate=validate.Range(1, 100), load_default=10)
-    offset = fields.Integer(validate=validate.Range(min=0), load_default=0)
+    limit = QueryInteger(validate=validate.Range(1, 100), load_default=10)
+    offset = QueryInteger(validate=validate.Range(min=0), load_default=0)
     dispute_status = fields.String(
         validate=validate.OneOf([s.value for s in DisputeStatus]),
         data_key="dispute_status",

@@ -18,7 +18,7 @@ from mocksrv.contract import Auth, documented
 from mocksrv.domain import signing
 from mocksrv.domain.events import ContentType, Event
 from mocksrv.domain.webhooks import EventDelivery, EventFilter
-from mocksrv.fieldtypes import StrictBoolean, StrictInteger, Timestamp
+from mocksrv.fieldtypes import QueryInteger, StrictBoolean, StrictInteger, Timestamp
 from mocksrv.representations import (
     EVENT_CLASS_OF_CONTENT,
     JsonObject,
@@ -116,8 +116,8 @@ class EventQuerySchema(EventListSchema, QuerySchema):
     """The same constraints as query parameters: text, lists repeated or comma-separated; parameters
     it does not know are ignored, as on any GET."""
 
-    limit = fields.Integer(validate=validate.Range(1, 100), load_default=10)
-    offset = fields.Integer(validate=validate.Range(min=0), load_default=0)
+    limit = QueryInteger(validate=validate.Range(1, 100), load_default=10)
+    offset = QueryInteger(validate=validate.Range(min=0), load_default=0)
     is_delivered = fields.Boolean()
 
 

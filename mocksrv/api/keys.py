@@ -15,7 +15,7 @@ from mocksrv.bodies import json_body, load
 from mocksrv.contract import Auth, documented
 from mocksrv.domain.api_keys.service import NEVER
 from mocksrv.domain.clock import parse_timestamp
-from mocksrv.fieldtypes import Timestamp
+from mocksrv.fieldtypes import QueryInteger, Timestamp
 from mocksrv.representations import api_key_json, created_api_key_json, revoked_api_key_json
 from mocksrv.rest import authenticate_for_merchant, sandbox
 from mocksrv.schema import QuerySchema, RequestSchema
@@ -53,9 +53,9 @@ class ApiKeyListSchema(QuerySchema):
     """Query parameters arrive as text; ones it does not know are ignored, as on any GET. `offset`,
     the spec's name of a list's start (section 8), is taken for the real `skip` when that is not sent."""
 
-    limit = fields.Integer(validate=validate.Range(1, 100))  # absent: every key
-    skip = fields.Integer(validate=validate.Range(min=0))
-    offset = fields.Integer(validate=validate.Range(min=0))
+    limit = QueryInteger(validate=validate.Range(1, 100))  # absent: every key
+    skip = QueryInteger(validate=validate.Range(min=0))
+    offset = QueryInteger(validate=validate.Range(min=0))
     created_gte = Timestamp()
     created_lte = Timestamp()
 

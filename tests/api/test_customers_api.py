@@ -347,6 +347,8 @@ def test_list_shows_10_by_default(api: Api) -> None:
         ("limit=0", invalid("limit", "must be greater than or equal to 1 and less than or equal to 100")),
         ("limit=101", invalid("limit", "must be greater than or equal to 1 and less than or equal to 100")),
         ("limit=ten", invalid("limit", "not a valid integer")),
+        ("limit=%EF%BC%95", invalid("limit", "not a valid integer")),
+        ("offset=%D9%A5", invalid("offset", "not a valid integer")),
         ("offset=-1", invalid("offset", "must be greater than or equal to 0")),
         ("offset=1.5", invalid("offset", "not a valid integer")),
         ("created_gte=garbage", invalid("created_gte", "not a valid ISO 8601 timestamp")),

@@ -388,6 +388,8 @@ def test_list_default_limit_is_ten(api: Api) -> None:
         ("limit=0", invalid("limit", LIMIT_RANGE)),
         ("limit=101", invalid("limit", LIMIT_RANGE)),
         ("limit=ten", invalid("limit", "not a valid integer")),
+        ("limit=%EF%BC%95", invalid("limit", "not a valid integer")),
+        ("offset=%D9%A5", invalid("offset", "not a valid integer")),
         ("offset=-1", invalid("offset", "must be greater than or equal to 0")),
         (
             "dispute_stage=appeal",

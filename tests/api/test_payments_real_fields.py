@@ -424,6 +424,8 @@ def test_get_payments_list_filters_by_creation_time(api: Api, five: list[str], f
         ("ending_before=pay_nope", invalid("ending_before", "no such payment")),
         ("limit=0", invalid("limit", "must be greater than or equal to 1 and less than or equal to 100")),
         ("limit=ten", invalid("limit", "not a valid integer")),
+        ("limit=%EF%BC%95", invalid("limit", "not a valid integer")),
+        ("offset=%D9%A5", invalid("offset", "not a valid integer")),
         ("created_gt=yesterday", invalid("created_gt", "not a valid ISO 8601 timestamp")),
     ],
 )

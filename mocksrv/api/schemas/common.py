@@ -14,6 +14,7 @@ from mocksrv.fieldtypes import (
     PHONE_COUNTRY_CODE,
     PHONE_NUMBER,
     RESOURCE_ID,
+    QueryInteger,
     StrictBoolean,
     StrictInteger,
     Timestamp,
@@ -239,8 +240,8 @@ class ListQuerySchema(QuerySchema):
     customer_id = fields.String()
     starting_after = fields.String()
     ending_before = fields.String()
-    limit = fields.Integer(validate=validate.Range(1, 100), load_default=10)
-    offset = fields.Integer(validate=validate.Range(min=0), load_default=0)
+    limit = QueryInteger(validate=validate.Range(1, 100), load_default=10)
+    offset = QueryInteger(validate=validate.Range(min=0), load_default=0)
     created = Timestamp()
     created_lt = Timestamp()
     created_gt = Timestamp()

@@ -8,7 +8,7 @@ from marshmallow import fields, post_load, validate
 
 from mocksrv.api.schemas.common import AddressSchema, created_range
 from mocksrv.domain.store import Query
-from mocksrv.fieldtypes import RESOURCE_ID, FreeForm, Timestamp
+from mocksrv.fieldtypes import RESOURCE_ID, FreeForm, QueryInteger, Timestamp
 from mocksrv.schema import QuerySchema, RequestSchema
 
 
@@ -34,8 +34,8 @@ class CustomerListSchema(QuerySchema):
     """Query parameters arrive as text; ones it does not know are ignored, as on any GET. The
     creation bounds are the spec's (section 8), compared to the millisecond as answers show times."""
 
-    limit = fields.Integer(validate=validate.Range(1, 100), load_default=10)
-    offset = fields.Integer(validate=validate.Range(min=0), load_default=0)
+    limit = QueryInteger(validate=validate.Range(1, 100), load_default=10)
+    offset = QueryInteger(validate=validate.Range(min=0), load_default=0)
     created_gte = Timestamp()
     created_lte = Timestamp()
 

@@ -7,7 +7,7 @@ from marshmallow import fields, validate
 from mocksrv.api import real_values
 from mocksrv.api.schemas.banks import BankAccountSchema
 from mocksrv.api.schemas.common import ContactSchema, Limited, OneOf
-from mocksrv.fieldtypes import RESOURCE_ID, FreeForm
+from mocksrv.fieldtypes import RESOURCE_ID, FreeForm, QueryInteger
 from mocksrv.schema import QuerySchema, RequestSchema
 
 
@@ -78,4 +78,4 @@ class SavedMethodsQuerySchema(QuerySchema):
     (every saved method is listed), as on any GET."""
 
     client_secret = fields.String()
-    limit = fields.Integer(validate=validate.Range(1, 100))
+    limit = QueryInteger(validate=validate.Range(1, 100))
