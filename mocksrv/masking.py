@@ -91,7 +91,8 @@ def one_line(text: str) -> str:
 
 def _name_character(match: re.Match[str]) -> str:
     character = chr(int(match[1] or match[2], 16))
-    return character if character.isalnum() or character == "_" else match[0]
+    # Only ASCII: a byte of a UTF-8 letter (`%C3%A9`) read alone would be another letter.
+    return character if character.isascii() and (character.isalnum() or character == "_") else match[0]
 
 
 def mask_keyed(text: str) -> str:

@@ -151,3 +151,12 @@ def test_an_order_id_or_a_return_url_with_a_date_is_no_reason_to_walk_a_body() -
     )
 
     assert _nothing_to_mask(body) is True
+
+
+@pytest.mark.parametrize("query", ["a=%C3%A9", "limit=%EF%BC%95", "q=caf%C3%A9&b=%E2%82%AC5"])
+def test_escaped_utf_8_in_a_query_is_kept_as_sent(query: str) -> None:
+    assert mask_text(query) == query
+
+
+def test_an_escaped_ascii_letter_in_a_key_is_read_and_its_value_masked() -> None:
+    assert mask_text("caf%C3%A9=1&card%5Fcvc=555") == "caf%C3%A9=1&card_cvc=***"
