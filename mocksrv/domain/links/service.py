@@ -95,8 +95,8 @@ class PaymentLinkService:
                 or self._merchants.default_profile(merchant_id).profile_id,
                 session_expiry=math.ceil((expiry - now).total_seconds()),
             )
-            payment = self._payments.create(merchant_id, payment_fields)
-            return self._link(payment, fields, expiry, payment.created)
+            payment = self._payments.create(merchant_id, payment_fields, at=now)
+            return self._link(payment, fields, expiry, now)
 
     def create_payment(self, merchant_id: str, fields: Mapping[str, Any]) -> Payment:
         """A payment (`POST /payments`), and its link when the create says `payment_link: true`."""

@@ -109,9 +109,10 @@ class PaymentService:
 
     # -- operations ---------------------------------------------------------------------------
 
-    def create(self, merchant_id: str, fields: Mapping[str, Any]) -> Payment:
+    def create(self, merchant_id: str, fields: Mapping[str, Any], at: datetime | None = None) -> Payment:
+        """A payment made now, or `at` the time a caller that holds the merchant's lock has read."""
         # Everything that reads no stored state happens before the transaction, to keep it short.
-        now = self._clock.now(merchant_id)
+        now = self._clock.now(merchant_id) if at is None else at
         merchant = self._merchants.merchant(merchant_id)
         profile = self._merchants.profile(merchant_id, fields["profile_id"])
         if profile is None:
@@ -164,7 +165,8 @@ class PaymentService:
         if confirm and not names_its_method and "payment_method" not in fields:
             raise InvalidField("payment_method", missing=True)
         with self._store.transaction(merchant_id):
-            later = self._clock.now(merchant_id)  # under the lock an advance of the clock takes too
+            # Read under the lock an advance of the clock takes too.
+            later = self._clock.now(merchant_id) if at is None else at
             if later != now:  # moved meanwhile: the payment is made, and its timers set, from now on
                 secret_expiry = later + timedelta(seconds=expiry)
                 payment = evolve(
