@@ -191,9 +191,11 @@ class Codec:
             if type(raw) is not dict:
                 raise Unreadable(f"{tag[1:]}: expected an object of fields")
             unknown = raw.keys() - known
-            if unknown - retired:
-                raise Unreadable(f"{tag[1:]} has no field {sorted(unknown - retired)[0]!r}")
-            values = {name: decode_value(value) for name, value in raw.items() if name not in retired}
+            if unknown:
+                if unknown - retired:
+                    raise Unreadable(f"{tag[1:]} has no field {sorted(unknown - retired)[0]!r}")
+                raw = {name: value for name, value in raw.items() if name not in retired}
+            values = {name: decode_value(value) for name, value in raw.items()}
             for name, value in values.items():
                 if not checks[name](value):
                     raise Unreadable(f"{tag[1:]}.{name}: expected {_described(hints[name])}")
