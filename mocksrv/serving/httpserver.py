@@ -197,6 +197,12 @@ class Parser(HTTPRequestParser):
                 self.completed = True
                 return len(data)
         consumed: int = super().received(data)
+        if self.completed:
+            # Received whole (a request without a body, or one refused): there is nothing left to
+            # send, so no 100 Continue. Waitress sends one for any request still expecting it, and
+            # then marks the request not completed, so that it waits for a body that never comes and
+            # parses the connection's next request into this one, headers and all.
+            self.expect_continue = False
         return consumed
 
 

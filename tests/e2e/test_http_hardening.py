@@ -70,6 +70,18 @@ def get_as_sent(server: MockServer, target: str) -> tuple[int, Any]:
     return status, json.loads(body)
 
 
+def answers(raw: bytes) -> list[tuple[int, bytes]]:
+    """The status and body of each answer in `raw`, answers to requests other than HEAD, in order."""
+    found = []
+    while raw:
+        head, _, rest = raw.partition(b"\r\n\r\n")
+        status, headers, _ = parse(head + b"\r\n\r\n")
+        length = int(headers.get("content-length", "0"))
+        found.append((status, rest[:length]))
+        raw = rest[length:]
+    return found
+
+
 def closed_by_server(sock: socket.socket, *, nudge: bytes = b"", within: float = DEADLINE) -> bool:
     """Whether the server closes `sock` within `within` seconds; `nudge` is sent between looks."""
     sock.settimeout(0.2)
@@ -242,6 +254,86 @@ def test_an_unsupported_transfer_encoding_is_refused_with_a_json_501(
         b'{"error":{"type":"api","code":"HE_00","message":"Not supported by this server: '
         b'Transfer-Encoding requested is not supported"}}'
     )
+
+
+# -- framing ------------------------------------------------------------------------------------------
+
+
+HEALTH = f"GET /health HTTP/1.1\r\nHost: x\r\napi-key: {SECRET_KEY}\r\n".encode()
+CREATE = orjson.dumps(payment())
+
+
+@pytest.mark.parametrize(
+    ("sent", "status"),
+    [
+        (HEALTH + b"Expect: 100-continue\r\nConnection: close\r\n\r\n", 200),
+        (HEALTH.replace(b"GET", b"POST") + b"Expect: 100-continue\r\nConnection: close\r\n\r\n", 405),
+        (
+            HEALTH.replace(b"GET", b"POST")
+            + b"Content-Length: 0\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n",
+            405,
+        ),
+    ],
+    ids=["get", "post-no-length", "post-length-0"],
+)
+def test_a_request_without_a_body_expecting_100_continue_is_answered_at_once(
+    start: Callable[..., MockServer], sent: bytes, status: int
+) -> None:
+    server = start(connection_timeout=600)  # a wait for a body would get no answer at all
+
+    assert [answer[0] for answer in answers(exchange(server.port, sent))] == [status]
+
+
+def test_a_request_expecting_100_continue_gets_it_before_sending_its_body(
+    start: Callable[..., MockServer],
+) -> None:
+    server = start(connection_timeout=600)
+    with socket.create_connection((LOCALHOST, server.port), timeout=DEADLINE) as sock:
+        sock.sendall(
+            HEALTH.replace(b"GET /health", b"POST /payments")
+            + f"Content-Type: application/json\r\nContent-Length: {len(CREATE)}\r\n".encode()
+            + b"Expect: 100-continue\r\nConnection: close\r\n\r\n"
+        )
+        assert sock.recv(100) == b"HTTP/1.1 100 Continue\r\n\r\n"
+        sock.sendall(CREATE)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+
+    assert parse(answer)[0] == 200
+
+
+def test_the_headers_of_a_request_expecting_100_continue_do_not_reach_the_next_one(
+    start: Callable[..., MockServer],
+) -> None:
+    server = start(connection_timeout=600)
+    keyless = (
+        b"POST /payments HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        + f"Content-Length: {len(CREATE)}\r\nConnection: close\r\n\r\n".encode()
+        + CREATE
+    )
+
+    found = answers(exchange(server.port, HEALTH + b"Expect: 100-continue\r\n\r\n" + keyless))
+
+    assert found == [
+        (200, b'{"status":"healthy"}'),
+        (401, orjson.dumps(error(401, "IR_01", "API key not provided or invalid API key used"))),
+    ]
+
+
+def test_a_body_over_the_limit_expecting_100_continue_is_refused_at_once(
+    start: Callable[..., MockServer],
+) -> None:
+    server = start(connection_timeout=600)
+    sent = (
+        b"POST /payments HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b"Content-Length: 5000000\r\nExpect: 100-continue\r\n\r\n"
+    )
+
+    status, headers, body = parse(exchange(server.port, sent))
+
+    assert (status, headers["content-type"]) == (413, JSON)
+    assert orjson.loads(body) == error(413, "IR_06", "Request body is larger than the limit of 1048576 bytes")
 
 
 # -- connections ---------------------------------------------------------------------------------
