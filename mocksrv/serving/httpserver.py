@@ -108,7 +108,8 @@ class JsonErrorTask(ErrorTask):
         channel: Any = self.channel
         channel.linger = True
         self.content_length = len(body)
-        self.write(body)
+        # The answer to HEAD has the headers of the answer to GET, Content-Length too, and no content.
+        self.write(b"" if getattr(request, "method_sent", "") == "HEAD" else body)
 
 
 class Task(WSGITask):
@@ -185,10 +186,16 @@ class Parser(HTTPRequestParser):
     """Waitress's parser, refusing a head at once when it cannot be an HTTP request's."""
 
     request_line_read = False  # once it is, nothing more is looked at
+    # The method as the client sent it, once seen: waitress parses a head it refuses unread (one too
+    # large, or one refused here) as `GET /`, and the answer to HEAD must still have no content.
+    method_sent = ""
 
     def received(self, data: bytes) -> int:
         if not self.request_line_read and self.body_rcv is None and not self.completed:
             head = (self.header_plus + data[:LOOK_BYTES]).lstrip()  # blank lines before it are allowed
+            if not self.method_sent:
+                method, space, _ = head.partition(b" ")
+                self.method_sent = method.decode("latin-1") if space else ""
             problem = not_a_request(head)
             self.request_line_read = problem is None and b"\n" in head
             if problem is not None:
@@ -287,7 +294,7 @@ class Stopping:
                 "503 Service Unavailable",
                 [("Content-Type", "application/json"), ("Content-Length", str(len(self._BODY)))],
             )
-            return [self._BODY]
+            return [] if environ.get("REQUEST_METHOD") == "HEAD" else [self._BODY]
         return self.app(environ, start_response)
 
 

@@ -55,6 +55,18 @@ def exchange(port: int, data: bytes) -> bytes:
         return answer
 
 
+def read_answer(sock: socket.socket) -> bytes:
+    """Read one answer, with a Content-Length, from a connection that stays open."""
+    answer = b""
+    while b"\r\n\r\n" not in answer:
+        answer += sock.recv(65536)
+    head, _, body = answer.partition(b"\r\n\r\n")
+    length = int(parse(head + b"\r\n\r\n")[1]["content-length"])
+    while len(body) < length:
+        body += sock.recv(65536)
+    return head + b"\r\n\r\n" + body
+
+
 def parse(answer: bytes) -> tuple[int, dict[str, str], bytes]:
     head, _, body = answer.partition(b"\r\n\r\n")
     status_line, *header_lines = head.decode().split("\r\n")
@@ -239,6 +251,33 @@ def test_a_client_not_speaking_http_is_refused_at_once_with_a_json_400(
 
     assert (status, headers["content-type"]) == (400, JSON)
     assert orjson.loads(body) == error(400, "IR_04", f"Malformed HTTP request: {message}")
+
+
+def without_date(headers: dict[str, str]) -> dict[str, str]:
+    return {name: value for name, value in headers.items() if name != "date"}
+
+
+@pytest.mark.parametrize(
+    "sent",
+    [
+        b"GET /payments HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n",
+        b"GET /health HTTP/1.1\r\nHost: x\r\nX-Padding: " + b"a" * 5000 + b"\r\n\r\n",
+        b"GET /pay\xffments HTTP/1.1\r\nHost: x\r\n\r\n",
+        b"GET /payments HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n",
+        b"GET /health HTTP/1.1\nHost: x\n\n",
+    ],
+    ids=["413", "431", "400-bad-uri", "501", "400-bare-lf"],
+)
+def test_a_refusal_before_the_app_answers_head_with_the_headers_of_get_and_no_content(
+    start: Callable[..., MockServer], sent: bytes
+) -> None:
+    server = start(max_body_bytes=1000, max_header_bytes=4096)
+    got_status, got_headers, got_body = parse(exchange(server.port, sent))
+
+    status, headers, body = parse(exchange(server.port, b"HEAD" + sent.removeprefix(b"GET")))
+
+    assert (status, without_date(headers), body) == (got_status, without_date(got_headers), b"")
+    assert int(headers["content-length"]) == len(got_body) > 0
 
 
 def test_an_unsupported_transfer_encoding_is_refused_with_a_json_501(
@@ -538,6 +577,26 @@ def test_a_stopping_server_answers_a_request_on_an_open_connection_with_a_json_5
     assert answer.json() == error(503, "HE_00", "The server is shutting down")
     with pytest.raises(requests.ConnectionError):
         requests.get(f"{server.url}/health", headers=headers, timeout=REQUEST_TIMEOUT)
+
+
+def test_a_stopping_server_answers_head_with_the_headers_of_its_503_and_no_content(
+    start: Callable[..., MockServer],
+) -> None:
+    server = start(connection_timeout=600)
+    with socket.create_connection((LOCALHOST, server.port), timeout=DEADLINE) as sock:
+        sock.sendall(HEALTH + b"\r\n")
+        assert parse(read_answer(sock))[0] == 200
+        server._running.http.refuse()  # type: ignore[union-attr]  # the first step of stop()
+
+        sock.sendall(HEALTH.replace(b"GET", b"HEAD") + b"Connection: close\r\n\r\n")
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+
+    status, headers, body = parse(answer)
+    assert (status, headers["content-type"], body) == (503, JSON, b"")
+    refusal = orjson.dumps(error(503, "HE_00", "The server is shutting down"))
+    assert int(headers["content-length"]) == len(refusal)
 
 
 def test_sigterm_with_a_long_poll_open_answers_it_and_exits_promptly(
