@@ -160,6 +160,8 @@ _TOKEN = rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]"  # a method's characters (RFC 9110's to
 _METHOD = re.compile(_TOKEN + rb"*")  # what a request line begins with, before its space
 _REQUEST_LINE = re.compile(_TOKEN + rb"+ [^ ]+(?: HTTP/[0-9]\.[0-9])?")  # as waitress reads it
 LOOK_BYTES = 8192  # of a chunk, looked at for the request line: not a large body sent with it
+_BARE_LF = re.compile(rb"(?<!\r)\n")
+HEAD_END = b"\r\n\r\n"
 INVALID_START = "Start line is invalid"
 BARE_LF = "lines must end with CRLF"
 
@@ -177,9 +179,17 @@ def not_a_request(head: bytes) -> str | None:
     line_end = head.find(b"\n")
     if line_end < 0:
         return None
-    if head[line_end - 1 : line_end] != b"\r":
+    if head[line_end - 1 : line_end] != b"\r" or has_bare_lf(head, line_end + 1):
         return BARE_LF
     return None if _REQUEST_LINE.fullmatch(head[:line_end].rstrip()) else INVALID_START
+
+
+def has_bare_lf(head: bytes, start: int) -> bool:
+    """Whether a line of a head ends in a bare LF at or after `start`, up to the blank line that ends
+    the head (a body after it may hold any bytes). What comes before `start` has been looked at, and
+    is there for a CRLF, or the head's end, that began in it."""
+    end = head.find(HEAD_END, max(start - len(HEAD_END) + 1, 0))
+    return _BARE_LF.search(head, start, len(head) if end < 0 else end + len(HEAD_END)) is not None
 
 
 class Parser(HTTPRequestParser):
@@ -191,13 +201,8 @@ class Parser(HTTPRequestParser):
     method_sent = ""
 
     def received(self, data: bytes) -> int:
-        if not self.request_line_read and self.body_rcv is None and not self.completed:
-            head = (self.header_plus + data[:LOOK_BYTES]).lstrip()  # blank lines before it are allowed
-            if not self.method_sent:
-                method, space, _ = head.partition(b" ")
-                self.method_sent = method.decode("latin-1") if space else ""
-            problem = not_a_request(head)
-            self.request_line_read = problem is None and b"\n" in head
+        if self.body_rcv is None and not self.completed:
+            problem = self.head_problem(data)
             if problem is not None:
                 self.parse_header(b"GET / HTTP/1.0\r\n")  # as waitress does for a head too large
                 self.error = BadRequest(problem)
@@ -211,6 +216,23 @@ class Parser(HTTPRequestParser):
             # parses the connection's next request into this one, headers and all.
             self.expect_continue = False
         return consumed
+
+    def head_problem(self, data: bytes) -> str | None:
+        """Why the head cannot be a request's, now that `data` has come, or None. Each byte of the
+        head is looked at once, the request line's as they come, each line's end up to the head's."""
+        if self.request_line_read:
+            seen = self.header_plus[-len(HEAD_END) :]  # the head so far: no end in it yet
+            return BARE_LF if has_bare_lf(seen + data, len(seen)) else None
+        look = data[:LOOK_BYTES]
+        head = (self.header_plus + look).lstrip()  # blank lines before it are allowed
+        if not self.method_sent:
+            method, space, _ = head.partition(b" ")
+            self.method_sent = method.decode("latin-1") if space else ""
+        problem = not_a_request(head)
+        self.request_line_read = problem is None and b"\n" in head
+        if self.request_line_read and len(data) > len(look) and HEAD_END not in head:
+            return BARE_LF if has_bare_lf(data, len(look)) else None  # the rest of a long read
+        return problem
 
 
 class Channel(HTTPChannel):

@@ -239,8 +239,10 @@ def test_a_leading_empty_segment_sent_to_the_server_names_no_route(
         (b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03", "Start line is invalid"),
         (b"SSH-2.0-OpenSSH_9.6\r\n", "Start line is invalid"),
         (b"GET /health HTTP/1.1\nHost: x\n\n", "lines must end with CRLF"),
+        (b"GET /health HTTP/1.1\r\nHost: x\n\n", "lines must end with CRLF"),
+        (b"GET /health HTTP/1.1\r\nHost: x\r\nX-A: b\n\r\n", "lines must end with CRLF"),
     ],
-    ids=["tls", "ssh", "bare-lf"],
+    ids=["tls", "ssh", "bare-lf", "bare-lf-header", "bare-lf-last-header"],
 )
 def test_a_client_not_speaking_http_is_refused_at_once_with_a_json_400(
     start: Callable[..., MockServer], sent: bytes, message: str

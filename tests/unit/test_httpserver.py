@@ -1,0 +1,64 @@
+"""The HTTP server's parser, fed a request's bytes as reads split them: the refusals it makes before
+waitress would see the end of the head, and what it takes from waitress's parser."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from waitress.adjustments import Adjustments
+
+from mocksrv.serving.httpserver import Parser
+
+HEAD = b"POST /payments HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\n"
+
+
+def fed(*reads: bytes) -> Parser:
+    """A parser given `reads` one after the other, each taken until it is used up or the request ends."""
+    parser = Parser(Adjustments())
+    for read in reads:
+        while read and not parser.completed:
+            read = read[parser.received(read) :]
+    return parser
+
+
+def split(data: bytes, *at: int) -> list[bytes]:
+    bounds = [0, *at, len(data)]
+    return [data[start:end] for start, end in itertools.pairwise(bounds)]
+
+
+def refusal(parser: Parser) -> str | None:
+    return None if parser.error is None else str(parser.error.body)
+
+
+@pytest.mark.parametrize("at", [(), (5,), (28,), (29,), (30,), (28, 29, 30)])
+def test_a_header_line_ending_in_a_bare_lf_is_refused_however_the_reads_split_it(
+    at: tuple[int, ...],
+) -> None:
+    parser = fed(*split(b"GET /health HTTP/1.1\r\nHost: x\r\nX-A: b\n", *at))
+
+    assert (parser.completed, refusal(parser)) == (True, "lines must end with CRLF")
+
+
+@pytest.mark.parametrize("at", [(), (len(HEAD) - 1,), (len(HEAD) - 2,), (len(HEAD) - 3,), (len(HEAD),)])
+def test_a_body_holding_bare_lfs_is_taken_however_the_reads_split_the_head_from_it(
+    at: tuple[int, ...],
+) -> None:
+    parser = fed(*split(HEAD + b"a\nb\nc", *at))
+
+    assert (parser.completed, refusal(parser)) == (True, None)
+    assert parser.get_body_stream().read() == b"a\nb\nc"
+
+
+def test_blank_lines_before_the_request_line_are_allowed() -> None:
+    parser = fed(b"\n\r\n", b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+
+    assert (parser.completed, refusal(parser), parser.path) == (True, None, "/health")
+
+
+def test_a_bare_lf_past_the_part_of_a_long_read_looked_at_for_the_request_line_is_refused() -> None:
+    padding = b"X-Padding: " + b"a" * 9000 + b"\r\n"
+
+    parser = fed(b"GET /health HTTP/1.1\r\n" + padding + b"X-A: b\n")
+
+    assert (parser.completed, refusal(parser)) == (True, "lines must end with CRLF")
