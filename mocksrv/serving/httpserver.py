@@ -26,7 +26,7 @@ from waitress.channel import HTTPChannel
 from waitress.parser import HTTPRequestParser
 from waitress.server import TcpWSGIServer
 from waitress.task import ErrorTask, ThreadedTaskDispatcher, WSGITask
-from waitress.utilities import BadRequest
+from waitress.utilities import BadRequest, RequestEntityTooLarge
 
 from mocksrv.faults import CLIENT_GONE, CUT_SHORT, DROP_CONNECTION
 from mocksrv.settings import Settings
@@ -40,6 +40,7 @@ LOOP_TIMEOUT = 0.05  # seconds the loop waits in poll() before it looks at its s
 DRAIN_BYTES = 256 * 1024  # read at a time from a client whose request was refused
 DRAIN_SECONDS = 2  # the most time such a client gets to finish sending
 GRACE = 1.0  # seconds the requests in progress get to finish once stop() is called
+FRAMING_BYTES = 64 * 1024  # the least a chunked body's framing may take, whatever the body limit
 
 
 class ListenError(OSError):
@@ -83,6 +84,16 @@ _REFUSALS: dict[int, tuple[str, str]] = {
 }
 
 
+class FramingTooLarge(RequestEntityTooLarge):
+    """A chunked body whose framing (chunk sizes and extensions, line ends, trailers) takes more bytes
+    than it may: the body is measured decoded, and the framing has a limit of its own."""
+
+
+def framing_limit(body_limit: int) -> int:
+    """The most bytes a chunked body's framing may take: as many as the body, and 64 KiB at least."""
+    return max(body_limit, FRAMING_BYTES)
+
+
 class JsonErrorTask(ErrorTask):
     """Waitress's answer to a request it could not take, in the spec's error shape."""
 
@@ -93,10 +104,13 @@ class JsonErrorTask(ErrorTask):
         error: Any = request.error
         adj: Any = self.channel.server.adj
         code, template = _REFUSALS.get(error.code, ("HE_00", "{detail}"))
+        if isinstance(error, FramingTooLarge):
+            template = "Chunked framing of the request body is larger than the limit of {framing_limit} bytes"
         message = template.format(
             detail=str(error.body).strip().rstrip("."),
             body_limit=adj.max_request_body_size - 1,
             header_limit=adj.max_request_header_size,
+            framing_limit=framing_limit(adj.max_request_body_size - 1),
         )
         page = is_page(str(getattr(request, "command", "") or ""), str(getattr(request, "path", "") or ""))
         body = error_page(error.reason, message) if page else error_body(error.code, code, message)
@@ -199,6 +213,22 @@ class Parser(HTTPRequestParser):
     # The method as the client sent it, once seen: waitress parses a head it refuses unread (one too
     # large, or one refused here) as `GET /`, and the answer to HEAD must still have no content.
     method_sent = ""
+    wire_bytes = 0  # of a chunked body: its bytes as sent, framing included
+    raw_body_bytes = 0  # of another body: what waitress counts
+
+    # Waitress adds each read of a body to `body_bytes_received` and refuses the body once that
+    # reaches the limit. Counted as sent, a chunked body's framing would count against the limit
+    # too (16-byte chunks add 37%): the limit is the decoded body's, and the framing has its own.
+    @property
+    def body_bytes_received(self) -> int:
+        """The body's bytes received so far, a chunked body's decoded."""
+        if self.chunked and self.body_rcv is not None:
+            return len(self.body_rcv)
+        return self.raw_body_bytes
+
+    @body_bytes_received.setter
+    def body_bytes_received(self, count: int) -> None:
+        self.raw_body_bytes = count
 
     def received(self, data: bytes) -> int:
         if self.body_rcv is None and not self.completed:
@@ -208,7 +238,14 @@ class Parser(HTTPRequestParser):
                 self.error = BadRequest(problem)
                 self.completed = True
                 return len(data)
+        chunked_body = self.chunked and self.body_rcv is not None and not self.completed
         consumed: int = super().received(data)
+        if chunked_body:
+            self.wire_bytes += consumed
+            limit = framing_limit(self.adj.max_request_body_size - 1)
+            if self.error is None and self.wire_bytes - self.body_bytes_received > limit:
+                self.error = FramingTooLarge(f"exceeds the framing limit of {limit}")
+                self.completed = True
         if self.completed:
             # Received whole (a request without a body, or one refused): there is nothing left to
             # send, so no 100 Continue. Waitress sends one for any request still expecting it, and

@@ -377,6 +377,53 @@ def test_a_body_over_the_limit_expecting_100_continue_is_refused_at_once(
     assert orjson.loads(body) == error(413, "IR_06", "Request body is larger than the limit of 1048576 bytes")
 
 
+def chunked(body: bytes, size: int, trailer: bytes = b"") -> bytes:
+    """`body` in chunks of `size` bytes, then the last chunk and `trailer`."""
+    chunks = (body[start : start + size] for start in range(0, len(body), size))
+    return b"".join(b"%x\r\n%s\r\n" % (len(chunk), chunk) for chunk in chunks) + b"0\r\n" + trailer + b"\r\n"
+
+
+CHUNKED_CREATE = HEALTH.replace(b"GET /health", b"POST /payments") + (
+    b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+)
+
+
+def test_a_chunked_body_at_the_limit_is_taken_however_much_its_framing_adds(
+    start: Callable[..., MockServer],
+) -> None:
+    server = start(max_body_bytes=1000)
+    body = CREATE.ljust(1000)  # JSON may end in spaces
+    sent = chunked(body, 16)
+    assert len(sent) > 1300  # the framing adds 37%
+
+    status, _, answer = parse(exchange(server.port, CHUNKED_CREATE + sent))
+
+    assert (status, orjson.loads(answer)["status"]) == (200, "succeeded")
+
+
+def test_a_chunked_body_over_the_limit_is_refused_with_a_json_413(start: Callable[..., MockServer]) -> None:
+    server = start(max_body_bytes=1000)
+
+    status, headers, body = parse(exchange(server.port, CHUNKED_CREATE + chunked(CREATE.ljust(1001), 500)))
+
+    assert (status, headers["content-type"]) == (413, JSON)
+    assert orjson.loads(body) == error(413, "IR_06", "Request body is larger than the limit of 1000 bytes")
+
+
+def test_a_chunked_body_whose_framing_takes_more_than_its_own_limit_is_refused_with_a_json_413(
+    start: Callable[..., MockServer],
+) -> None:
+    server = start(max_body_bytes=1000)  # the framing may take 64 KiB, more than the body's limit
+    trailer = b"X-Padding: " + b"a" * 70_000 + b"\r\n"
+
+    status, headers, body = parse(exchange(server.port, CHUNKED_CREATE + chunked(CREATE, 100, trailer)))
+
+    assert (status, headers["content-type"]) == (413, JSON)
+    assert orjson.loads(body) == error(
+        413, "IR_06", "Chunked framing of the request body is larger than the limit of 65536 bytes"
+    )
+
+
 # -- connections ---------------------------------------------------------------------------------
 
 

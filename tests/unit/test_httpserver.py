@@ -62,3 +62,20 @@ def test_a_bare_lf_past_the_part_of_a_long_read_looked_at_for_the_request_line_i
     parser = fed(b"GET /health HTTP/1.1\r\n" + padding + b"X-A: b\n")
 
     assert (parser.completed, refusal(parser)) == (True, "lines must end with CRLF")
+
+
+def chunks_of_one_byte(body: bytes) -> bytes:
+    return b"".join(b"1\r\n%c\r\n" % byte for byte in body) + b"0\r\n\r\n"
+
+
+@pytest.mark.parametrize(("length", "refused"), [(1000, None), (1001, "exceeds max_body of 1001")])
+def test_a_chunked_body_is_held_to_the_limit_by_its_decoded_bytes(length: int, refused: str | None) -> None:
+    """This pins waitress's use of `body_bytes_received` (its count of a body's bytes, which the
+    parser gives as a chunked body's decoded): with it gone, 1,000 bytes in chunks of one byte,
+    6,005 bytes sent, would be refused."""
+    parser = Parser(Adjustments(max_request_body_size=1001))  # as the server has it, for 1,000 bytes
+    read = b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n" + chunks_of_one_byte(b"x" * length)
+    while read and not parser.completed:
+        read = read[parser.received(read) :]
+
+    assert (parser.completed, refusal(parser)) == (True, refused)
