@@ -16,7 +16,7 @@ import resource
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import orjson
@@ -148,6 +148,13 @@ class Task(WSGITask):
         except OSError:
             return True  # reset, or closed by the server
 
+    def build_response_header(self) -> bytes:
+        request: Any = self.request
+        if request.close_after:
+            self.set_close_on_finish()  # before the head is built, so that it says so
+        head: bytes = super().build_response_header()
+        return head
+
     def write(self, data: bytes) -> None:
         environ: Any = self.environ
         if environ is not None and environ.get(DROP_CONNECTION):
@@ -213,6 +220,7 @@ class Parser(HTTPRequestParser):
     # The method as the client sent it, once seen: waitress parses a head it refuses unread (one too
     # large, or one refused here) as `GET /`, and the answer to HEAD must still have no content.
     method_sent = ""
+    close_after = False  # whether the connection closes once the request is answered
     wire_bytes = 0  # of a chunked body: its bytes as sent, framing included
     raw_body_bytes = 0  # of another body: what waitress counts
 
@@ -253,6 +261,15 @@ class Parser(HTTPRequestParser):
             # parses the connection's next request into this one, headers and all.
             self.expect_continue = False
         return consumed
+
+    def parse_header(self, header_plus: bytes) -> None:
+        """Parse the head as waitress does, and also close after answering a request that says
+        `close` among other Connection options (waitress looks for `close` alone), or that has
+        both Transfer-Encoding and Content-Length, as RFC 9112 asks."""
+        super().parse_header(header_plus)
+        headers: Mapping[str, str] = self.headers
+        options = {option.strip(" \t").lower() for option in headers.get("CONNECTION", "").split(",")}
+        self.close_after = "close" in options or (self.chunked and "CONTENT_LENGTH" in headers)
 
     def head_problem(self, data: bytes) -> str | None:
         """Why the head cannot be a request's, now that `data` has come, or None. Each byte of the

@@ -424,6 +424,30 @@ def test_a_chunked_body_whose_framing_takes_more_than_its_own_limit_is_refused_w
     )
 
 
+@pytest.mark.parametrize("options", [b"close, te", b"keep-alive, close", b"TE,Close"])
+def test_a_request_saying_close_among_other_connection_options_is_answered_and_the_connection_closed(
+    start: Callable[..., MockServer], options: bytes
+) -> None:
+    server = start(connection_timeout=600)  # a connection kept open would get no end at all
+    sent = HEALTH + b"Connection: " + options + b"\r\n\r\n" + HEALTH + b"\r\n"
+
+    found = answers(exchange(server.port, sent))
+
+    assert found == [(200, b'{"status":"healthy"}')]
+
+
+def test_a_request_with_both_transfer_encoding_and_content_length_is_answered_and_the_connection_closed(
+    start: Callable[..., MockServer],
+) -> None:
+    server = start(connection_timeout=600)
+    sent = CHUNKED_CREATE.replace(b"Connection: close\r\n", b"Content-Length: 5\r\n") + chunked(CREATE, 100)
+
+    found = answers(exchange(server.port, sent + HEALTH + b"\r\n"))
+
+    assert [status for status, _ in found] == [200]
+    assert orjson.loads(found[0][1])["status"] == "succeeded"
+
+
 # -- connections ---------------------------------------------------------------------------------
 
 
