@@ -23,7 +23,7 @@ import orjson
 from waitress import wasyncore
 from waitress.adjustments import Adjustments
 from waitress.channel import HTTPChannel
-from waitress.parser import HTTPRequestParser
+from waitress.parser import HTTPRequestParser, ParsingError
 from waitress.server import TcpWSGIServer
 from waitress.task import ErrorTask, ThreadedTaskDispatcher, WSGITask
 from waitress.utilities import BadRequest, RequestEntityTooLarge
@@ -263,11 +263,15 @@ class Parser(HTTPRequestParser):
         return consumed
 
     def parse_header(self, header_plus: bytes) -> None:
-        """Parse the head as waitress does, and also close after answering a request that says
+        """Parse the head as waitress does, and also: close after answering a request that says
         `close` among other Connection options (waitress looks for `close` alone), or that has
-        both Transfer-Encoding and Content-Length, as RFC 9112 asks."""
+        both Transfer-Encoding and Content-Length, as RFC 9112 asks; and refuse Transfer-Encoding
+        in a request that is not HTTP/1.1, as waitress reads only Content-Length there, and would
+        take a chunked body for the connection's next request."""
         super().parse_header(header_plus)
         headers: Mapping[str, str] = self.headers
+        if self.version != "1.1" and "TRANSFER_ENCODING" in headers:
+            raise ParsingError("Transfer-Encoding is only allowed in HTTP/1.1")
         options = {option.strip(" \t").lower() for option in headers.get("CONNECTION", "").split(",")}
         self.close_after = "close" in options or (self.chunked and "CONTENT_LENGTH" in headers)
 

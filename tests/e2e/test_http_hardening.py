@@ -448,6 +448,30 @@ def test_a_request_with_both_transfer_encoding_and_content_length_is_answered_an
     assert orjson.loads(found[0][1])["status"] == "succeeded"
 
 
+@pytest.mark.parametrize("version", [b"HTTP/1.0", b"HTTP/1.2"])
+def test_transfer_encoding_in_a_request_other_than_http_1_1_is_refused_with_a_json_400(
+    start: Callable[..., MockServer], version: bytes
+) -> None:
+    server = start(connection_timeout=600)
+    smuggled = HEALTH.replace(b"/health", b"/customers/list") + b"\r\n"  # a request if the body ran as one
+    sent = (
+        HEALTH.replace(b"GET /health HTTP/1.1", b"POST /payments " + version)
+        + b"Transfer-Encoding: chunked\r\nConnection: keep-alive\r\n\r\n"
+        + chunked(smuggled, 1000)
+    )
+
+    found = answers(exchange(server.port, sent))
+
+    assert found == [
+        (
+            400,
+            orjson.dumps(
+                error(400, "IR_04", "Malformed HTTP request: Transfer-Encoding is only allowed in HTTP/1.1")
+            ),
+        )
+    ]
+
+
 # -- connections ---------------------------------------------------------------------------------
 
 
