@@ -149,9 +149,11 @@ class Task(WSGITask):
             return True  # reset, or closed by the server
 
     def build_response_header(self) -> bytes:
+        # Waitress decides here whether the connection closes after this answer, and says so in it;
+        # the parser's `close_after` adds the requests it misses (see Parser.parse_header).
         request: Any = self.request
         if request.close_after:
-            self.set_close_on_finish()  # before the head is built, so that it says so
+            self.set_close_on_finish()
         head: bytes = super().build_response_header()
         return head
 
@@ -214,9 +216,10 @@ def has_bare_lf(head: bytes, start: int) -> bool:
 
 
 class Parser(HTTPRequestParser):
-    """Waitress's parser, refusing a head at once when it cannot be an HTTP request's."""
+    """Waitress's parser, refusing a head at once when it cannot be an HTTP request's, and holding a
+    chunked body to the body limit by its decoded bytes."""
 
-    request_line_read = False  # once it is, nothing more is looked at
+    request_line_read = False  # once it is, only the ends of the header lines are looked at
     # The method as the client sent it, once seen: waitress parses a head it refuses unread (one too
     # large, or one refused here) as `GET /`, and the answer to HEAD must still have no content.
     method_sent = ""
@@ -276,8 +279,8 @@ class Parser(HTTPRequestParser):
         self.close_after = "close" in options or (self.chunked and "CONTENT_LENGTH" in headers)
 
     def head_problem(self, data: bytes) -> str | None:
-        """Why the head cannot be a request's, now that `data` has come, or None. Each byte of the
-        head is looked at once, the request line's as they come, each line's end up to the head's."""
+        """Why the head cannot be a request's, now that `data` has come, or None: the request line
+        is looked at as it comes, then only the new bytes, for a line ending in a bare LF."""
         if self.request_line_read:
             seen = self.header_plus[-len(HEAD_END) :]  # the head so far: no end in it yet
             return BARE_LF if has_bare_lf(seen + data, len(seen)) else None
