@@ -154,7 +154,15 @@ class Task(WSGITask):
         request: Any = self.request
         if request.close_after:
             self.set_close_on_finish()
+        # Waitress closes after an HTTP/1.1 answer without Content-Length, even one that has no
+        # content to delimit (a 204 to a preflight, a 304): marked closing while it builds the
+        # head, it leaves the connection open and says nothing of closing.
+        bodiless = not self.has_body and not self.close_on_finish and self.version == "1.1"
+        if bodiless:
+            self.close_on_finish = True
         head: bytes = super().build_response_header()
+        if bodiless:
+            self.close_on_finish = False
         return head
 
     def write(self, data: bytes) -> None:

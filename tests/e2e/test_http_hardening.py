@@ -730,3 +730,22 @@ def test_sigterm_with_a_long_poll_open_answers_it_and_exits_promptly(
 
 def probe_wait(merchant: Merchant) -> int:
     return merchant.post("/__mock/webhooks/wait", {"timeout": 0}).status_code
+
+
+def test_an_answer_without_content_keeps_the_connection_open_for_the_next_request(
+    start: Callable[..., MockServer],
+) -> None:
+    """A browser's preflight (204) and a still valid SDK file (304) are followed on their connection."""
+    server = start(connection_timeout=600)
+    script = "/web/0.1/v1/HyperLoader.js"
+    etag = requests.get(f"{server.url}{script}", timeout=DEADLINE).headers["ETag"]
+    preflight = (
+        b"OPTIONS /payments HTTP/1.1\r\nHost: x\r\nOrigin: https://shop.example\r\n"
+        b"Access-Control-Request-Method: POST\r\n\r\n"
+    )
+    revalidation = f"GET {script} HTTP/1.1\r\nHost: x\r\nIf-None-Match: {etag}\r\n\r\n".encode()
+    last = HEALTH + b"Connection: close\r\n\r\n"
+
+    found = answers(exchange(server.port, preflight + revalidation + last))
+
+    assert found == [(204, b""), (304, b""), (200, b'{"status":"healthy"}')]
