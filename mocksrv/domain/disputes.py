@@ -19,7 +19,7 @@ from mocksrv.domain.payments.service import PAYMENTS
 from mocksrv.domain.refunds import check_settled
 from mocksrv.domain.scheduler import Scheduler
 from mocksrv.domain.store import MemoryStore, Query
-from mocksrv.domain.transitions import TransitionTable, action_of, rows
+from mocksrv.domain.transitions import Transition, TransitionTable, action_of, rows
 
 DISPUTES = "dispute"
 # The real service's stages of a dispute; mocksrv models one, and every dispute is at it.
@@ -77,6 +77,7 @@ class DisputeStatus(StrEnum):
 class DisputeEvent(StrEnum):
     ACCEPT = "accept.concede"
     CHALLENGE = "evidence.submit"
+    WITHDRAW = "evidence.withdraw_all"  # the last piece of evidence deleted: unanswered again
     WIN = "decide.won"
     LOSE = "decide.lost"
     EXPIRE = "expire.deadline"
@@ -90,6 +91,8 @@ DISPUTE_TRANSITIONS: TransitionTable[DisputeStatus, DisputeEvent] = TransitionTa
     [
         *rows(_OPEN, DisputeEvent.ACCEPT, S.ACCEPTED, EventType.DISPUTE_ACCEPTED),
         *rows(_OPEN, DisputeEvent.CHALLENGE, S.CHALLENGED, EventType.DISPUTE_CHALLENGED),
+        # No event: the merchant withdrew the evidence itself, and the answer shows the dispute.
+        Transition(S.CHALLENGED, DisputeEvent.WITHDRAW, S.OPENED),
         *rows(_OPEN, DisputeEvent.WIN, S.WON, EventType.DISPUTE_WON),
         *rows(_OPEN, DisputeEvent.LOSE, S.LOST, EventType.DISPUTE_LOST),
         *rows([S.OPENED], DisputeEvent.EXPIRE, S.EXPIRED, EventType.DISPUTE_EXPIRED),
@@ -254,6 +257,8 @@ class DisputeService:
         return self.retrieve(merchant_id, dispute_id)
 
     def delete_evidence(self, merchant_id: str, dispute_id: str, evidence_type: str) -> Dispute:
+        """Remove one piece of evidence. Without any left the dispute is unanswered again
+        (`dispute_opened`), so that its deadline expires it; already past, at once."""
         with self._store.transaction(merchant_id):
             dispute = self.retrieve(merchant_id, dispute_id)
             if DISPUTE_TRANSITIONS.find(dispute.status, DisputeEvent.CHALLENGE) is None:
@@ -261,14 +266,23 @@ class DisputeService:
             evidence = dict(dispute.evidence or {})
             if evidence.pop(evidence_type, None) is None:
                 raise InvalidField("evidence_type", "no evidence of this type was submitted")
-            updated = evolve(
+            now = self._clock.now(merchant_id)
+            if evidence:
+                updated = evolve(
+                    dispute, evidence=evidence, planned_decision=_decision_of(evidence), updated_at=now
+                )
+                self._store.put(DISPUTES, merchant_id, updated)
+                return updated
+            unanswered = self._move(
                 dispute,
-                evidence=evidence,
-                planned_decision=_decision_of(evidence),
-                updated_at=self._clock.now(merchant_id),
+                DisputeEvent.WITHDRAW,
+                evidence={},
+                evidence_submitted_at=None,
+                planned_decision=None,
             )
-            self._store.put(DISPUTES, merchant_id, updated)
-            return updated
+            if now >= dispute.challenge_required_by:  # its deadline timer found it challenged
+                return self._move(unanswered, DisputeEvent.EXPIRE)
+            return unanswered
 
     def resolve(self, merchant_id: str, dispute_id: str, result: str) -> Dispute:
         """Decide a dispute by hand (the control plane): won, lost or cancelled."""

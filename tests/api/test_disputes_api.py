@@ -631,6 +631,72 @@ def test_delete_evidence_answers_the_evidence_left(api: Api, frozen: str, disput
     }
 
 
+def test_deleting_the_last_evidence_leaves_the_dispute_unanswered(
+    api: Api, frozen: str, disputed: dict[str, Any]
+) -> None:
+    ok(submit(api, disputed["dispute_id"], uncategorized_text="winning_evidence"))
+    advance(api, 60)
+
+    response = delete_evidence(
+        api, {"dispute_id": disputed["dispute_id"], "evidence_type": "uncategorized_text"}
+    )
+
+    assert response.status_code == 200
+    assert response.json == {
+        "dispute_id": disputed["dispute_id"],
+        "dispute_status": "dispute_opened",
+        "evidence": {},
+        "evidence_submitted_at": None,
+    }
+    assert get_dispute(api, disputed["dispute_id"]) == dispute_body(
+        frozen, disputed["dispute_id"], modified_at=later(frozen, 60)
+    )
+
+
+def test_a_dispute_whose_evidence_is_all_deleted_expires_at_its_deadline(
+    api: Api, frozen: str, disputed: dict[str, Any]
+) -> None:
+    ok(submit(api, disputed["dispute_id"], uncategorized_text="winning_evidence"))
+    ok(delete_evidence(api, {"dispute_id": disputed["dispute_id"], "evidence_type": "uncategorized_text"}))
+
+    advance(api, WEEK)
+
+    assert get_dispute(api, disputed["dispute_id"]) == dispute_body(
+        frozen, disputed["dispute_id"], dispute_status="dispute_expired", modified_at=later(frozen, WEEK)
+    )
+    assert [e[0] for e in dispute_events(api)[1:]] == [
+        "dispute_opened",
+        "dispute_challenged",
+        "dispute_expired",
+    ]
+
+
+def test_deleting_the_last_evidence_after_the_deadline_expires_the_dispute(
+    api: Api, frozen: str, disputed: dict[str, Any]
+) -> None:
+    ok(submit(api, disputed["dispute_id"], uncategorized_text="plain"))
+    advance(api, WEEK + 60)
+    assert get_dispute(api, disputed["dispute_id"])["dispute_status"] == "dispute_challenged"
+
+    response = delete_evidence(
+        api, {"dispute_id": disputed["dispute_id"], "evidence_type": "uncategorized_text"}
+    )
+
+    assert response.status_code == 200
+    assert response.json == {
+        "dispute_id": disputed["dispute_id"],
+        "dispute_status": "dispute_expired",
+        "evidence": {},
+        "evidence_submitted_at": None,
+    }
+    assert dispute_events(api)[-1] == (
+        "dispute_expired",
+        "dispute_details",
+        disputed["dispute_id"],
+        later(frozen, WEEK + 60),
+    )
+
+
 def test_delete_evidence_of_a_type_not_submitted_is_IR_04(api: Api, disputed: dict[str, Any]) -> None:
     ok(submit(api, disputed["dispute_id"], receipt="Receipt #1"))
 
@@ -914,6 +980,7 @@ def test_the_control_plane_lists_the_whole_dispute_transition_table(api: Api) ->
         },
         {"from": opened, "event": "evidence.submit", "to": challenged, "emits": "dispute_challenged"},
         {"from": challenged, "event": "evidence.submit", "to": challenged, "emits": "dispute_challenged"},
+        {"from": challenged, "event": "evidence.withdraw_all", "to": opened, "emits": None},
         {"from": opened, "event": "decide.won", "to": "dispute_won", "emits": "dispute_won"},
         {"from": challenged, "event": "decide.won", "to": "dispute_won", "emits": "dispute_won"},
         {"from": opened, "event": "decide.lost", "to": "dispute_lost", "emits": "dispute_lost"},

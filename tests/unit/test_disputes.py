@@ -48,11 +48,12 @@ DISPUTABLE = "succeeded, partially_captured, partially_captured_and_capturable, 
 NOT_FOUND = "Dispute does not exist in our records"
 
 # Every allowed (state, event) pair, written out from decisions sections 4 and 6.
-ALLOWED: dict[tuple[DisputeStatus, DisputeEvent], tuple[DisputeStatus, str]] = {
+ALLOWED: dict[tuple[DisputeStatus, DisputeEvent], tuple[DisputeStatus, str | None]] = {
     (S.OPENED, E.ACCEPT): (S.ACCEPTED, "dispute_accepted"),
     (S.CHALLENGED, E.ACCEPT): (S.ACCEPTED, "dispute_accepted"),
     (S.OPENED, E.CHALLENGE): (S.CHALLENGED, "dispute_challenged"),
     (S.CHALLENGED, E.CHALLENGE): (S.CHALLENGED, "dispute_challenged"),
+    (S.CHALLENGED, E.WITHDRAW): (S.OPENED, None),
     (S.OPENED, E.WIN): (S.WON, "dispute_won"),
     (S.CHALLENGED, E.WIN): (S.WON, "dispute_won"),
     (S.OPENED, E.LOSE): (S.LOST, "dispute_lost"),
