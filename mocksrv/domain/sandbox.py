@@ -198,12 +198,13 @@ class Sandbox:
         return credentials
 
     def delete_customer(self, merchant_id: str, customer_id: str) -> Customer:
-        """Delete a customer with its saved methods and ephemeral keys (which would otherwise act for a
-        new customer of the same id); refused (IR_10) while a mandate of it is active or pending (its
-        setup payment may yet be paid)."""
+        """Delete a customer with its saved methods, mandates and ephemeral keys (which would otherwise
+        belong, or act for, a new customer of the same id); refused (IR_10) while a mandate of it is
+        active or pending (its setup payment may yet be paid)."""
         with self.store.transaction(merchant_id):
             self.customers.retrieve(merchant_id, customer_id)
             self.mandates.check_none_in_force(merchant_id, customer_id)
+            self.mandates.delete_of_customer(merchant_id, customer_id)
             self.payment_methods.delete_of_customer(merchant_id, customer_id)
             self.ephemeral_keys.delete_of_customer(merchant_id, customer_id)
             return self.customers.delete(merchant_id, customer_id)

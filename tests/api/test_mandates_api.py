@@ -1086,6 +1086,23 @@ def test_a_customer_whose_only_mandate_is_inactive_is_deleted(api: Api) -> None:
     assert response.status_code == 200
 
 
+@pytest.mark.parametrize("ended", ["revoked", "inactive"])
+def test_a_customer_created_again_with_a_deleted_ones_id_has_none_of_its_mandates(
+    api: Api, ended: str
+) -> None:
+    setup = set_up(api, DECLINE_CARD if ended == "inactive" else CARD)
+    if ended == "revoked":
+        ok(api.post(f"/mandates/revoke/{setup['mandate_id']}"))
+    assert status_of(api, setup) == ended
+    ok(api.delete(f"/customers/{CUSTOMER_ID}"))
+
+    ok(api.post("/customers", {"customer_id": CUSTOMER_ID}))
+
+    assert ok(api.get(f"/customers/{CUSTOMER_ID}/mandates")) == []
+    mandate = api.get(f"/mandates/{setup['mandate_id']}")
+    assert (mandate.status_code, mandate.json) == (404, MANDATE_NOT_FOUND)
+
+
 # -- charges in flight, and what changed between a charge's create and its confirmation ---------
 
 SETTLES = 11  # seconds after which a processing payment of PROCESSING_CARD has its result

@@ -87,6 +87,12 @@ class MandateService:
         if any(m.status in (MandateStatus.ACTIVE, MandateStatus.PENDING) for m in mandates):
             raise ActiveMandate()
 
+    def delete_of_customer(self, merchant_id: str, customer_id: str) -> None:
+        """Delete every mandate of the customer (in the caller's transaction, after
+        `check_none_in_force`): none is left to name the customer's deleted methods."""
+        for mandate in self.of_customer(merchant_id, customer_id):
+            self._store.delete(MANDATES, merchant_id, mandate.mandate_id)
+
     def reserve(self, payment: Payment, now: datetime) -> Mandate:
         """At the confirmation of a payment charging its mandate: HE_03 unless the mandate allows the
         charge now; returns the mandate with the charge held against it from this moment, so that
