@@ -10,7 +10,7 @@ from marshmallow import fields, validate
 
 from mocksrv.api import real_values
 from mocksrv.api.answers.profiles import ProfileAnswerSchema
-from mocksrv.api.schemas.common import OneOf
+from mocksrv.api.schemas.common import Country, OneOf
 from mocksrv.bodies import json_body, load
 from mocksrv.contract import Auth, documented
 from mocksrv.domain.merchants import MAX_RETURN_URL_LENGTH
@@ -85,9 +85,7 @@ class ProfileUpdateSchema(RequestSchema):
     is_clear_pan_retries_enabled = StrictBoolean()
     force_3ds_challenge = StrictBoolean()
     is_debit_routing_enabled = StrictBoolean()
-    merchant_business_country = fields.String(
-        validate=validate.Regexp(r"^[A-Z]{2}\Z", error="a country code")
-    )
+    merchant_business_country = Country()
     is_iframe_redirection_enabled = StrictBoolean()
     is_pre_network_tokenization_enabled = StrictBoolean()
     merchant_category_code = fields.String()

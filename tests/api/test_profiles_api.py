@@ -41,6 +41,7 @@ MERCHANT_NOT_FOUND = error("HE_02", "Merchant does not exist in our records")
 PROFILE_NOT_FOUND = error("HE_02", "Business profile does not exist in our records")
 EVENT_NOT_FOUND = error("HE_02", "Event does not exist in our records")
 NO_DELIVERIES = {"data": [], "total_count": 0, "has_more": False}
+NOT_A_COUNTRY = "not an ISO 3166 alpha-2 country code"
 # A return URL as long as the real service takes one: 255 characters.
 LONGEST_RETURN_URL = "https://shop.example/" + "a" * 234
 
@@ -387,6 +388,8 @@ def test_the_updated_return_url_is_the_default_for_payments(api: Api) -> None:
         ({"max_auto_retries_enabled": 1.5}, invalid_for_any_reason("max_auto_retries_enabled")),
         ({"applepay_verified_domains": "shop.example"}, invalid_for_any_reason("applepay_verified_domains")),
         ({"merchant_business_country": "usa"}, invalid_for_any_reason("merchant_business_country")),
+        ({"merchant_business_country": "ZZ"}, invalid("merchant_business_country", NOT_A_COUNTRY)),
+        ({"merchant_business_country": "us"}, invalid("merchant_business_country", NOT_A_COUNTRY)),
         ({"is_external_vault_enabled": "always"}, invalid_for_any_reason("is_external_vault_enabled")),
         (
             {"webhook_details": {"payment_statuses_enabled": ["paid"]}},
@@ -628,6 +631,14 @@ def test_create_keeps_its_name_urls_signing_key_and_session_expiry(api: Api) -> 
         payment_response_hash_key="whsec_outlet",
         session_expiry=60,
     )
+
+
+def test_create_with_a_country_that_is_not_a_real_one_is_refused(api: Api) -> None:
+    response = api.post(PROFILES, {"profile_name": "outlet", "merchant_business_country": "ZZ"})
+
+    assert response.status_code == 400
+    assert response.json == invalid("merchant_business_country", NOT_A_COUNTRY)
+    assert ok(api.get(PROFILES)) == [default_profile()]
 
 
 def test_create_keeps_an_empty_signing_key_and_a_session_expiry_of_0(api: Api) -> None:
