@@ -45,7 +45,7 @@ class ProfileUpdateSchema(RequestSchema):
     """The real profile update. The fields mocksrv keeps come first; the rest are checked by type and
     ignored, the flags among them being shown as the constants of PROFILE_CONSTANT_SETTINGS."""
 
-    profile_name = fields.String(validate=validate.Length(1, 64))
+    profile_name = fields.String(validate=validate.Length(max=64))  # empty too: the real one sets no minimum
     return_url = HttpUrl(validate=validate.Length(max=MAX_RETURN_URL_LENGTH))
     webhook_details = fields.Nested(WebhookDetailsSchema)
     # An empty key is taken, as the real service takes it: HMAC-SHA512 with an empty key is defined

@@ -312,7 +312,7 @@ class MerchantService:
                     lambda profile_id: self._store.get(PROFILES, merchant_id, profile_id) is not None,
                 ),
                 merchant_id=merchant_id,
-                profile_name=fields.get("profile_name") or DEFAULT_PROFILE_NAME,
+                profile_name=fields.get("profile_name", DEFAULT_PROFILE_NAME),  # "" too, as sent
                 payment_response_hash_key=_given(
                     fields, "payment_response_hash_key", lambda: new_signing_key(ids)
                 ),

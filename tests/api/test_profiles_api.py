@@ -377,7 +377,7 @@ def test_the_updated_return_url_is_the_default_for_payments(api: Api) -> None:
         ({"return_url": LONGEST_RETURN_URL + "a"}, invalid_for_any_reason("return_url")),
         ({"session_expiry": -1}, invalid_for_any_reason("session_expiry")),
         ({"session_expiry": "60"}, invalid_for_any_reason("session_expiry")),
-        ({"profile_name": ""}, invalid_for_any_reason("profile_name")),
+        ({"profile_name": "n" * 65}, invalid("profile_name", "longer than maximum length 64")),
         ({"payment_response_hash_key": "k" * 257}, invalid_for_any_reason("payment_response_hash_key")),
         ({"profile_id": "pro_other"}, malformed("unknown field `profile_id`")),
         ({"enable_payment_response_hash": "yes"}, invalid_for_any_reason("enable_payment_response_hash")),
@@ -422,6 +422,21 @@ def test_update_with_an_invalid_field_is_refused_and_changes_nothing(
     assert response.status_code == 400
     assert response.json == expected
     assert ok(api.get(PROFILES)) == [default_profile()]
+
+
+def test_update_takes_an_empty_name_as_the_real_service_sets_no_minimum(api: Api) -> None:
+    response = api.post(PROFILE, {"profile_name": ""})
+
+    assert response.status_code == 200
+    assert response.json == default_profile(profile_name="")
+    assert ok(api.get(PROFILES)) == [response.json]
+
+
+def test_update_takes_a_name_of_64_characters(api: Api) -> None:
+    response = api.post(PROFILE, {"profile_name": "n" * 64})
+
+    assert response.status_code == 200
+    assert response.json == default_profile(profile_name="n" * 64)
 
 
 def test_update_with_the_real_settings_it_does_not_model_accepts_and_ignores_them(api: Api) -> None:
@@ -630,6 +645,15 @@ def test_create_keeps_its_name_urls_signing_key_and_session_expiry(api: Api) -> 
         webhook_details=webhook_details(webhook_url=SECOND_HOOK_URL, payment_created_enabled=True),
         payment_response_hash_key="whsec_outlet",
         session_expiry=60,
+    )
+
+
+def test_create_keeps_an_empty_name(api: Api) -> None:
+    response = api.post(PROFILES, {"profile_name": ""})
+
+    assert response.status_code == 200
+    assert response.json == default_profile(
+        profile_id=GENERATED_PROFILE_ID, profile_name="", payment_response_hash_key=GENERATED_SIGNING_KEY
     )
 
 
