@@ -227,14 +227,13 @@ def add_customer(api: Api, customer_id: str = "cus_1") -> None:
     ok(api.post("/customers", {"customer_id": customer_id}))
 
 
-def save_card(api: Api, customer_id: str | None = "cus_1", **card: str) -> dict[str, Any]:
+def save_card(api: Api, customer_id: str = "cus_1", **card: str) -> dict[str, Any]:
     body: dict[str, Any] = {
         "payment_method": "card",
         "payment_method_type": "credit",
+        "customer_id": customer_id,
         "card": {**CARD, **card},
     }
-    if customer_id is not None:
-        body["customer_id"] = customer_id
     return ok(api.post("/payment_methods", body))
 
 
@@ -358,16 +357,17 @@ def test_create_a_card_without_cvc_saves_it_the_same(api: Api, frozen: str) -> N
 
 
 def test_create_a_card_with_only_the_required_fields(api: Api, frozen: str) -> None:
+    add_customer(api)
     card = {"card_number": "4242424242424242", "card_exp_month": "12", "card_exp_year": "2099"}
 
     response = api.post(
-        "/payment_methods", {"payment_method": "card", "card": {**card, "card_holder_name": "Ada"}}
+        "/payment_methods",
+        {"payment_method": "card", "customer_id": "cus_1", "card": {**card, "card_holder_name": "Ada"}},
     )
 
     assert response.status_code == 200
     assert response.json == payment_method(
         frozen,
-        customer_id=None,
         payment_method_type=None,
         metadata=None,
         card=locker_card(month="12", year="2099", holder="Ada", nick_name=None, card_type=None),
@@ -439,9 +439,11 @@ def test_a_bank_transfer_to_save_is_checked_as_the_real_services_bank(
 
 
 def test_create_a_sepa_bank_transfer_cuts_the_iban(api: Api, frozen: str) -> None:
+    add_customer(api)
     body = {
         "payment_method": "bank_transfer",
         "payment_method_type": "sepa",
+        "customer_id": "cus_1",
         "bank_transfer": {"iban": "DE89370400440532013000", "bic": "DEUTDEFF"},
     }
 
@@ -450,13 +452,33 @@ def test_create_a_sepa_bank_transfer_cuts_the_iban(api: Api, frozen: str) -> Non
     assert response.status_code == 200
     assert response.json == payment_method(
         frozen,
-        customer_id=None,
         payment_method="bank_transfer",
         payment_method_type="sepa",
         card=None,
         metadata=None,
         bank_transfer={"iban": "****3000", "bic": "DEUTDEFF"},
     )
+
+
+@pytest.mark.parametrize(
+    ("sent", "expected"),
+    [
+        ({}, missing("customer_id")),
+        ({"customer_id": None}, invalid("customer_id", "field may not be null")),
+    ],
+    ids=["absent", "null"],
+)
+def test_create_without_a_customer_is_ir_04_and_saves_nothing(
+    api: Api, sent: dict[str, Any], expected: dict[str, Any]
+) -> None:
+    add_customer(api)
+    body = {**{k: v for k, v in FULL.items() if k != "customer_id"}, **sent}
+
+    response = api.post("/payment_methods", body)
+
+    assert response.status_code == 400
+    assert response.json == expected
+    assert methods_of(api) == saved_list()
 
 
 def test_create_for_an_unknown_customer_is_ir_04_and_saves_nothing(api: Api) -> None:
@@ -562,7 +584,8 @@ def test_retrieve_an_unknown_method_is_he_02(api: Api) -> None:
 
 
 def test_another_merchant_cannot_see_the_method(api: Api, other_merchant: OtherMerchant) -> None:
-    created = save_card(api, None)
+    add_customer(api)
+    created = save_card(api)
 
     response = other_merchant.api.get(f"/payment_methods/{created['payment_method_id']}")
 
@@ -906,7 +929,6 @@ def test_the_list_is_latest_saved_first_and_only_the_customers(api: Api) -> None
     first = save_card(api)
     advance(api, 1)
     save_card(api, "cus_2")
-    save_card(api, None)
     advance(api, 1)
     second = save_bank_transfer(api)
     advance(api, 1)
@@ -1063,16 +1085,6 @@ def test_another_customers_method_as_default_is_ir_04(api: Api) -> None:
     assert response.json == invalid("payment_method_id", "the payment method is not the customer's")
     assert methods_of(api) == saved_list(listed(mine, default=True))
     assert methods_of(api, "cus_2") == saved_list(listed(theirs))
-
-
-def test_a_method_of_no_customer_as_default_is_ir_04(api: Api) -> None:
-    add_customer(api)
-    loose = save_card(api, None)
-
-    response = api.post(f"/cus_1/payment_methods/{loose['payment_method_id']}/default")
-
-    assert response.status_code == 400
-    assert response.json == invalid("payment_method_id", "the payment method is not the customer's")
 
 
 def test_default_for_an_unknown_customer_is_he_02(api: Api) -> None:

@@ -44,7 +44,8 @@ class PaymentMethodCreateSchema(RequestSchema):
     payment_method_issuer_code = OneOf(real_values.PAYMENT_METHOD_ISSUER_CODES)
     card = fields.Nested(SavedCardSchema)
     metadata = FreeForm()
-    customer_id = fields.String(validate=RESOURCE_ID)
+    # Optional in the real document, but the real service refuses a create without it.
+    customer_id = fields.String(required=True, validate=RESOURCE_ID)
     card_network = Limited()
     bank_transfer = fields.Nested(BankAccountSchema)
     wallet = FreeForm()

@@ -86,7 +86,7 @@ class PaymentMethodService:
     # -- operations ---------------------------------------------------------------------------
 
     def create(self, merchant_id: str, fields: Mapping[str, Any]) -> SavedPaymentMethod:
-        """`POST /payment_methods`: a method saved without a payment."""
+        """`POST /payment_methods`: a method saved without a payment, for an existing customer."""
         now = self._clock.now(merchant_id)
         kind = fields["payment_method"]
         kept: dict[str, Any] = {}
@@ -104,7 +104,9 @@ class PaymentMethodService:
             kept["details"] = _other_details(kind, fields)
         with self._store.transaction(merchant_id):
             customer_id = fields.get("customer_id")
-            if customer_id is not None and self._store.get(CUSTOMERS, merchant_id, customer_id) is None:
+            if customer_id is None:  # a method of no customer could be charged for anyone
+                raise InvalidField("customer_id", missing=True)
+            if self._store.get(CUSTOMERS, merchant_id, customer_id) is None:
                 raise InvalidField("customer_id", "no such customer; create it with POST /customers first")
             method = build(
                 SavedPaymentMethod,
