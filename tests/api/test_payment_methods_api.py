@@ -346,6 +346,15 @@ def test_a_saved_method_s_billing_is_the_real_service_s_address_every_part_optio
     assert saved["billing"] == {key: value for key, value in billing.items() if value is not None}
 
 
+def test_a_created_method_s_issuer_and_issuer_code_are_listed_on_its_customer(api: Api) -> None:
+    add_customer(api)
+    issuer = {"payment_method_issuer": "HDFC Bank", "payment_method_issuer_code": "jp_hdfc"}
+
+    created = ok(api.post("/payment_methods", {**FULL, **issuer}))
+
+    assert methods_of(api) == saved_list(listed(created, billing=BILLING, **issuer))
+
+
 def test_create_a_card_without_cvc_saves_it_the_same(api: Api, frozen: str) -> None:
     add_customer(api)
     card = {name: value for name, value in CARD.items() if name != "card_cvc"}

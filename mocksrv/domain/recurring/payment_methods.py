@@ -118,6 +118,8 @@ class PaymentMethodService:
                 payment_token=_new_token(self._store.ids(merchant_id)),
                 client_secret=_new_client_secret(self._store.ids(merchant_id)),
                 customer_id=customer_id,
+                payment_method_issuer=fields.get("payment_method_issuer"),
+                payment_method_issuer_code=fields.get("payment_method_issuer_code"),
                 metadata=fields.get("metadata"),
                 billing=fields.get("billing"),
                 # A card saved by the merchant is saved for use without the customer, as on file.

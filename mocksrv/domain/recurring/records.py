@@ -28,6 +28,8 @@ class SavedPaymentMethod:
     card_key: str | None = None  # the key of the card's number, for the magic values
     details: JsonObject | None = None  # another kind's data: {"bank_debit": {...}}
     nick_name: str | None = None
+    payment_method_issuer: str | None = None  # as sent to POST /payment_methods
+    payment_method_issuer_code: str | None = None
     metadata: JsonObject | None = None
     billing: JsonObject | None = None
     customer_acceptance: JsonObject | None = None
