@@ -1283,6 +1283,96 @@ def test_a_card_saved_by_a_payment_is_used_again_later(api: Api, frozen: str) ->
     )
 
 
+def test_the_same_card_saved_by_two_payments_is_one_method(api: Api, frozen: str) -> None:
+    add_customer(api)
+    first = create(api, payment_id="pay_1", customer_id="cus_1", setup_future_usage="on_session")
+    advance(api, 60)
+
+    second = create(api, payment_id="pay_2", customer_id="cus_1", setup_future_usage="on_session")
+
+    assert (second["status"], second["payment_method_id"]) == ("succeeded", first["payment_method_id"])
+    [entry] = methods_of(api)["customer_payment_methods"]
+    assert (entry["payment_method_id"], entry["created"], entry["last_used_at"]) == (
+        first["payment_method_id"],
+        frozen,
+        later(frozen, 60),
+    )
+
+
+def test_the_same_card_saved_again_with_a_new_expiry_and_holder_updates_the_one_method(api: Api) -> None:
+    add_customer(api)
+    first = create(api, payment_id="pay_1", customer_id="cus_1", setup_future_usage="on_session")
+    renewed = payloads.card(card_exp_month="01", card_exp_year="2101", card_holder_name="Ada Byron")
+
+    second = create(
+        api,
+        payment_id="pay_2",
+        customer_id="cus_1",
+        setup_future_usage="off_session",
+        payment_method_data=renewed,
+    )
+
+    assert second["payment_method_id"] == first["payment_method_id"]
+    [entry] = methods_of(api)["customer_payment_methods"]
+    assert entry["card"] == locker_card(month="01", year="2101", holder="Ada Byron", nick_name=None)
+    assert entry["recurring_enabled"] is True
+
+
+def test_a_card_saved_by_another_customer_is_a_method_of_each(api: Api) -> None:
+    add_customer(api)
+    add_customer(api, "cus_2")
+    first = create(api, payment_id="pay_1", customer_id="cus_1", setup_future_usage="on_session")
+
+    second = create(api, payment_id="pay_2", customer_id="cus_2", setup_future_usage="on_session")
+
+    assert second["payment_method_id"] not in (None, first["payment_method_id"])
+    assert len(methods_of(api, "cus_2")["customer_payment_methods"]) == 1
+
+
+def test_another_card_of_the_customer_is_another_method(api: Api) -> None:
+    add_customer(api)
+    first = create(api, payment_id="pay_1", customer_id="cus_1", setup_future_usage="on_session")
+
+    second = create(
+        api, "5555555555554444", payment_id="pay_2", customer_id="cus_1", setup_future_usage="on_session"
+    )
+
+    assert second["payment_method_id"] not in (None, first["payment_method_id"])
+    assert len(methods_of(api)["customer_payment_methods"]) == 2
+
+
+def test_create_with_a_card_the_customer_saved_answers_that_method_updated(api: Api, frozen: str) -> None:
+    add_customer(api)
+    paid = create(api, payment_id="pay_1", customer_id="cus_1", setup_future_usage="on_session")
+    advance(api, 60)
+
+    response = api.post("/payment_methods", {**FULL, "metadata": None})
+
+    assert response.status_code == 200
+    assert response.json == payment_method(
+        frozen,
+        payment_method_id=paid["payment_method_id"],
+        card=locker_card(),  # the expiry, holder and nick name sent now
+        metadata=None,
+        last_used_at=frozen,
+        client_secret=GENERATED_CLIENT_SECRET,
+    )
+    [entry] = methods_of(api)["customer_payment_methods"]
+    assert entry["payment_method_id"] == paid["payment_method_id"]
+
+
+def test_create_with_the_same_card_twice_saves_one_method(api: Api) -> None:
+    add_customer(api)
+    first = save_card(api)
+
+    second = save_card(api, card_holder_name="Ada Byron")
+
+    assert second["payment_method_id"] == first["payment_method_id"]
+    assert second["client_secret"] == first["client_secret"]
+    assert methods_of(api) == saved_list(listed(second))
+    assert second["card"] == locker_card(holder="Ada Byron")
+
+
 def test_a_declined_payment_saves_no_card(api: Api) -> None:
     add_customer(api)
 
