@@ -107,11 +107,6 @@ class MethodResolver:
             return self._token(paying, fields["payment_token"])
         return self._sent(paying, now)
 
-    def saved_card_id(self, merchant_id: str, customer_id: str, card_key: str) -> str | None:
-        """The id of the customer's method already saved for the card of that number, if any."""
-        saved = self._payment_methods.same_card(merchant_id, customer_id, card_key)
-        return None if saved is None else saved.payment_method_id
-
     def recheck(self, payment: Payment, now: datetime) -> Mandate | None:
         """At a confirmation, what the payment pays with, checked again as it now stands: an update
         may have changed its customer, and the saved method may have been deleted since. The mandate

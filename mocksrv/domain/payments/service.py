@@ -415,7 +415,4 @@ class PaymentService:
         def has_customer(customer_id: str) -> bool:
             return self._store.get(CUSTOMERS, merchant_id, customer_id) is not None
 
-        def same_card(customer_id: str, card_key: str) -> str | None:
-            return self._methods.saved_card_id(merchant_id, customer_id, card_key)
-
-        return set_up(payment, changes, now, has_customer, self._store.ids(merchant_id), same_card)
+        return set_up(payment, changes, now, has_customer, self._store.ids(merchant_id))

@@ -83,14 +83,6 @@ class PaymentMethodService:
         methods: list[SavedPaymentMethod] = page.items
         return sorted(methods, key=lambda m: m.last_used_at or m.created, reverse=True)
 
-    def same_card(self, merchant_id: str, customer_id: str, card_key: str) -> SavedPaymentMethod | None:
-        """The customer's saved card of that number, if any: as the real service's card locker, a
-        customer keeps one method per card, whatever its expiry or holder name."""
-        for method in self.of_customer(merchant_id, customer_id):
-            if method.card is not None and method.card_key == card_key:
-                return method
-        return None
-
     # -- operations ---------------------------------------------------------------------------
 
     def create(self, merchant_id: str, fields: Mapping[str, Any]) -> SavedPaymentMethod:
@@ -116,12 +108,6 @@ class PaymentMethodService:
                 raise InvalidField("customer_id", missing=True)
             if self._store.get(CUSTOMERS, merchant_id, customer_id) is None:
                 raise InvalidField("customer_id", "no such customer; create it with POST /customers first")
-            number_key = kept.get("card_key")
-            held = None if number_key is None else self.same_card(merchant_id, customer_id, number_key)
-            if held is not None:  # the card saved again: the one method, with what changed of it
-                changed = _card_changed(held, kept["card"], kept["nick_name"], off_session=True)
-                self._store.put(PAYMENT_METHODS, merchant_id, changed)
-                return changed
             method = build(
                 SavedPaymentMethod,
                 payment_method_id=new_id("pm", entropy=self._store.ids(merchant_id)),
@@ -224,12 +210,8 @@ class PaymentMethodService:
         saved = self.find(merchant_id, payment.payment_method_id)
         if saved is not None:
             # Paid with again: a payment that asked to keep it for payments without the customer
-            # (or set up a mandate on it) makes it so; one that saved its card again (sent in full,
-            # the same number) brings the card's new expiry or holder name.
+            # (or set up a mandate on it) makes it so.
             used = evolve(saved, last_used_at=event.created, off_session=saved.off_session or off_session)
-            card = (payment.payment_method_data or {}).get("card")
-            if sets_up(echoed) and card is not None and saved.card is not None:
-                used = _card_changed(used, _saved_card(card), None)
             self._store.put(PAYMENT_METHODS, merchant_id, used)
             return
         # Saved when first paid (authorized, or charged at once) by a payment that asked to save it,
@@ -264,23 +246,6 @@ class PaymentMethodService:
             last_used_at=event.created,
         )
         self._store.put(PAYMENT_METHODS, merchant_id, method)
-
-
-def _card_changed(
-    method: SavedPaymentMethod, card: Mapping[str, Any], nick_name: str | None, *, off_session: bool = False
-) -> SavedPaymentMethod:
-    """The saved card with the expiry, holder name and nick name of the same card saved again (a
-    holder or nick name not sent keeps the one saved)."""
-    assert method.card is not None
-    changed = {**method.card, "exp_month": card.get("exp_month"), "exp_year": card.get("exp_year")}
-    if card.get("card_holder_name") is not None:
-        changed["card_holder_name"] = card["card_holder_name"]
-    return evolve(
-        method,
-        card=changed,
-        nick_name=method.nick_name if nick_name is None else nick_name,
-        off_session=method.off_session or off_session,
-    )
 
 
 def _saved_card(summary: Mapping[str, Any]) -> JsonObject:

@@ -19,13 +19,10 @@ def set_up(
     now: datetime,
     has_customer: Callable[[str], bool],
     entropy: Entropy = SYSTEM,
-    same_card: Callable[[str, str], str | None] = lambda customer_id, card_key: None,
 ) -> Mandate | None:
     """At the confirmation of a payment that saves its method or sets up a mandate: name the method
     it saves in `changes`, with the mandate; returns the mandate to store (pending), if any.
-    `has_customer` says whether the payment's customer is still there (it may be deleted since);
-    `same_card` names the customer's method already saved for the card's number, which a card sent
-    again is saved as."""
+    `has_customer` says whether the payment's customer is still there (it may be deleted since)."""
     merchant_id = payment.merchant_id
     echoed = payment.echoed or {}
     mandate_data = echoed.get("mandate_data")
@@ -39,11 +36,7 @@ def set_up(
         )
     if not has_customer(payment.customer_id):
         raise InvalidField("customer_id", "no such customer: it was deleted after the payment named it")
-    method_id = payment.payment_method_id
-    if method_id is None and payment.card_key is not None:
-        method_id = same_card(payment.customer_id, payment.card_key)
-    if method_id is None:
-        method_id = new_id("pm", entropy=entropy)
+    method_id = payment.payment_method_id or new_id("pm", entropy=entropy)
     changes["payment_method_id"] = method_id
     if mandate_data is None:
         return None
