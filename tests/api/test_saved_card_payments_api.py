@@ -273,6 +273,39 @@ def test_a_card_whose_customer_was_deleted_while_its_payment_processed_is_not_sa
     assert ok(api.get("/customers/cus_1/payment_methods"))["customer_payment_methods"] == []
 
 
+def test_a_card_whose_customer_was_deleted_and_made_again_while_its_payment_processed_is_not_saved(
+    api: Api,
+) -> None:
+    ok(api.post("/customers", {"customer_id": "cus_1"}))
+    created = create(
+        api, PROCESSING_CARD, payment_id="pay_1", customer_id="cus_1", setup_future_usage="off_session"
+    )
+    advance(api, 1)
+    ok(api.delete("/customers/cus_1"))
+    ok(api.post("/customers", {"customer_id": "cus_1"}))
+
+    advance(api, 11)
+
+    assert retrieve(api, "pay_1")["status"] == "succeeded"
+    gone = api.get(f"/payment_methods/{created['payment_method_id']}")
+    assert (gone.status_code, gone.json["error"]["code"]) == (404, "HE_02")
+    assert ok(api.get("/customers/cus_1/payment_methods"))["customer_payment_methods"] == []
+
+
+def test_a_card_is_saved_for_a_customer_named_by_an_update_after_the_payment_was_made(api: Api) -> None:
+    create(api, None, payment_id="pay_1")
+    advance(api, 1)
+    ok(api.post("/customers", {"customer_id": "cus_1"}))
+    ok(api.post("/payments/pay_1", {"customer_id": "cus_1", "setup_future_usage": "on_session"}))
+
+    confirmed = ok(api.post("/payments/pay_1/confirm", payloads.confirmation(PROCESSING_CARD)))
+    advance(api, 11)
+
+    assert retrieve(api, "pay_1")["status"] == "succeeded"
+    listed = ok(api.get("/customers/cus_1/payment_methods"))["customer_payment_methods"]
+    assert [m["payment_method_id"] for m in listed] == [confirmed["payment_method_id"]]
+
+
 def test_a_card_saved_on_session_is_kept_for_off_session_once_a_payment_asks_for_it(api: Api) -> None:
     method = saved_card(api)
     off_session = {"off_session": True, "confirm": True, **by_id(method)}

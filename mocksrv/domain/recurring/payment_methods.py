@@ -103,9 +103,7 @@ class PaymentMethodService:
         else:
             kept["details"] = _other_details(kind, fields)
         with self._store.transaction(merchant_id):
-            customer_id = fields.get("customer_id")
-            if customer_id is None:  # a method of no customer could be charged for anyone
-                raise InvalidField("customer_id", missing=True)
+            customer_id = fields["customer_id"]  # required: a method of no customer could pay for anyone
             if self._store.get(CUSTOMERS, merchant_id, customer_id) is None:
                 raise InvalidField("customer_id", "no such customer; create it with POST /customers first")
             method = build(
@@ -215,16 +213,15 @@ class PaymentMethodService:
             self._store.put(PAYMENT_METHODS, merchant_id, used)
             return
         # Saved when first paid (authorized, or charged at once) by a payment that asked to save it,
-        # for a customer that still exists. The capture of an authorization saves nothing, nor does a
-        # payment that paid with a saved method deleted since: a method deleted stays deleted.
+        # for its customer if still there: not deleted, nor deleted and made again. The capture of
+        # an authorization saves nothing, nor does a payment that paid with a saved method deleted
+        # since: a method deleted stays deleted.
         first_paid = event.event_type == EventType.PAYMENT_AUTHORIZED or payment.authorized_at is None
-        if not first_paid or not sets_up(echoed):
+        if not first_paid or not sets_up(echoed) or payment.customer_id is None:
             return
-        if (
-            payment.customer_id is None
-            or self._store.get(CUSTOMERS, merchant_id, payment.customer_id) is None
-        ):
-            return
+        customer: Customer | None = self._store.get(CUSTOMERS, merchant_id, payment.customer_id)
+        if customer is None or customer.created > (payment.attempted_at or payment.created):
+            return  # the customer the confirmation found is gone
         mandate_data = echoed.get("mandate_data") or {}
         card = (payment.payment_method_data or {}).get("card")
         method = build(
