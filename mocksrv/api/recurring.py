@@ -32,7 +32,7 @@ from mocksrv.api.schemas.recurring import (
 )
 from mocksrv.bodies import json_body, load
 from mocksrv.contract import Auth, documented
-from mocksrv.domain.errors import ClientSecretMissing
+from mocksrv.domain.errors import ClientSecretInvalid, ClientSecretMissing
 from mocksrv.domain.ids import client_secret_owner
 from mocksrv.domain.models import KeyKind, Payment, Principal
 from mocksrv.representations.recurring import (
@@ -174,4 +174,6 @@ def _payment_of_client_secret(principal: Principal, query: Json) -> Payment:
     if not client_secret:
         raise ClientSecretMissing()
     payment_id = client_secret_owner(client_secret)
+    if not payment_id:  # not a client secret at all, as the real service tells it
+        raise ClientSecretInvalid()
     return sandbox().payments.retrieve(principal.merchant_id, payment_id, client_secret, secret_required=True)

@@ -1388,6 +1388,18 @@ def test_a_checkout_list_with_a_wrong_client_secret_is_ir_09(api: Api, browser: 
 
 
 @pytest.mark.parametrize("route", BROWSER_ROUTES)
+@pytest.mark.parametrize("secret", ["x", "_secret_abc", "pay_1secret"])
+def test_a_checkout_list_with_what_is_no_client_secret_at_all_is_ir_09(
+    api: Api, browser: Api, route: str, secret: str
+) -> None:
+    create(api, None, payment_id="pay_1")
+
+    response = browser.get(f"{route}?client_secret={secret}")
+
+    assert (response.status_code, response.json) == (400, CLIENT_SECRET_WRONG)
+
+
+@pytest.mark.parametrize("route", BROWSER_ROUTES)
 def test_a_checkout_list_with_the_secret_of_no_payment_is_ir_05(api: Api, browser: Api, route: str) -> None:
     response = browser.get(f"{route}?client_secret=pay_missing_secret_0123456789abcdef0123")
 
