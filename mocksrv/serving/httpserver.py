@@ -191,7 +191,10 @@ _TOKEN = rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]"  # a method's characters (RFC 9110's to
 _METHOD = re.compile(_TOKEN + rb"*")  # what a request line begins with, before its space
 _REQUEST_LINE = re.compile(_TOKEN + rb"+ [^ ]+(?: HTTP/[0-9]\.[0-9])?")  # as waitress reads it
 LOOK_BYTES = 8192  # of a chunk, looked at for the request line: not a large body sent with it
-_BARE_LF = re.compile(rb"(?<!\r)\n")
+# A line end that is not CRLF: an LF without its CR, or a CR that something other than an LF follows
+# (one at the end of what has come may yet get its LF).
+_BARE_LINE_END = re.compile(rb"(?<!\r)\n|\r(?=[^\n])")
+_BARE_CR = re.compile(rb"\r(?=[^\n])")
 HEAD_END = b"\r\n\r\n"
 INVALID_START = "Start line is invalid"
 BARE_LF = "lines must end with CRLF"
@@ -209,18 +212,20 @@ def not_a_request(head: bytes) -> str | None:
         return INVALID_START
     line_end = head.find(b"\n")
     if line_end < 0:
-        return None
+        return BARE_LF if _BARE_CR.search(head) else None
     if head[line_end - 1 : line_end] != b"\r" or has_bare_lf(head, line_end + 1):
         return BARE_LF
     return None if _REQUEST_LINE.fullmatch(head[:line_end].rstrip()) else INVALID_START
 
 
 def has_bare_lf(head: bytes, start: int) -> bool:
-    """Whether a line of a head ends in a bare LF at or after `start`, up to the blank line that ends
-    the head (a body after it may hold any bytes). What comes before `start` has been looked at, and
-    is there for a CRLF, or the head's end, that began in it."""
+    """Whether a line of a head ends in a bare LF (or a bare CR) at or after `start`, up to the blank
+    line that ends the head (a body after it may hold any bytes). What comes before `start` has been
+    looked at, and is there for a CRLF, or the head's end, that began in it: a CR just before `start`
+    is judged now, by what follows it."""
     end = head.find(HEAD_END, max(start - len(HEAD_END) + 1, 0))
-    return _BARE_LF.search(head, start, len(head) if end < 0 else end + len(HEAD_END)) is not None
+    stop = len(head) if end < 0 else end + len(HEAD_END)
+    return _BARE_LINE_END.search(head, max(start - 1, 0), stop) is not None
 
 
 class Parser(HTTPRequestParser):

@@ -241,8 +241,10 @@ def test_a_leading_empty_segment_sent_to_the_server_names_no_route(
         (b"GET /health HTTP/1.1\nHost: x\n\n", "lines must end with CRLF"),
         (b"GET /health HTTP/1.1\r\nHost: x\n\n", "lines must end with CRLF"),
         (b"GET /health HTTP/1.1\r\nHost: x\r\nX-A: b\n\r\n", "lines must end with CRLF"),
+        (b"GET /health HTTP/1.1\rHost: x\r\r", "lines must end with CRLF"),
+        (b"GET /health HTTP/1.1\r\nHost: x\rX-A: b\r\n\r\n", "lines must end with CRLF"),
     ],
-    ids=["tls", "ssh", "bare-lf", "bare-lf-header", "bare-lf-last-header"],
+    ids=["tls", "ssh", "bare-lf", "bare-lf-header", "bare-lf-last-header", "bare-cr", "bare-cr-header"],
 )
 def test_a_client_not_speaking_http_is_refused_at_once_with_a_json_400(
     start: Callable[..., MockServer], sent: bytes, message: str

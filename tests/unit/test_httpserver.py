@@ -79,3 +79,26 @@ def test_a_chunked_body_is_held_to_the_limit_by_its_decoded_bytes(length: int, r
         read = read[parser.received(read) :]
 
     assert (parser.completed, refusal(parser)) == (True, refused)
+
+
+@pytest.mark.parametrize("at", [(), (12,), (13,), (14,), (29,), (30,), (31,), (13, 14, 30)])
+def test_a_line_ending_in_a_bare_cr_is_refused_however_the_reads_split_it(at: tuple[int, ...]) -> None:
+    parser = fed(*split(b"GET /health HTTP/1.1\r\nHost: x\rX-A: b\r\n\r\n", *at))
+
+    assert (parser.completed, refusal(parser)) == (True, "lines must end with CRLF")
+
+
+@pytest.mark.parametrize("at", [(), (20,), (21,), (22,)])
+def test_a_request_line_ending_in_a_bare_cr_is_refused_however_the_reads_split_it(
+    at: tuple[int, ...],
+) -> None:
+    parser = fed(*split(b"GET /health HTTP/1.1\rHost: x\r\r", *at))
+
+    assert (parser.completed, refusal(parser)) == (True, "lines must end with CRLF")
+
+
+@pytest.mark.parametrize("at", [(), (20,), (21,), (31,), (32,), (33,), (34,)])
+def test_crlf_split_by_the_reads_is_taken(at: tuple[int, ...]) -> None:
+    parser = fed(*split(b"GET /health HTTP/1.1\r\nHost: x\r\nX-A: b\r\n\r\n", *at))
+
+    assert (parser.completed, refusal(parser), parser.path) == (True, None, "/health")
