@@ -213,12 +213,12 @@ def not_a_request(head: bytes) -> str | None:
     line_end = head.find(b"\n")
     if line_end < 0:
         return BARE_LF if _BARE_CR.search(head) else None
-    if head[line_end - 1 : line_end] != b"\r" or has_bare_lf(head, line_end + 1):
+    if head[line_end - 1 : line_end] != b"\r" or has_bare_line_end(head, line_end + 1):
         return BARE_LF
     return None if _REQUEST_LINE.fullmatch(head[:line_end].rstrip()) else INVALID_START
 
 
-def has_bare_lf(head: bytes, start: int) -> bool:
+def has_bare_line_end(head: bytes, start: int) -> bool:
     """Whether a line of a head ends in a bare LF (or a bare CR) at or after `start`, up to the blank
     line that ends the head (a body after it may hold any bytes). What comes before `start` has been
     looked at, and is there for a CRLF, or the head's end, that began in it: a CR just before `start`
@@ -293,10 +293,10 @@ class Parser(HTTPRequestParser):
 
     def head_problem(self, data: bytes) -> str | None:
         """Why the head cannot be a request's, now that `data` has come, or None: the request line
-        is looked at as it comes, then only the new bytes, for a line ending in a bare LF."""
+        is looked at as it comes, then only the new bytes, for a line ending in a bare LF or CR."""
         if self.request_line_read:
             seen = self.header_plus[-len(HEAD_END) :]  # the head so far: no end in it yet
-            return BARE_LF if has_bare_lf(seen + data, len(seen)) else None
+            return BARE_LF if has_bare_line_end(seen + data, len(seen)) else None
         look = data[:LOOK_BYTES]
         head = (self.header_plus + look).lstrip()  # blank lines before it are allowed
         if not self.method_sent:
@@ -305,7 +305,7 @@ class Parser(HTTPRequestParser):
         problem = not_a_request(head)
         self.request_line_read = problem is None and b"\n" in head
         if self.request_line_read and len(data) > len(look) and HEAD_END not in head:
-            return BARE_LF if has_bare_lf(data, len(look)) else None  # the rest of a long read
+            return BARE_LF if has_bare_line_end(data, len(look)) else None  # the rest of a long read
         return problem
 
 
