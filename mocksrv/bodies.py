@@ -40,7 +40,17 @@ def parsed_json(request_: Request, raw: bytes) -> Any:
     try:
         return orjson.loads(raw)
     except orjson.JSONDecodeError as error:
-        raise MalformedBody(str(error)) from None
+        raise MalformedBody(_not_utf_8(raw) or str(error)) from None
+
+
+def _not_utf_8(raw: bytes) -> str | None:
+    """Where a body is not UTF-8, said plainly (the JSON reader says `surrogates not allowed` at its
+    first byte, whatever the byte); None for a body that is."""
+    try:
+        raw.decode()
+    except UnicodeDecodeError as error:
+        return f"the body is not UTF-8: byte 0x{raw[error.start]:02x} at offset {error.start}"
+    return None
 
 
 def request_body(request_: Request) -> bytes:

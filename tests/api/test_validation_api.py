@@ -744,8 +744,14 @@ NOT_JSON_OBJECTS = [
     pytest.param(
         "application/json",
         b'{"amount": "\xff"}',
-        "str is not valid UTF-8: surrogates not allowed: line 1 column 1 (char 0)",
+        "the body is not UTF-8: byte 0xff at offset 12",
         id="not UTF-8",
+    ),
+    pytest.param(
+        "application/json",
+        b'{"name": "caf\xe9"}',
+        "the body is not UTF-8: byte 0xe9 at offset 13",
+        id="Latin-1",
     ),
     pytest.param("application/json", "[1000]", "expected a JSON object", id="array"),
     pytest.param("application/json", '"amount"', "expected a JSON object", id="string"),
