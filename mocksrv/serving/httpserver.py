@@ -189,7 +189,9 @@ _FAULTED.disabled = True
 
 _TOKEN = rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]"  # a method's characters (RFC 9110's token)
 _METHOD = re.compile(_TOKEN + rb"*")  # what a request line begins with, before its space
-_REQUEST_LINE = re.compile(_TOKEN + rb"+ [^ ]+(?: HTTP/[0-9]\.[0-9])?")  # as waitress reads it
+# As waitress reads it, which also takes a line without a version. HTTP/0.9's, sent without headers,
+# would wait unanswered for a blank line that never comes: it is refused once the line has ended.
+_REQUEST_LINE = re.compile(_TOKEN + rb"+ [^ ]+(?P<version> HTTP/[0-9]\.[0-9])?")
 LOOK_BYTES = 8192  # of a chunk, looked at for the request line: not a large body sent with it
 # A line end that is not CRLF: an LF without its CR, or a CR that something other than an LF follows
 # (one at the end of what has come may yet get its LF).
@@ -198,6 +200,8 @@ _BARE_CR = re.compile(rb"\r(?=[^\n])")
 HEAD_END = b"\r\n\r\n"
 INVALID_START = "Start line is invalid"
 BARE_LF = "lines must end with CRLF"
+NO_VERSION = "the request line must end with an HTTP version (HTTP/0.9 is not served)"
+NO_HOST = "an HTTP/1.1 request must have a Host header"
 
 
 def not_a_request(head: bytes) -> str | None:
@@ -215,7 +219,10 @@ def not_a_request(head: bytes) -> str | None:
         return BARE_LF if _BARE_CR.search(head) else None
     if head[line_end - 1 : line_end] != b"\r" or has_bare_line_end(head, line_end + 1):
         return BARE_LF
-    return None if _REQUEST_LINE.fullmatch(head[:line_end].rstrip()) else INVALID_START
+    line = _REQUEST_LINE.fullmatch(head[:line_end].rstrip())
+    if line is None:
+        return INVALID_START
+    return None if line["version"] else NO_VERSION
 
 
 def has_bare_line_end(head: bytes, start: int) -> bool:
@@ -270,6 +277,11 @@ class Parser(HTTPRequestParser):
             if self.error is None and self.wire_bytes - self.body_bytes_received > limit:
                 self.error = FramingTooLarge(f"exceeds the framing limit of {limit}")
                 self.completed = True
+            elif self.error is None and not self.completed and self.declared_too_large():
+                # A chunk whose declared size takes the body past the limit: refused now, not once
+                # its bytes have come.
+                self.error = RequestEntityTooLarge(f"exceeds max_body of {self.adj.max_request_body_size}")
+                self.completed = True
         if self.completed:
             # Received whole (a request without a body, or one refused): there is nothing left to
             # send, so no 100 Continue. Waitress sends one for any request still expecting it, and
@@ -278,16 +290,24 @@ class Parser(HTTPRequestParser):
             self.expect_continue = False
         return consumed
 
+    def declared_too_large(self) -> bool:
+        """Whether the chunk being received, by its declared size, takes the body to the limit."""
+        remainder: int = getattr(self.body_rcv, "chunk_remainder", 0)
+        return self.body_bytes_received + remainder >= self.adj.max_request_body_size
+
     def parse_header(self, header_plus: bytes) -> None:
         """Parse the head as waitress does, and also: close after answering a request that says
         `close` among other Connection options (waitress looks for `close` alone), or that has
         both Transfer-Encoding and Content-Length, as RFC 9112 asks; and refuse Transfer-Encoding
         in a request that is not HTTP/1.1, as waitress reads only Content-Length there, and would
-        take a chunked body for the connection's next request."""
+        take a chunked body for the connection's next request; and refuse an HTTP/1.1 request
+        without Host, as RFC 9112 asks."""
         super().parse_header(header_plus)
         headers: Mapping[str, str] = self.headers
         if self.version != "1.1" and "TRANSFER_ENCODING" in headers:
             raise ParsingError("Transfer-Encoding is only allowed in HTTP/1.1")
+        if self.version == "1.1" and "HOST" not in headers:
+            raise ParsingError(NO_HOST)
         options = {option.strip(" \t").lower() for option in headers.get("CONNECTION", "").split(",")}
         self.close_after = "close" in options or (self.chunked and "CONTENT_LENGTH" in headers)
 

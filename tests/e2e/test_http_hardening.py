@@ -243,8 +243,19 @@ def test_a_leading_empty_segment_sent_to_the_server_names_no_route(
         (b"GET /health HTTP/1.1\r\nHost: x\r\nX-A: b\n\r\n", "lines must end with CRLF"),
         (b"GET /health HTTP/1.1\rHost: x\r\r", "lines must end with CRLF"),
         (b"GET /health HTTP/1.1\r\nHost: x\rX-A: b\r\n\r\n", "lines must end with CRLF"),
+        # HTTP/0.9's request: no version, no headers, and so no blank line after it.
+        (b"GET /health\r\n", "the request line must end with an HTTP version (HTTP/0.9 is not served)"),
     ],
-    ids=["tls", "ssh", "bare-lf", "bare-lf-header", "bare-lf-last-header", "bare-cr", "bare-cr-header"],
+    ids=[
+        "tls",
+        "ssh",
+        "bare-lf",
+        "bare-lf-header",
+        "bare-lf-last-header",
+        "bare-cr",
+        "bare-cr-header",
+        "http-0.9",
+    ],
 )
 def test_a_client_not_speaking_http_is_refused_at_once_with_a_json_400(
     start: Callable[..., MockServer], sent: bytes, message: str
@@ -424,6 +435,35 @@ def test_a_chunked_body_whose_framing_takes_more_than_its_own_limit_is_refused_w
     assert orjson.loads(body) == error(
         413, "IR_06", "Chunked framing of the request body is larger than the limit of 65536 bytes"
     )
+
+
+def test_a_chunk_declared_past_the_limit_is_refused_with_a_json_413_before_its_bytes_come(
+    start: Callable[..., MockServer],
+) -> None:
+    server = start(max_body_bytes=1000, connection_timeout=600)  # a wait for the bytes gets no answer
+
+    status, headers, body = parse(exchange(server.port, CHUNKED_CREATE + b"3e9\r\n" + CREATE))
+
+    assert (status, headers["content-type"]) == (413, JSON)
+    assert orjson.loads(body) == error(413, "IR_06", "Request body is larger than the limit of 1000 bytes")
+
+
+@pytest.mark.parametrize(
+    ("version", "host", "status"),
+    [(b"HTTP/1.1", b"", 400), (b"HTTP/1.1", b"Host: x\r\n", 200), (b"HTTP/1.0", b"", 200)],
+    ids=["1.1-without", "1.1-with", "1.0-without"],
+)
+def test_an_http_1_1_request_without_host_is_refused_with_a_json_400(
+    start: Callable[..., MockServer], version: bytes, host: bytes, status: int
+) -> None:
+    server = start()
+    key = f"api-key: {SECRET_KEY}\r\n".encode()
+    sent = b"GET /health " + version + b"\r\n" + host + key + b"Connection: close\r\n\r\n"
+
+    found = answers(exchange(server.port, sent))
+
+    refused = error(400, "IR_04", "Malformed HTTP request: an HTTP/1.1 request must have a Host header")
+    assert found == [(status, orjson.dumps(refused) if status == 400 else b'{"status":"healthy"}')]
 
 
 @pytest.mark.parametrize("options", [b"close, te", b"keep-alive, close", b"TE,Close"])

@@ -8,7 +8,7 @@ import itertools
 import pytest
 from waitress.adjustments import Adjustments
 
-from mocksrv.serving.httpserver import Parser
+from mocksrv.serving.httpserver import NO_HOST, NO_VERSION, Parser
 
 HEAD = b"POST /payments HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\n"
 
@@ -64,6 +64,9 @@ def test_a_bare_lf_past_the_part_of_a_long_read_looked_at_for_the_request_line_i
     assert (parser.completed, refusal(parser)) == (True, "lines must end with CRLF")
 
 
+CHUNKED_HEAD = b"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+
+
 def chunks_of_one_byte(body: bytes) -> bytes:
     return b"".join(b"1\r\n%c\r\n" % byte for byte in body) + b"0\r\n\r\n"
 
@@ -74,7 +77,7 @@ def test_a_chunked_body_is_held_to_the_limit_by_its_decoded_bytes(length: int, r
     parser gives as a chunked body's decoded): with it gone, 1,000 bytes in chunks of one byte,
     6,005 bytes sent, would be refused."""
     parser = Parser(Adjustments(max_request_body_size=1001))  # as the server has it, for 1,000 bytes
-    read = b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n" + chunks_of_one_byte(b"x" * length)
+    read = CHUNKED_HEAD + chunks_of_one_byte(b"x" * length)
     while read and not parser.completed:
         read = read[parser.received(read) :]
 
@@ -102,3 +105,32 @@ def test_crlf_split_by_the_reads_is_taken(at: tuple[int, ...]) -> None:
     parser = fed(*split(b"GET /health HTTP/1.1\r\nHost: x\r\nX-A: b\r\n\r\n", *at))
 
     assert (parser.completed, refusal(parser), parser.path) == (True, None, "/health")
+
+
+def test_a_chunk_declared_past_the_limit_is_refused_before_its_bytes_come() -> None:
+    parser = Parser(Adjustments(max_request_body_size=1001))
+    for read in (CHUNKED_HEAD, b"3e8\r\n" + b"x" * 1000 + b"\r\n", b"1\r\n"):
+        parser.received(read)
+
+    assert (parser.completed, refusal(parser)) == (True, "exceeds max_body of 1001")
+    assert len(parser.body_rcv) == 1000  # the declared chunk's bytes never came
+
+
+@pytest.mark.parametrize("at", [(), (4,), (11,), (12,)])
+def test_a_request_line_without_a_version_is_refused_once_it_ends(at: tuple[int, ...]) -> None:
+    parser = fed(*split(b"GET /health\r\n", *at))
+
+    assert (parser.completed, refusal(parser)) == (True, NO_VERSION)
+
+
+@pytest.mark.parametrize(
+    ("head", "refused"),
+    [
+        (b"GET /health HTTP/1.1\r\n\r\n", NO_HOST),
+        (b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n", None),
+        (b"GET /health HTTP/1.0\r\n\r\n", None),
+    ],
+    ids=["1.1-without", "1.1-with", "1.0-without"],
+)
+def test_an_http_1_1_request_without_host_is_refused(head: bytes, refused: str | None) -> None:
+    assert (fed(head).completed, refusal(fed(head))) == (True, refused)
