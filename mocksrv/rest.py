@@ -154,10 +154,15 @@ def _cross_origin(response: Response) -> Response:
 
 def _not_cached(response: Response) -> Response:
     """Keep every answer out of the browser's cache, but for those that say otherwise (the SDK's
-    files): a page reached again with Back must ask for a payment's state, not show one it kept."""
+    files): a page reached again with Back must ask for a payment's state, not show one it kept.
+    Keep the browser to the type each answer says, and a page's address, which holds a client
+    secret, out of the `Referer` of whatever it leads to."""
     headers = response.headers
     if "Cache-Control" not in headers:
         headers.add("Cache-Control", "no-store")
+    headers.add("X-Content-Type-Options", "nosniff")
+    if response.mimetype == "text/html" and "Referrer-Policy" not in headers:
+        headers.add("Referrer-Policy", "no-referrer")
     return response
 
 

@@ -84,6 +84,14 @@ _REFUSALS: dict[int, tuple[str, str]] = {
 }
 
 
+# An error answered outside the app has the headers the app gives its own (`rest._not_cached`).
+ERROR_HEADERS = (
+    ("Content-Type", "application/json"),
+    ("Cache-Control", "no-store"),
+    ("X-Content-Type-Options", "nosniff"),
+)
+
+
 class FramingTooLarge(RequestEntityTooLarge):
     """A chunked body whose framing (chunk sizes and extensions, line ends, trailers) takes more bytes
     than it may: the body is measured decoded, and the framing has a limit of its own."""
@@ -117,7 +125,7 @@ class JsonErrorTask(ErrorTask):
         self.status = f"{error.code} {error.reason}"
         headers: list[tuple[str, str]] = self.response_headers  # type: ignore[assignment]
         headers.append(("Content-Type", "text/html; charset=utf-8" if page else "application/json"))
-        headers.append(("Cache-Control", "no-store"))
+        headers.extend(ERROR_HEADERS[1:])
         self.set_close_on_finish()
         channel: Any = self.channel
         channel.linger = True
@@ -408,7 +416,7 @@ class Stopping:
         if self.stopping:
             start_response(
                 "503 Service Unavailable",
-                [("Content-Type", "application/json"), ("Content-Length", str(len(self._BODY)))],
+                [("Content-Length", str(len(self._BODY))), *ERROR_HEADERS],
             )
             return [] if environ.get("REQUEST_METHOD") == "HEAD" else [self._BODY]
         return self.app(environ, start_response)

@@ -99,7 +99,6 @@ def payment_element(version: str) -> Response:
     body = render_template("payment_element.html", version=version, countries=COUNTRIES).encode()
     response = Response(body, mimetype="text/html")
     response.headers["Content-Security-Policy"] = ELEMENT_POLICY
-    response.headers["Referrer-Policy"] = "no-referrer"
     return _cacheable(response, body)
 
 

@@ -122,6 +122,32 @@ def test_the_page_shows_the_amount_in_major_units_of_its_currency(
     assert parse_page(response).text("amount") == shown
 
 
+def test_a_page_keeps_its_address_out_of_the_referer_and_every_answer_is_kept_to_its_type(
+    api: Api, client: FlaskClient
+) -> None:
+    # The page's address holds the payment's client secret; the shop it leads back to must not see it.
+    page = challenge(api, return_url=RETURN_URL)["next_action"]["redirect_to_url"]
+    answers = {
+        "page": client.get(page),
+        "error page": client.get(PAGE),
+        "element page": client.get("/web/0.1/v1/element"),
+        "API answer": api.get("/payments/pay_1"),
+        "SDK script": client.get("/web/0.1/v1/HyperLoader.js"),
+    }
+
+    headers = {
+        name: (answer.headers.get("Referrer-Policy"), answer.headers.get_all("X-Content-Type-Options"))
+        for name, answer in answers.items()
+    }
+    assert headers == {
+        "page": ("no-referrer", ["nosniff"]),
+        "error page": ("no-referrer", ["nosniff"]),
+        "element page": ("no-referrer", ["nosniff"]),
+        "API answer": (None, ["nosniff"]),
+        "SDK script": (None, ["nosniff"]),
+    }
+
+
 def test_an_amount_is_formatted_for_the_locale_a_page_asks_for() -> None:
     assert format_amount(2599, "EUR", "de_DE") == "25,99\xa0€"
     assert format_amount(2599, "EUR") == "€25.99"
