@@ -8,7 +8,7 @@ import itertools
 import pytest
 from waitress.adjustments import Adjustments
 
-from mocksrv.serving.httpserver import NO_HOST, NO_VERSION, Parser
+from mocksrv.serving.httpparser import NO_HOST, NO_VERSION, Parser
 
 HEAD = b"POST /payments HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\n"
 
