@@ -264,6 +264,10 @@ class Payment:
     attempted_at: datetime | None = None  # when the latest attempt was made
     captures: tuple[Capture, ...] = ()  # oldest first
     payment_method_id: str | None = None  # the saved method it is paid with, or is to save
+    # Whether payment_method_id names a method saved before the payment: one it pays with, or the
+    # saved card of its customer that it sends again. Deleted before the payment is paid, such a
+    # method is not made again by it.
+    method_saved_before: bool = False
     mandate_id: str | None = None  # the mandate it charges, or sets up
     card_key: str | None = None  # the key of the card's number, to save the card (cards.card_key)
     customer_acceptance: JsonObject | None = None  # as sent, for the method or mandate it saves

@@ -324,3 +324,107 @@ def test_a_card_saved_on_session_is_kept_for_off_session_once_a_payment_asks_for
 
     paid = create(api, None, payment_id="pay_4", **off_session)
     assert (paid["status"], paid["payment_method_id"]) == ("succeeded", method["payment_method_id"])
+
+
+# -- the same card saved again -------------------------------------------------------------------
+
+
+def methods_of(api: Api, customer_id: str = "cus_1") -> list[dict[str, Any]]:
+    listed: list[dict[str, Any]] = ok(api.get(f"/customers/{customer_id}/payment_methods"))[
+        "customer_payment_methods"
+    ]
+    return listed
+
+
+def test_a_card_saved_again_by_its_customer_is_the_method_saved_before(api: Api) -> None:
+    method = saved_card(api)
+    advance(api, 60)
+
+    again = create(api, payment_id="pay_2", customer_id="cus_1", setup_future_usage="on_session")
+
+    assert (again["status"], again["payment_method_id"]) == ("succeeded", method["payment_method_id"])
+    listed = methods_of(api)
+    assert [m["payment_method_id"] for m in listed] == [method["payment_method_id"]]
+    assert listed[0]["last_used_at"] != method["last_used_at"]
+    assert {k: v for k, v in listed[0].items() if k != "last_used_at"} == {
+        k: v for k, v in method.items() if k != "last_used_at"
+    }
+
+
+def test_a_card_saved_again_keeps_the_details_saved_before(api: Api) -> None:
+    # Another expiry with the same number: the saved card is the one saved first, until updated.
+    method = saved_card(api)
+    fields = {"customer_id": "cus_1", "setup_future_usage": "on_session"}
+    renewed = payloads.card("4242424242424242", card_exp_year="2098")
+
+    again = create(api, payment_id="pay_2", payment_method_data=renewed, **fields)
+
+    assert again["payment_method_id"] == method["payment_method_id"]
+    assert again["payment_method_data"]["card"]["card_exp_year"] == "2098"
+    assert [m["card"]["expiry_year"] for m in methods_of(api)] == [method["card"]["expiry_year"]]
+
+
+def test_another_card_or_another_customer_saves_a_method_of_its_own(api: Api) -> None:
+    method = saved_card(api)
+    ok(api.post("/customers", {"customer_id": "cus_2"}))
+    advance(api, 1)  # the list is latest used first
+
+    other_card = create(
+        api, "5555555555554444", payment_id="pay_2", customer_id="cus_1", setup_future_usage="on_session"
+    )
+    other_customer = create(api, payment_id="pay_3", customer_id="cus_2", setup_future_usage="on_session")
+
+    ids = {method["payment_method_id"], other_card["payment_method_id"], other_customer["payment_method_id"]}
+    assert len(ids) == 3
+    assert [m["payment_method_id"] for m in methods_of(api)] == [
+        other_card["payment_method_id"],
+        method["payment_method_id"],
+    ]
+    assert [m["payment_method_id"] for m in methods_of(api, "cus_2")] == [other_customer["payment_method_id"]]
+
+
+def test_a_card_saved_again_is_kept_off_session_once_its_payment_asks_for_it(api: Api) -> None:
+    method = saved_card(api)
+    again = create(api, payment_id="pay_2", customer_id="cus_1", setup_future_usage="off_session")
+    off_session = {"off_session": True, "confirm": True, **by_id(method)}
+
+    paid = create(api, None, payment_id="pay_3", **off_session)
+
+    assert again["payment_method_id"] == method["payment_method_id"]
+    assert (paid["status"], paid["payment_method_id"]) == ("succeeded", method["payment_method_id"])
+
+
+def test_the_method_a_card_saved_again_names_stays_deleted_when_deleted_while_its_payment_processes(
+    api: Api,
+) -> None:
+    ok(api.post("/customers", {"customer_id": "cus_1"}))
+    saves = {"customer_id": "cus_1", "setup_future_usage": "off_session"}
+    first = create(api, PROCESSING_CARD, payment_id="pay_1", **saves)
+    advance(api, 11)
+    again = create(api, PROCESSING_CARD, payment_id="pay_2", **saves)
+    assert (again["status"], again["payment_method_id"]) == ("processing", first["payment_method_id"])
+    ok(api.delete(f"/payment_methods/{first['payment_method_id']}"))
+
+    advance(api, 11)
+
+    assert retrieve(api, "pay_2")["status"] == "succeeded"
+    gone = api.get(f"/payment_methods/{first['payment_method_id']}")
+    assert (gone.status_code, gone.json["error"]["code"]) == (404, "HE_02")
+    assert methods_of(api) == []
+
+
+def test_a_saved_method_paid_with_and_deleted_while_its_payment_processes_stays_deleted_though_it_saves(
+    api: Api,
+) -> None:
+    ok(api.post("/customers", {"customer_id": "cus_1"}))
+    create(api, PROCESSING_CARD, payment_id="pay_1", customer_id="cus_1", setup_future_usage="off_session")
+    advance(api, 11)
+    pm = retrieve(api, "pay_1")["payment_method_id"]
+    paying = {"confirm": True, "setup_future_usage": "off_session", **by_id({"payment_method_id": pm})}
+    assert create(api, None, payment_id="pay_2", **paying)["status"] == "processing"
+    ok(api.delete(f"/payment_methods/{pm}"))
+
+    advance(api, 11)
+
+    assert retrieve(api, "pay_2")["status"] == "succeeded"
+    assert methods_of(api) == []

@@ -125,6 +125,14 @@ class MethodResolver:
                 )
         return None
 
+    def saved_card(self, payment: Payment) -> str | None:
+        """The id of the method its customer saved before with the card a payment that saves it
+        sends, if any: the card is saved again as that method, not as another."""
+        if payment.payment_method_id is not None or payment.card_key is None or payment.customer_id is None:
+            return None
+        saved = self._payment_methods.with_card(payment.merchant_id, payment.customer_id, payment.card_key)
+        return None if saved is None else saved.payment_method_id
+
     # -- the three ways to pay ----------------------------------------------------------------
 
     def _sent(self, paying: Paying, now: datetime) -> dict[str, Any]:
@@ -227,6 +235,7 @@ class MethodResolver:
             "payment_method": saved.payment_method,
             "payment_method_type": saved.payment_method_type,
             "payment_method_id": saved.payment_method_id,
+            "method_saved_before": True,
         }
         if saved.customer_id is not None and paying.customer_id is None:
             changes["customer_id"] = saved.customer_id
@@ -283,6 +292,7 @@ def _paid_with(
         "payment_method_data": kept,
         "outcome": outcome,
         "payment_method_id": None,
+        "method_saved_before": False,
     }
 
 

@@ -415,4 +415,5 @@ class PaymentService:
         def has_customer(customer_id: str) -> bool:
             return self._store.get(CUSTOMERS, merchant_id, customer_id) is not None
 
-        return set_up(payment, changes, now, has_customer, self._store.ids(merchant_id))
+        saved_card = self._methods.saved_card(payment)
+        return set_up(payment, changes, now, has_customer, self._store.ids(merchant_id), saved_card)

@@ -83,6 +83,11 @@ class PaymentMethodService:
         methods: list[SavedPaymentMethod] = page.items
         return sorted(methods, key=lambda m: m.last_used_at or m.created, reverse=True)
 
+    def with_card(self, merchant_id: str, customer_id: str, key: str) -> SavedPaymentMethod | None:
+        """The customer's saved card whose number has the key `key` (`cards.card_key`), if any."""
+        found = (m for m in self.of_customer(merchant_id, customer_id) if m.card_key == key)
+        return next(found, None)
+
     # -- operations ---------------------------------------------------------------------------
 
     def create(self, merchant_id: str, fields: Mapping[str, Any]) -> SavedPaymentMethod:
@@ -212,10 +217,11 @@ class PaymentMethodService:
             used = evolve(saved, last_used_at=event.created, off_session=saved.off_session or off_session)
             self._store.put(PAYMENT_METHODS, merchant_id, used)
             return
+        if payment.method_saved_before:
+            return  # deleted since the payment named it: a method deleted stays deleted
         # Saved when first paid (authorized, or charged at once) by a payment that asked to save it,
         # for its customer if still there: not deleted, nor deleted and made again. The capture of
-        # an authorization saves nothing, nor does a payment that paid with a saved method deleted
-        # since: a method deleted stays deleted.
+        # an authorization saves nothing.
         first_paid = event.event_type == EventType.PAYMENT_AUTHORIZED or payment.authorized_at is None
         if not first_paid or not sets_up(echoed) or payment.customer_id is None:
             return
