@@ -1216,6 +1216,33 @@ def test_a_customer_whose_mandate_is_pending_is_not_deleted(api: Api) -> None:
     ] == [setup["payment_method_id"]]
 
 
+def test_a_mandate_set_up_with_a_card_saved_before_charges_that_saved_method(api: Api) -> None:
+    saved = create(api, payment_id="pay_1", customer_id=CUSTOMER_ID, setup_future_usage="off_session")
+
+    setup = set_up(api)
+
+    assert (setup["status"], setup["payment_method_id"]) == ("succeeded", saved["payment_method_id"])
+    assert mandate_of(api, setup)["payment_method_id"] == saved["payment_method_id"]
+    assert charge(api, setup["mandate_id"])["payment_method_id"] == saved["payment_method_id"]
+
+
+def test_a_mandate_whose_saved_method_was_deleted_while_it_was_set_up_is_inactive(api: Api) -> None:
+    saved = create(
+        api, PROCESSING_CARD, payment_id="pay_1", customer_id=CUSTOMER_ID, setup_future_usage="off_session"
+    )
+    advance(api, SETTLES)
+    setup = set_up(api, PROCESSING_CARD)
+    assert (setup["payment_method_id"], status_of(api, setup)) == (saved["payment_method_id"], "pending")
+    ok(api.delete(f"/payment_methods/{saved['payment_method_id']}"))
+
+    advance(api, SETTLES)
+
+    assert retrieve(api, "pay_setup")["status"] == "succeeded"
+    assert status_of(api, setup) == "inactive"
+    response = api.post("/payments", charge_body(setup["mandate_id"]))
+    assert (response.status_code, response.json) == (400, refused("the mandate is inactive, not active"))
+
+
 @pytest.mark.parametrize(
     "saving",
     [{"mandate_data": mandate_data()}, {"setup_future_usage": "off_session"}],

@@ -428,3 +428,64 @@ def test_a_saved_method_paid_with_and_deleted_while_its_payment_processes_stays_
 
     assert retrieve(api, "pay_2")["status"] == "succeeded"
     assert methods_of(api) == []
+
+
+def test_a_card_saved_again_moves_first_among_its_customer_s_methods(api: Api) -> None:
+    method = saved_card(api)
+    advance(api, 1)
+    other = create(
+        api, "5555555555554444", payment_id="pay_2", customer_id="cus_1", setup_future_usage="on_session"
+    )
+    advance(api, 1)
+
+    create(api, payment_id="pay_3", customer_id="cus_1", setup_future_usage="on_session")
+
+    assert [m["payment_method_id"] for m in methods_of(api)] == [
+        method["payment_method_id"],
+        other["payment_method_id"],
+    ]
+
+
+def test_one_new_card_in_two_payments_under_way_together_is_saved_by_each(api: Api) -> None:
+    # Each confirmation finds no saved card to name: the card is saved when a payment is paid.
+    ok(api.post("/customers", {"customer_id": "cus_1"}))
+    saves = {"customer_id": "cus_1", "setup_future_usage": "on_session"}
+    first = create(api, PROCESSING_CARD, payment_id="pay_1", **saves)
+    second = create(api, PROCESSING_CARD, payment_id="pay_2", **saves)
+
+    advance(api, 11)
+
+    assert first["payment_method_id"] != second["payment_method_id"]
+    assert sorted(m["payment_method_id"] for m in methods_of(api)) == sorted(
+        [first["payment_method_id"], second["payment_method_id"]]
+    )
+
+
+def test_a_card_sent_before_its_payment_asked_to_save_it_is_saved_as_a_method_of_its_own(api: Api) -> None:
+    # Sent before the payment asked to save it, the card keeps no digest of its number to match.
+    method = saved_card(api)
+    create(api, None, payment_id="pay_2", customer_id="cus_1")
+    sent = {"payment_method": "card", "payment_method_data": payloads.card(), "billing": payloads.BILLING}
+    ok(api.post("/payments/pay_2", sent))
+    ok(api.post("/payments/pay_2", {"setup_future_usage": "on_session"}))
+
+    confirmed = ok(api.post("/payments/pay_2/confirm", {}))
+
+    assert confirmed["status"] == "succeeded"
+    assert confirmed["payment_method_id"] != method["payment_method_id"]
+    assert len(methods_of(api)) == 2
+
+
+def test_a_card_saved_before_and_saved_with_post_payment_methods_is_a_new_method(api: Api) -> None:
+    method = saved_card(api)
+    card = {k: v for k, v in payloads.card()["card"].items() if k != "card_cvc"}
+
+    created = ok(
+        api.post(
+            "/payment_methods",
+            {"customer_id": "cus_1", "payment_method": "card", "card": {**card, "card_holder_name": "Ann"}},
+        )
+    )
+
+    assert created["payment_method_id"] != method["payment_method_id"]
+    assert len(methods_of(api)) == 2

@@ -139,9 +139,13 @@ class MandateService:
 
     def _on_setup(self, mandate: Mandate, payment: Payment, event_type: str, now: datetime) -> None:
         """The setup payment decides its mandate: paid, it is active; failed, cancelled or expired
-        before anything was captured (an authorization voided or left to lapse), it is inactive."""
+        before anything was captured (an authorization voided or left to lapse), it is inactive. So
+        is one paid whose method is not saved (its customer, or the method it named, deleted while it
+        was under way; the saved methods handle the event first): nothing is left to charge."""
         if mandate.status is MandateStatus.PENDING and event_type in PAID_EVENTS:
-            self._lifecycle.move(mandate, MandateEvent.ACTIVATE, now)
+            saved = self._store.get(PAYMENT_METHODS, payment.merchant_id, mandate.payment_method_id)
+            decided = MandateEvent.ACTIVATE if saved is not None else MandateEvent.LAPSE
+            self._lifecycle.move(mandate, decided, now)
         elif event_type in _UNPAID and (
             mandate.status is MandateStatus.PENDING
             or (mandate.status is MandateStatus.ACTIVE and payment.amount_received == 0)

@@ -24,8 +24,8 @@ def set_up(
     """At the confirmation of a payment that saves its method or sets up a mandate: name the method
     it saves in `changes`, with the mandate; returns the mandate to store (pending), if any.
     `has_customer` says whether the payment's customer is still there (it may be deleted since);
-    `saved_card` is the id of the method its customer saved before with the card it sends, if any,
-    which it names rather than a new one."""
+    `saved_card` is the id of the method its customer saved before with the card it sends, if any
+    (`MethodResolver.saved_card`), which it names rather than a new one."""
     merchant_id = payment.merchant_id
     echoed = payment.echoed or {}
     mandate_data = echoed.get("mandate_data")
@@ -39,7 +39,7 @@ def set_up(
         )
     if not has_customer(payment.customer_id):
         raise InvalidField("customer_id", "no such customer: it was deleted after the payment named it")
-    if payment.payment_method_id is None and saved_card is not None:
+    if saved_card is not None:
         changes["method_saved_before"] = True
     method_id = payment.payment_method_id or saved_card or new_id("pm", entropy=entropy)
     changes["payment_method_id"] = method_id
