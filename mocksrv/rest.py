@@ -152,17 +152,19 @@ def _cross_origin(response: Response) -> Response:
     return response
 
 
+# What every answer says, unless it says otherwise (the SDK's files may be cached): kept out of the
+# browser's cache, as a page reached again with Back must ask for a payment's state, not show one it
+# kept; and read as the type it says. A page also keeps its address, which holds a client secret,
+# out of the `Referer` of whatever it leads to.
+ANSWER_HEADERS = (("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff"))
+PAGE_HEADERS = (("Referrer-Policy", "no-referrer"),)
+
+
 def _not_cached(response: Response) -> Response:
-    """Keep every answer out of the browser's cache, but for those that say otherwise (the SDK's
-    files): a page reached again with Back must ask for a payment's state, not show one it kept.
-    Keep the browser to the type each answer says, and a page's address, which holds a client
-    secret, out of the `Referer` of whatever it leads to."""
+    """Give the answer the headers every answer (and page) says, where it says nothing else."""
     headers = response.headers
-    if "Cache-Control" not in headers:
-        headers.add("Cache-Control", "no-store")
-    headers.add("X-Content-Type-Options", "nosniff")
-    if response.mimetype == "text/html" and "Referrer-Policy" not in headers:
-        headers.add("Referrer-Policy", "no-referrer")
+    for name, value in ANSWER_HEADERS + (PAGE_HEADERS if response.mimetype == "text/html" else ()):
+        headers.setdefault(name, value)
     return response
 
 

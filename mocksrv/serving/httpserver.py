@@ -26,7 +26,7 @@ from waitress.task import ThreadedTaskDispatcher, WSGITask
 
 from mocksrv.faults import CLIENT_GONE, CUT_SHORT, DROP_CONNECTION
 from mocksrv.serving.httpparser import Parser
-from mocksrv.serving.refusals import ERROR_HEADERS, JsonErrorTask, error_body
+from mocksrv.serving.refusals import JsonErrorTask, error_body, refusal_headers
 from mocksrv.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -184,7 +184,7 @@ class Stopping:
         if self.stopping:
             start_response(
                 "503 Service Unavailable",
-                [("Content-Length", str(len(self._BODY))), *ERROR_HEADERS],
+                [("Content-Length", str(len(self._BODY))), *refusal_headers(page=False)],
             )
             return [] if environ.get("REQUEST_METHOD") == "HEAD" else [self._BODY]
         return self.app(environ, start_response)

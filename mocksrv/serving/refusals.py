@@ -13,6 +13,7 @@ from typing import Any
 import orjson
 from waitress.task import ErrorTask
 
+from mocksrv.rest import ANSWER_HEADERS, PAGE_HEADERS
 from mocksrv.serving.httpparser import FramingTooLarge, framing_limit
 
 
@@ -53,12 +54,10 @@ _REFUSALS: dict[int, tuple[str, str]] = {
 }
 
 
-# An error answered outside the app has the headers the app gives its own (`rest._not_cached`).
-ERROR_HEADERS = (
-    ("Content-Type", "application/json"),
-    ("Cache-Control", "no-store"),
-    ("X-Content-Type-Options", "nosniff"),
-)
+def refusal_headers(page: bool) -> list[tuple[str, str]]:
+    """The headers of an error answered outside the app: those the app gives its own errors."""
+    content_type = "text/html; charset=utf-8" if page else "application/json"
+    return [("Content-Type", content_type), *ANSWER_HEADERS, *(PAGE_HEADERS if page else ())]
 
 
 class JsonErrorTask(ErrorTask):
@@ -83,8 +82,7 @@ class JsonErrorTask(ErrorTask):
         body = error_page(error.reason, message) if page else error_body(error.code, code, message)
         self.status = f"{error.code} {error.reason}"
         headers: list[tuple[str, str]] = self.response_headers  # type: ignore[assignment]
-        headers.append(("Content-Type", "text/html; charset=utf-8" if page else "application/json"))
-        headers.extend(ERROR_HEADERS[1:])
+        headers.extend(refusal_headers(page))
         self.set_close_on_finish()
         channel: Any = self.channel
         channel.linger = True

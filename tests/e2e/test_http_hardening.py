@@ -162,6 +162,7 @@ def test_a_hosted_page_refuses_a_body_over_the_limit_with_a_page(start: Callable
     )
 
     assert (response.status_code, response.headers["Content-Type"]) == (413, "text/html; charset=utf-8")
+    assert response.headers["Referrer-Policy"] == "no-referrer"  # as every page says
     assert (response.headers["Cache-Control"], response.headers["X-Content-Type-Options"]) == NOT_KEPT
     assert "<title>Request Entity Too Large</title>" in response.text
     assert "Request body is larger than the limit of 1000 bytes" in response.text

@@ -133,4 +133,6 @@ def test_a_request_line_without_a_version_is_refused_once_it_ends(at: tuple[int,
     ids=["1.1-without", "1.1-with", "1.0-without"],
 )
 def test_an_http_1_1_request_without_host_is_refused(head: bytes, refused: str | None) -> None:
-    assert (fed(head).completed, refusal(fed(head))) == (True, refused)
+    parser = fed(head)
+
+    assert (parser.completed, refusal(parser)) == (True, refused)
