@@ -570,6 +570,23 @@ def test_delivery_gives_up_after_the_seventeenth_attempt(merchant: Merchant, rec
     assert len(receiver.received()) == 17
 
 
+def test_one_advance_past_the_schedule_makes_every_attempt_at_its_time_before_the_wait_answers(
+    merchant: Merchant, receiver: Receiver
+) -> None:
+    receiver.status = 500
+    created_at = now(merchant)
+    create(merchant)
+    wait(merchant)
+
+    merchant.advance(2 * 24 * 3600)
+
+    wait(merchant)
+    offsets = [0, *itertools.accumulate(RETRY_DELAYS)]
+    assert [a["attempted_at"] for a in deliveries(merchant)] == [later(created_at, s) for s in offsets]
+    assert only_event(merchant)["delivery"] == {"state": "failed", "attempts": 17, "next_attempt_at": None}
+    assert len(receiver.received()) == 17
+
+
 def test_after_giving_up_advancing_the_clock_sends_nothing_more(
     merchant: Merchant, receiver: Receiver
 ) -> None:

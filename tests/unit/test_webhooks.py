@@ -409,6 +409,51 @@ def test_the_last_attempt_is_a_day_and_a_minute_after_the_first(hooked: Sandbox)
     assert attempts(hooked)[-1].attempted_at == at(86_460)
 
 
+def attempt_while_queued(sandbox: Sandbox, *results: AttemptResult) -> int:
+    """Make the queued attempts, as the dispatcher would, each with the next of `results` (the last
+    one for the rest); how many were made."""
+    made = 0
+    while queued(sandbox) and made < 50:
+        attempt(sandbox, results[min(made, len(results) - 1)])
+        made += 1
+    return made
+
+
+def test_one_advance_past_the_whole_schedule_makes_every_retry_at_its_own_time(hooked: Sandbox) -> None:
+    create(hooked)
+    task, _ = attempt(hooked, FAILED)
+
+    hooked.scheduler.advance(MERCHANT_ID, 2 * 24 * 3600)
+
+    assert attempt_while_queued(hooked, FAILED) == 16
+    due = list(itertools.accumulate(SCHEDULE, initial=0))
+    assert [a.attempted_at for a in attempts(hooked)] == [at(seconds) for seconds in due]
+    assert (delivery(hooked, task.event.event_id).state, timers(hooked)) == (D.FAILED, [])
+
+
+def test_an_advance_past_some_retries_makes_those_and_sets_the_next_on_the_clock(hooked: Sandbox) -> None:
+    create(hooked)
+    task, _ = attempt(hooked, FAILED)
+
+    hooked.scheduler.advance(MERCHANT_ID, 700)  # past the retries due at 60, 360 and 660 s
+
+    assert attempt_while_queued(hooked, FAILED) == 3
+    assert [a.attempted_at for a in attempts(hooked)] == [at(0), at(60), at(360), at(660)]
+    assert delivery(hooked, task.event.event_id).next_attempt_at == at(1260)
+    assert timers(hooked) == [(at(1260), RETRY_TIMER, task.event.event_id)]
+
+
+def test_a_retry_that_succeeds_ends_the_retries_an_advance_fell_past(hooked: Sandbox) -> None:
+    create(hooked)
+    task, _ = attempt(hooked, FAILED)
+    hooked.scheduler.advance(MERCHANT_ID, 2 * 24 * 3600)
+
+    assert attempt_while_queued(hooked, FAILED, SUCCEEDED) == 2
+
+    assert [a.attempted_at for a in attempts(hooked)] == [at(0), at(60), at(360)]
+    assert (delivery(hooked, task.event.event_id).state, timers(hooked)) == (D.DELIVERED, [])
+
+
 def test_after_giving_up_nothing_more_is_scheduled(hooked: Sandbox) -> None:
     fail_every_scheduled_attempt(hooked)
 

@@ -210,13 +210,18 @@ class WebhookService:
                 return None
             now = self._clock.now(merchant_id)
             off_schedule = task.manual or task.duplicate  # attempts that change no schedule
+            # A retry is made at its due time: after an advance past several, each is made in turn
+            # and recorded at its own time, and the next counted from there (`_scheduled_failure`).
+            due = delivery.next_attempt_at
+            retry = not off_schedule and delivery.state is DeliveryState.RETRYING
+            at = min(due, now) if retry and due is not None else now
             if result is None:
                 if off_schedule:
                     return None
                 if delivery.state is DeliveryState.PENDING:
                     self._deliveries.move(delivery, DeliveryEvent.SKIP, now)
                 else:  # a retry due while there is no URL: nothing sent, the schedule goes on
-                    self._scheduled_failure(delivery, now)
+                    self._scheduled_failure(delivery, at, now)
                 return None
             scheduled = delivery.scheduled_attempts  # before this one
             held_by = delivery.held_by if not off_schedule and scheduled == 0 else None
@@ -225,7 +230,7 @@ class WebhookService:
                 attempt_id=new_id("att", entropy=self._store.ids(merchant_id)),
                 event_id=delivery.event_id,
                 merchant_id=merchant_id,
-                attempted_at=now,
+                attempted_at=at,
                 url=result.url,
                 number=number,
                 manual=task.manual,
@@ -251,15 +256,22 @@ class WebhookService:
             elif off_schedule:
                 self._deliveries.move(delivery, DeliveryEvent.MANUAL_FAIL, now, **changes)
             else:
-                self._scheduled_failure(delivery, now, **changes)
+                self._scheduled_failure(delivery, at, now, **changes)
             return attempt
 
-    def _scheduled_failure(self, delivery: EventDelivery, now: datetime, **changes: Any) -> None:
-        """A scheduled attempt failed, or found no URL: the next one on the schedule, or give up."""
+    def _scheduled_failure(
+        self, delivery: EventDelivery, at: datetime, now: datetime, **changes: Any
+    ) -> None:
+        """A scheduled attempt, due `at`, failed or found no URL: the next one on the schedule,
+        counted from `at`, or give up. A next one already due (the clock was advanced past it) is
+        queued at once, behind what the merchant has queued, rather than set on a timer."""
         scheduled = delivery.scheduled_attempts
         if scheduled < len(RETRY_DELAYS):
-            next_at = now + timedelta(seconds=RETRY_DELAYS[scheduled])
-            self._scheduler.schedule(delivery.merchant_id, next_at, RETRY_TIMER, delivery.event_id)
+            next_at = at + timedelta(seconds=RETRY_DELAYS[scheduled])
+            if next_at <= now:
+                self._store.enqueue_delivery(delivery.merchant_id, delivery.event_id, manual=False)
+            else:
+                self._scheduler.schedule(delivery.merchant_id, next_at, RETRY_TIMER, delivery.event_id)
             event = DeliveryEvent.RETRY
         else:
             next_at, event = None, DeliveryEvent.GIVE_UP
