@@ -34,7 +34,7 @@ from mocksrv.bodies import json_body, load
 from mocksrv.contract import Auth, documented
 from mocksrv.domain.errors import ClientSecretInvalid, ClientSecretMissing
 from mocksrv.domain.ids import client_secret_owner
-from mocksrv.domain.models import KeyKind, Payment, Principal
+from mocksrv.domain.models import Customer, KeyKind, Payment, Principal
 from mocksrv.representations.recurring import (
     account_payment_methods_json,
     customer_payment_methods_json,
@@ -96,7 +96,7 @@ def delete_payment_method(payment_method_id: str) -> Json:
 def list_customer_payment_methods(customer_id: str) -> Json:
     principal = authenticate()
     load(_saved_query, request.args.to_dict())
-    return _saved_methods(principal.merchant_id, customer_id)
+    return _saved_methods(sandbox().customers.retrieve(principal.merchant_id, customer_id))
 
 
 @recurring.get("/customers/payment_methods")
@@ -107,7 +107,10 @@ def list_payment_customer_payment_methods() -> Json:
     payment = _payment_of_client_secret(principal, load(_saved_query, request.args.to_dict()))
     if payment.customer_id is None:
         return customer_payment_methods_json([], None) | {"is_guest_customer": True}
-    return _saved_methods(payment.merchant_id, payment.customer_id)
+    # A customer deleted since the payment named it has no methods left (they went with it): the
+    # checkout page gets an empty list, and the payment can still be paid with a card typed in.
+    customer = sandbox().customers.find(payment.merchant_id, payment.customer_id)
+    return customer_payment_methods_json([], None) if customer is None else _saved_methods(customer)
 
 
 @recurring.get("/account/payment_methods")
@@ -161,9 +164,8 @@ def list_customer_mandates(customer_id: str) -> list[Json]:
     return [mandate_json(m) for m in sandbox().mandates.of_customer(principal.merchant_id, customer_id)]
 
 
-def _saved_methods(merchant_id: str, customer_id: str) -> Json:
-    customer = sandbox().customers.retrieve(merchant_id, customer_id)
-    methods = sandbox().payment_methods.of_customer(merchant_id, customer_id)
+def _saved_methods(customer: Customer) -> Json:
+    methods = sandbox().payment_methods.of_customer(customer.merchant_id, customer.customer_id)
     return customer_payment_methods_json(methods, customer.default_payment_method_id)
 
 

@@ -1340,6 +1340,21 @@ def test_the_checkout_of_a_payment_of_a_customer_without_methods_lists_none(api:
     assert response.json == saved_list()
 
 
+def test_the_checkout_of_a_payment_whose_customer_was_deleted_lists_none_and_the_card_still_pays(
+    api: Api, browser: Api
+) -> None:
+    add_customer(api)
+    save_card(api)
+    payment = create(api, None, payment_id="pay_1", customer_id="cus_1")
+    ok(api.delete("/customers/cus_1"))
+
+    response = browser.get(f"/customers/payment_methods?client_secret={payment['client_secret']}")
+
+    assert (response.status_code, response.json) == (200, saved_list())
+    confirmation = payloads.confirmation(client_secret=payment["client_secret"])
+    assert ok(browser.post("/payments/pay_1/confirm", confirmation))["status"] == "succeeded"
+
+
 def test_the_checkout_of_a_guest_payment_lists_no_methods(api: Api, browser: Api) -> None:
     add_customer(api)
     save_card(api)
