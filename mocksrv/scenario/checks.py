@@ -34,7 +34,7 @@ from mocksrv.scenario.format import (
     shown_text,
     step_kind,
 )
-from mocksrv.scenario.variables import NAME, references
+from mocksrv.scenario.variables import NAME, is_whole_reference, references
 
 _SHOWN_LENGTH = 60  # characters of a value that a message quotes
 _SURROGATE = re.compile("[\ud800-\udfff]")  # a "\\ud800" escape alone: no UTF-8 can write it
@@ -57,11 +57,20 @@ def substituted_problem(spec: Mapping[str, Any]) -> str | None:
     error = next(iter(_step_validator().iter_errors(spec)), None)
     if error is None:
         return None
-    reason = error.message
-    if error.validator == "type":
-        reason = f"{_shown(error.instance)} is not of type {error.validator_value}"
     where = _dotted(tuple(error.absolute_path))
-    return mask_text(f"{where}: {reason}, once its variables are put in", read_escapes=False)
+    return mask_text(f"{where}: {_reason(error)}, once its variables are put in", read_escapes=False)
+
+
+def _reason(error: ValidationError) -> str:
+    """The schema's words for a value it refuses: its own message for the value, if it has one."""
+    subschema: Any = error.schema
+    if isinstance(subschema, Mapping) and "errorMessage" in subschema:
+        return str(subschema["errorMessage"]).replace("{value}", _shown(error.instance))
+    if error.validator == "type":
+        types = subschema["type"] if isinstance(subschema, Mapping) else "?"
+        wanted = " or ".join(types) if isinstance(types, list) else str(types)
+        return f"{_shown(error.instance)} is not of type {wanted}"
+    return error.message
 
 
 class Document:
@@ -102,7 +111,8 @@ class Document:
     def schema_problems(self) -> list[Problem]:
         problems: list[Problem] = []
         for error in _validator().iter_errors(self.data):
-            problems += self._explained(error)
+            if not _only_variables(error):
+                problems += self._explained(error)
         return problems
 
     def _explained(self, error: ValidationError) -> list[Problem]:
@@ -138,14 +148,7 @@ class Document:
                 for key in ("expect", "save")
                 if key in instance and "request" not in instance
             ]
-        if isinstance(subschema, Mapping) and "errorMessage" in subschema:
-            reason = str(subschema["errorMessage"]).replace("{value}", _shown(instance))
-            return [self.problem(location, reason)]
-        if error.validator == "type":
-            types = subschema["type"] if isinstance(subschema, Mapping) else "?"
-            wanted = " or ".join(types) if isinstance(types, list) else str(types)
-            return [self.problem(location, f"{_shown(instance)} is not of type {wanted}")]
-        return [self.problem(location, error.message)]
+        return [self.problem(location, _reason(error))]
 
     def meaning_problems(self) -> list[Problem]:
         """What the schema cannot say: variables used before they exist, bad patterns, a receiver
@@ -170,13 +173,13 @@ class Document:
         ]
         for location, receiver in receivers:
             delay = receiver.get("delay") if isinstance(receiver, Mapping) else None
-            if isinstance(delay, str) and parse_duration(delay) > LONGEST_DELAY:
+            if _duration(delay) > LONGEST_DELAY:
                 reason = f"{delay} is longer than an hour: a receiver that never answers is hang: true"
                 problems.append(self.problem((*location, "delay"), reason))
         for index, step in enumerate(data["steps"]):
             here: Location = ("steps", index)
             advance = step.get("advance")
-            if isinstance(advance, str) and parse_duration(advance) > LONGEST_ADVANCE_SECONDS:
+            if _duration(advance) > LONGEST_ADVANCE_SECONDS:
                 most = f"{LONGEST_ADVANCE_SECONDS // 86400}d"
                 reason = f"{advance} is longer than {most}, the most a clock moves at once"
                 problems.append(self.problem((*here, "advance"), reason))
@@ -210,6 +213,25 @@ class Document:
             reason = refused.reason if isinstance(refused, InvalidField) else refused.message
             return [self.problem((*location, *named), reason)]
         return []
+
+
+def _duration(value: Any) -> float:
+    """The seconds a duration written in the file says; 0 for none, or for a whole `${name}`, which
+    is checked once its value is put in."""
+    return parse_duration(value) if isinstance(value, str) and not is_whole_reference(value) else 0
+
+
+def _only_variables(error: ValidationError) -> bool:
+    """Whether the schema's error is only that a whole `${name}` stands where a number, a duration
+    or one of a list goes: the variable's value takes its place, checked once it is put in
+    (`substituted_problem`). An error of `anyOf` or `oneOf` is so when one of its branches fails
+    only so."""
+    if is_whole_reference(error.instance):
+        return True
+    branches: dict[Any, list[ValidationError]] = {}
+    for sub in error.context or ():
+        branches.setdefault(sub.relative_schema_path[0], []).append(sub)
+    return any(all(_only_variables(sub) for sub in subs) for subs in branches.values())
 
 
 def _not_json(value: Any, location: Location = ()) -> Iterator[tuple[Location, str, bool]]:

@@ -27,6 +27,14 @@ class UnknownVariable(KeyError):
         return f"unknown variable ${{{self.name}}}"
 
 
+def is_whole_reference(value: Any) -> bool:
+    """Whether `value` is a string that is exactly one `${name}`: it takes the variable's type."""
+    if not isinstance(value, str):
+        return False
+    whole = REFERENCE.fullmatch(value)
+    return whole is not None and whole.group(1) is not None
+
+
 def references(value: Any) -> Iterator[tuple[tuple[str | int, ...], str]]:
     """Every `${name}` inside `value`, with the path of the string that holds it."""
     if isinstance(value, str):
@@ -46,9 +54,8 @@ def references(value: Any) -> Iterator[tuple[tuple[str | int, ...], str]]:
 def substitute(value: Any, variables: Mapping[str, Any]) -> Any:
     """`value` with every `${name}` replaced; an unknown name raises UnknownVariable."""
     if isinstance(value, str):
-        whole = REFERENCE.fullmatch(value)
-        if whole is not None and whole.group(1) is not None:
-            return _value(whole.group(1), variables)
+        if is_whole_reference(value):
+            return _value(value[2:-1], variables)
         return REFERENCE.sub(lambda match: _text(match, variables), value)
     if isinstance(value, Mapping):
         return {key: substitute(item, variables) for key, item in value.items()}

@@ -702,6 +702,42 @@ def test_a_long_number_in_a_query_is_sent_as_written(tmp_path: Path) -> None:
     assert (code, err.getvalue(), out.getvalue()[:13]) == (0, "", "PASS numbers ")
 
 
+TYPED_VARIABLES = """name: typed
+description: whole variables where a number, a duration and a method go
+variables: {code: 200, floor: -1, count: 1, times: 1, wait: 10s, method: GET}
+steps:
+  - request: {method: GET, path: /customers/list}
+    expect: {status: "${code}", body: {total_count: {greater_than: "${floor}"}}}
+  - expect_requests: {method: GET, path: /customers/list, count: "${count}"}
+  - fault: {match: {path: /customers/list}, effect: {type: error, status: 503}, schedule: {times: "${times}"}}
+  - advance: "${wait}"
+  - request: {method: "${method}", path: /customers/list}
+    expect: {status: 503}
+"""
+
+
+def test_whole_variables_stand_where_numbers_durations_and_methods_go(tmp_path: Path) -> None:
+    (tmp_path / "typed.yaml").write_text(TYPED_VARIABLES)
+    out, err = io.StringIO(), io.StringIO()
+
+    code = run_folder(tmp_path, None, out, err)
+
+    assert (code, err.getvalue(), out.getvalue()[:11]) == (0, "", "PASS typed ")
+
+
+def test_a_whole_variable_whose_value_the_step_cannot_take_fails_the_step_once_put_in(tmp_path: Path) -> None:
+    (tmp_path / "typed.yaml").write_text(TYPED_VARIABLES.replace("wait: 10s", "wait: ten seconds"))
+    out, err = io.StringIO(), io.StringIO()
+
+    code = run_folder(tmp_path, None, out, err)
+
+    assert (code, err.getvalue()) == (1, "")
+    assert out.getvalue().splitlines()[1] == (
+        "  step 4 (advance): advance: 'ten seconds' is not a duration such as 500ms, 10s, 5m, 2h or 7d,"
+        " once its variables are put in"
+    )
+
+
 def test_a_variable_whose_type_the_step_cannot_take_fails_the_step_with_where_and_why(tmp_path: Path) -> None:
     (tmp_path / "typed.yaml").write_text(
         "name: typed\ndescription: d\nvariables: {pattern: 4111111111111111}\nsteps:\n"
