@@ -162,28 +162,40 @@ def test_a_card_challenge_offers_no_cancel(api: Api, client: FlaskClient) -> Non
     assert retrieve(api, "pay_1")["status"] == "requires_customer_action"
 
 
-def test_a_redirect_method_needs_a_return_url(api: Api) -> None:
+def without_return_url(method: str, method_type: str, data: dict[str, Any]) -> dict[str, Any]:
+    """A one-step payment with `{method: data}`, no return_url, on a profile that has none."""
+    return {
+        "amount": 2599,
+        "currency": "EUR",
+        "profile_id": PROFILE_ID,
+        "confirm": True,
+        "payment_method": method,
+        "payment_method_type": method_type,
+        "payment_method_data": {method: data},
+        "billing": copy.deepcopy(BILLING),
+    }
+
+
+@pytest.mark.parametrize(("method", "method_type", "data", "name"), REDIRECTS, ids=[r[1] for r in REDIRECTS])
+def test_a_redirect_method_needs_a_return_url(
+    api: Api, method: str, method_type: str, data: dict[str, Any], name: str
+) -> None:
     count = payment_count(api)
 
-    response = api.post(
-        "/payments",
-        {
-            "amount": 2599,
-            "currency": "EUR",
-            "profile_id": PROFILE_ID,
-            "confirm": True,
-            "payment_method": "bank_redirect",
-            "payment_method_type": "ideal",
-            "payment_method_data": {"bank_redirect": {"ideal": {}}},
-            "billing": copy.deepcopy(BILLING),
-        },
-    )
+    response = api.post("/payments", without_return_url(method, method_type, data))
 
     assert (response.status_code, response.json["error"]["message"]) == (
         400,
         "Missing required param: return_url",
     )
     assert payment_count(api) == count
+
+
+@pytest.mark.parametrize("method_type", ["google_pay", "apple_pay"])
+def test_a_wallet_paid_in_the_page_needs_no_return_url(api: Api, method_type: str) -> None:
+    paid = ok(api.post("/payments", without_return_url("wallet", method_type, {method_type: {}})))
+
+    assert (paid["status"], paid["return_url"]) == ("succeeded", None)
 
 
 @pytest.mark.parametrize(("method_type", "name"), [("we_chat_pay", "WeChat Pay"), ("ali_pay", "Alipay")])
