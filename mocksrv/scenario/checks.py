@@ -193,6 +193,8 @@ class Document:
             if kind in NEEDS_RECEIVER and not has_receiver:
                 reason = "needs a webhook receiver: give the scenario merchant.receiver"
                 problems.append(self.problem((*here, str(kind)), reason, at_key=True))
+            for location, reason in _unanswerable(step):
+                problems.append(self.problem((*here, *location), reason, at_key=True))
             for key, expected in step.get("expect", {}).get("body", {}).items():
                 pattern = expected.get("matches") if isinstance(expected, Mapping) else None
                 if isinstance(pattern, str) and not any(references(pattern)):
@@ -213,6 +215,21 @@ class Document:
             reason = refused.reason if isinstance(refused, InvalidField) else refused.message
             return [self.problem((*location, *named), reason)]
         return []
+
+
+# What a request step cannot expect, or save, of an answer that does not come whole.
+_NOT_THERE = {"none": ("status", "body", "save"), "cut_short": ("body", "save")}
+
+
+def _unanswerable(step: Mapping[str, Any]) -> Iterator[tuple[Location, str]]:
+    """The keys of a request step that ask for what its `expect.answer` says will not come."""
+    expect = step.get("expect", {})
+    answer = expect.get("answer")
+    for key in _NOT_THERE.get(answer, ()) if isinstance(answer, str) else ():
+        if key == "save" and key in step:
+            yield (key,), f"an answer {answer} has no value to save"
+        elif key in expect:
+            yield ("expect", key), f"an answer {answer} has no {key} to expect"
 
 
 def _duration(value: Any) -> float:

@@ -19,6 +19,7 @@ from datetime import datetime
 from typing import Any
 
 import requests
+import urllib3
 
 from mocksrv.client import ControlPlaneError, Merchant, Sandbox, parse_time
 from mocksrv.receiver import ReceivedWebhook, WebhookEndpoint
@@ -31,6 +32,9 @@ from mocksrv.scenario.variables import UnknownVariable, substitute
 from mocksrv.scenario.webhooks import arrived, delivery_mismatches, nth_delivery
 
 JOURNAL_OFF = "the server keeps no journal: it was started with --journal-size 0"
+# What a request step expects of its answer (`expect.answer`), and how a failure names each.
+WHOLE, NO_ANSWER, CUT_SHORT = "whole", "none", "cut_short"
+_ANSWERS = {WHOLE: "a whole answer", NO_ANSWER: "no answer", CUT_SHORT: "an answer cut short"}
 WAIT_SECONDS = 10.0  # real seconds that expect_webhook, wait_webhooks and expect_deliveries wait at most
 HANG_SECONDS = 3600.0  # longer than any webhook timeout; released when the scenario ends
 
@@ -185,27 +189,49 @@ class _Run:
 
     def _request(self, spec: Mapping[str, Any]) -> None:
         request = spec["request"]
+        expect = spec.get("expect", {})
         headers = self._key_header(request.get("key", "secret"))
         headers.update({str(name): _text(value) for name, value in request.get("headers", {}).items()})
         query = {str(name): _text(value) for name, value in request.get("query", {}).items()}
         body = request.get("body", NO_BODY)
-        response = self.http.request(
-            request["method"],
-            self.where.url + request["path"],
-            params=query or None,
-            json=None if body is NO_BODY else body,
-            headers=headers,
-            timeout=self.where.timeout,
-            allow_redirects=False,
-        )
+        timeout = parse_duration(request["timeout"]) if "timeout" in request else self.where.timeout
+        expected = expect.get("answer", WHOLE)
         try:
-            answer, answer_is_json = response.json(), True
-        except ValueError:
-            answer, answer_is_json = response.text, False
+            response = self.http.request(
+                request["method"],
+                self.where.url + request["path"],
+                params=query or None,
+                json=None if body is NO_BODY else body,
+                headers=headers,
+                timeout=timeout,
+                allow_redirects=False,
+                stream=True,  # the head first: an answer cut short still shows its status
+            )
+        except (requests.ConnectionError, requests.Timeout) as error:
+            if not _no_answer(error):
+                raise  # the server could not be reached: the scenario cannot run
+            if expected != NO_ANSWER:
+                raise StepFailed(f"answer: expected {_ANSWERS[expected]}, got none ({_why(error)})") from None
+            return
+        with response:
+            try:
+                content: bytes | None = response.content  # read whole, or found cut short
+            except (requests.ConnectionError, requests.exceptions.ChunkedEncodingError):
+                content = None
+        got = WHOLE if content is not None else CUT_SHORT
+        answer: Any = ""  # of an answer cut short, nothing is shown
+        answer_is_json = False
+        if content is not None:
+            try:
+                answer, answer_is_json = response.json(), True
+            except ValueError:
+                answer = response.text
         exchange = Exchange(
             request["method"], request["path"], query, body, response.status_code, answer, answer_is_json
         )
-        expect = spec.get("expect", {})
+        if got != expected:
+            reason = f"answer: expected {_ANSWERS[expected]}, got {_ANSWERS[got]}"
+            raise StepFailed(reason, exchange=exchange)
         # An unexpected status says it all: the body of an error answer cannot meet a success's.
         wrong_status = status_mismatch(expect.get("status"), response.status_code)
         if wrong_status is not None:
@@ -368,3 +394,18 @@ def _text(value: Any) -> str:
 
 def _timestamp(moment: datetime) -> str:
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _no_answer(error: requests.RequestException) -> bool:
+    """Whether a request that failed reached the server, which then sent no status: it closed the
+    connection (a drop fault), or the timeout passed first (a hang). A server that could not be
+    reached is not that: the scenario cannot run."""
+    if isinstance(error, requests.ConnectTimeout):
+        return False
+    return isinstance(error, requests.ReadTimeout) or isinstance(
+        error.args[0] if error.args else None, urllib3.exceptions.ProtocolError
+    )
+
+
+def _why(error: requests.RequestException) -> str:
+    return "the timeout passed" if isinstance(error, requests.ReadTimeout) else "the connection closed"

@@ -702,6 +702,72 @@ def test_a_long_number_in_a_query_is_sent_as_written(tmp_path: Path) -> None:
     assert (code, err.getvalue(), out.getvalue()[:13]) == (0, "", "PASS numbers ")
 
 
+NO_WHOLE_ANSWERS = """name: answers
+description: a drop, a hang and a truncate, each expected as the client sees it
+steps:
+  - fault: {match: {path: /customers/list}, effect: {type: drop}, schedule: {times: 1}}
+  - request: {method: GET, path: /customers/list}
+    expect: {answer: none}
+  - fault: {match: {path: /customers/list}, effect: {type: hang, seconds: 30}, schedule: {times: 1}}
+  - request: {method: GET, path: /customers/list, timeout: 500ms}
+    expect: {answer: none}
+  - fault: {match: {path: /customers/list}, effect: {type: truncate}, timing: after, schedule: {times: 1}}
+  - request: {method: GET, path: /customers/list}
+    expect: {answer: cut_short, status: 200}
+  - request: {method: GET, path: /customers/list}
+    expect: {status: 200, body: {total_count: 0}}
+  - expect_requests: {path: /customers/list, count: 4}
+"""
+
+
+def test_an_answer_a_fault_kept_from_coming_whole_is_expected_as_the_client_sees_it(tmp_path: Path) -> None:
+    (tmp_path / "answers.yaml").write_text(NO_WHOLE_ANSWERS)
+    out, err = io.StringIO(), io.StringIO()
+
+    code = run_folder(tmp_path, None, out, err)
+
+    assert (code, err.getvalue(), out.getvalue()[:13]) == (0, "", "PASS answers ")
+
+
+@pytest.mark.parametrize(
+    ("replaced", "replacement", "failure"),
+    [
+        (
+            "{answer: none}",
+            "{status: 200}",
+            "step 2 (request): answer: expected a whole answer, got none (the connection closed)",
+        ),
+        (
+            "timeout: 500ms}\n    expect: {answer: none}",
+            "timeout: 500ms}\n    expect: {status: 200}",
+            "step 4 (request): answer: expected a whole answer, got none (the timeout passed)",
+        ),
+        (
+            "{answer: cut_short, status: 200}",
+            "{status: 200}",
+            "step 6 (request): answer: expected a whole answer, got an answer cut short",
+        ),
+        (
+            "type: drop",
+            "type: latency, milliseconds: 1",
+            "step 2 (request): answer: expected no answer, got a whole answer",
+        ),
+    ],
+    ids=["drop", "hang", "truncate", "whole"],
+)
+def test_an_answer_that_does_not_come_as_expected_fails_the_step(
+    tmp_path: Path, replaced: str, replacement: str, failure: str
+) -> None:
+    assert replaced in NO_WHOLE_ANSWERS
+    (tmp_path / "answers.yaml").write_text(NO_WHOLE_ANSWERS.replace(replaced, replacement, 1))
+    out, err = io.StringIO(), io.StringIO()
+
+    code = run_folder(tmp_path, None, out, err)
+
+    assert (code, err.getvalue()) == (1, "")
+    assert out.getvalue().splitlines()[1] == f"  {failure}"
+
+
 TYPED_VARIABLES = """name: typed
 description: whole variables where a number, a duration and a method go
 variables: {code: 200, floor: -1, count: 1, times: 1, wait: 10s, method: GET}

@@ -233,6 +233,26 @@ STEP_PROBLEMS = [
         "which UTF-8 cannot write",
     ),
     (
+        "  - request: {method: GET, path: /x}\n    expect: {answer: none, status: 200}\n",
+        "5: step 1 (request): expect.status: an answer none has no status to expect",
+    ),
+    (
+        "  - request: {method: GET, path: /x}\n    expect: {answer: cut_short, body: {a: 1}}\n",
+        "5: step 1 (request): expect.body: an answer cut_short has no body to expect",
+    ),
+    (
+        "  - request: {method: GET, path: /x}\n    expect: {answer: none}\n    save: {a: b}\n",
+        "6: step 1 (request): save: an answer none has no value to save",
+    ),
+    (
+        "  - request: {method: GET, path: /x}\n    expect: {answer: half}\n",
+        "5: step 1 (request): expect.answer: 'half' is not one of ['whole', 'none', 'cut_short']",
+    ),
+    (
+        "  - request: {method: GET, path: /x, timeout: soon}\n",
+        "4: step 1 (request): request.timeout: 'soon' is not a duration such as 500ms, 10s, 5m, 2h or 7d",
+    ),
+    (
         "  - advance: 3651d\n",
         "4: step 1 (advance): advance: 3651d is longer than 3650d, the most a clock moves at once",
     ),
