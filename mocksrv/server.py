@@ -70,7 +70,15 @@ class _Running:
     """The HTTP server, the timer ticker and the webhook dispatcher of one sandbox, started together."""
 
     def __init__(self, settings: Settings, sandbox: Sandbox, app: Flask, port: int) -> None:
-        self.http = HttpServer(app, settings, port)
+        self._state = StateWriter.of(settings, sandbox)
+        if self._state is not None:
+            self._state.claim()  # before the port: a second server on one state file starts nothing
+        try:
+            self.http = HttpServer(app, settings, port)
+        except BaseException:
+            if self._state is not None:
+                self._state.release()
+            raise
         # Each long-poll holds a thread of its own, beside the `threads` that serve everything else.
         wait_slots(app).on_change = self.http.reserve
         self.base = f"http://{address(settings.host, self.http.port)}"
@@ -78,7 +86,6 @@ class _Running:
         sandbox.faults.allow_pauses()
         self._ticker = Ticker(sandbox, settings.tick_interval)
         self._dispatcher = _dispatcher(sandbox, settings, self.base)
-        self._state = StateWriter.of(settings, sandbox)
         self._ticker.start()
         self._dispatcher.start()
         if self._state is not None:

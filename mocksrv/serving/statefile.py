@@ -7,6 +7,7 @@ directory, is flushed to the disk, and then takes the file's name in one step.
 
 from __future__ import annotations
 
+import fcntl
 import gc
 import glob
 import logging
@@ -144,7 +145,7 @@ def _sync_directory(directory: Path) -> None:
 
 class StateWriter:
     """Writes the state file every `interval` seconds from a thread of its own (none when 0), and
-    once more when stopped."""
+    once more when stopped. While it runs, it holds the file for its server alone (`claim`)."""
 
     def __init__(self, path: Path, sandbox: Sandbox, interval: float) -> None:
         self._path = path
@@ -153,6 +154,36 @@ class StateWriter:
         self._stopped = threading.Event()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()  # one write at a time: the thread's or the last one's
+        self._claim: int | None = None  # the open lock file, while the file is this writer's
+
+    def claim(self) -> None:
+        """Hold the state file for this server alone, until `release`: two servers writing one file
+        would each write over the other's state. SettingsError if another server holds it. The
+        hold is a lock on `.NAME.lock` beside the file (which each write replaces), holding the
+        process id of its holder; the system lets go of it when the process ends, however it ends."""
+        path = Path(os.path.realpath(self._path))
+        try:
+            claim = os.open(path.with_name(f".{path.name}.lock"), os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as error:
+            raise SettingsError(f"state file {self._path}: cannot lock: {error.strerror or error}") from None
+        try:
+            fcntl.flock(claim, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = os.read(claim, 20).decode("ascii", "replace").strip() or "?"
+            os.close(claim)
+            raise SettingsError(
+                f"state file {self._path}: in use by another mocksrv (process {holder}); "
+                "each server needs a state file of its own"
+            ) from None
+        os.ftruncate(claim, 0)
+        os.write(claim, str(os.getpid()).encode())
+        self._claim = claim
+
+    def release(self) -> None:
+        """Let another server have the state file."""
+        if self._claim is not None:
+            os.close(self._claim)  # closing it lets go of the lock
+            self._claim = None
 
     @classmethod
     def of(cls, settings: Settings, sandbox: Sandbox) -> StateWriter | None:
@@ -175,10 +206,13 @@ class StateWriter:
         if self._thread is not None:
             self._thread.join()
             self._thread = None
-        if not self.write():
-            raise StateNotWritten(
-                f"cannot write the state file {self._path}: the state since its last write is lost"
-            )
+        try:
+            if not self.write():
+                raise StateNotWritten(
+                    f"cannot write the state file {self._path}: the state since its last write is lost"
+                )
+        finally:
+            self.release()
 
     def write(self) -> bool:
         """Write the file now; a failure is logged, and False."""

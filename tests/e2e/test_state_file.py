@@ -101,6 +101,27 @@ def test_sigterm_writes_the_state_file(tmp_path: Path) -> None:
     assert [path.name for path in tmp_path.iterdir() if path.name.endswith(".tmp")] == []
 
 
+def test_a_second_server_on_a_state_file_in_use_stops_at_start_and_the_first_goes_on(tmp_path: Path) -> None:
+    state = tmp_path / "state.json"
+    server = start(state, tmp_path / "first.log")
+    try:
+        run = run_command(["serve", "--port", str(free_port()), "--state", str(state)], tmp_path, timeout=30)
+
+        assert (run.code, run.stderr) == (
+            2,
+            f"mocksrv: state file {state}: in use by another mocksrv (process {server.pid}); "
+            "each server needs a state file of its own\n",
+        )
+        with TimeoutSession() as session:
+            session.headers["api-key"] = SECRET_KEY
+            assert create_payments(session, server.base_url, 1)[0]["status"] == "succeeded"
+    finally:
+        assert_stops_cleanly(server)
+
+    again = start(state, tmp_path / "second.log")  # the first let go of it as it stopped
+    assert_stops_cleanly(again)
+
+
 def test_a_state_file_of_another_version_stops_the_server_with_exit_code_2(tmp_path: Path) -> None:
     state = tmp_path / "state.json"
     state.write_text(

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from mocksrv.app import create_sandbox
-from mocksrv.serving.statefile import load_state, write_state
+from mocksrv.serving.statefile import StateWriter, load_state, write_state
 from mocksrv.settings import Settings, SettingsError, check_settings
 
 
@@ -76,3 +76,22 @@ def test_a_state_file_whose_directory_may_not_be_searched_is_one_line(
         check_settings(Settings(state=state))
 
     assert str(raised.value) == f"Settings(state={state!r}): cannot look for it: Permission denied"
+
+
+def test_a_state_file_is_held_by_one_writer_until_its_last_write(tmp_path: Path) -> None:
+    sandbox = create_sandbox(check_settings(Settings()))
+    state = tmp_path / "state.json"
+    first, second = StateWriter(state, sandbox, 0), StateWriter(state, sandbox, 0)
+    first.claim()
+
+    with pytest.raises(SettingsError) as refused:
+        second.claim()
+
+    assert str(refused.value) == (
+        f"state file {state}: in use by another mocksrv (process {os.getpid()}); "
+        "each server needs a state file of its own"
+    )
+    first.stop()  # the last write, then the file is let go
+    second.claim()
+    second.release()
+    assert sorted(path.name for path in tmp_path.iterdir()) == [".state.json.lock", "state.json"]
