@@ -55,10 +55,14 @@ def substituted_problem(spec: Mapping[str, Any]) -> str | None:
     """What a step no longer meets once its variables are put in, or None: a whole `${name}` takes
     the variable's type, which the file's check cannot know (a number where a pattern goes)."""
     error = next(iter(_step_validator().iter_errors(spec)), None)
-    if error is None:
-        return None
-    where = _dotted(tuple(error.absolute_path))
-    return mask_text(f"{where}: {_reason(error)}, once its variables are put in", read_escapes=False)
+    if error is not None:
+        where, reason = _dotted(tuple(error.absolute_path)), _reason(error)
+    else:
+        found = next(_value_problems(spec), None)
+        if found is None:
+            return None
+        where, reason = _dotted(found[0]), found[1]
+    return mask_text(f"{where}: {reason}, once its variables are put in", read_escapes=False)
 
 
 def _reason(error: ValidationError) -> str:
@@ -165,24 +169,14 @@ class Document:
             if name not in known:
                 where = ("merchant", "outcomes", *location)
                 problems.append(self.problem(where, f"unknown variable ${{{name}}}"))
-        receivers: list[tuple[Location, Any]] = [
-            (("merchant", "receiver"), data.get("merchant", {}).get("receiver"))
-        ]
-        receivers += [
-            (("steps", index, "receiver"), step.get("receiver")) for index, step in enumerate(data["steps"])
-        ]
-        for location, receiver in receivers:
-            delay = receiver.get("delay") if isinstance(receiver, Mapping) else None
-            if _duration(delay) > LONGEST_DELAY:
-                reason = f"{delay} is longer than an hour: a receiver that never answers is hang: true"
-                problems.append(self.problem((*location, "delay"), reason))
+        delay = _long_delay(data.get("merchant", {}).get("receiver"))
+        if delay is not None:
+            problems.append(self.problem(("merchant", "receiver", "delay"), delay))
         for index, step in enumerate(data["steps"]):
             here: Location = ("steps", index)
-            advance = step.get("advance")
-            if _duration(advance) > LONGEST_ADVANCE_SECONDS:
-                most = f"{LONGEST_ADVANCE_SECONDS // 86400}d"
-                reason = f"{advance} is longer than {most}, the most a clock moves at once"
-                problems.append(self.problem((*here, "advance"), reason))
+            for location, reason in _value_problems(step):
+                at_key = location[0] in ("expect", "save")  # a map's problem shows on its key's line
+                problems.append(self.problem((*here, *location), reason, at_key=at_key))
             said = {key: value for key, value in step.items() if key != "name"}
             for location, name in references(said):
                 if name not in known or not NAME.fullmatch(name):
@@ -193,8 +187,6 @@ class Document:
             if kind in NEEDS_RECEIVER and not has_receiver:
                 reason = "needs a webhook receiver: give the scenario merchant.receiver"
                 problems.append(self.problem((*here, str(kind)), reason, at_key=True))
-            for location, reason in _unanswerable(step):
-                problems.append(self.problem((*here, *location), reason, at_key=True))
             for key, expected in step.get("expect", {}).get("body", {}).items():
                 pattern = expected.get("matches") if isinstance(expected, Mapping) else None
                 if isinstance(pattern, str) and not any(references(pattern)):
@@ -215,6 +207,27 @@ class Document:
             reason = refused.reason if isinstance(refused, InvalidField) else refused.message
             return [self.problem((*location, *named), reason)]
         return []
+
+
+def _value_problems(step: Mapping[str, Any]) -> Iterator[tuple[Location, str]]:
+    """What a step's values ask that the schema cannot say: checked in the file, and again once its
+    variables are put in (a whole `${name}` in the file is left to its value)."""
+    advance = step.get("advance")
+    if _duration(advance) > LONGEST_ADVANCE_SECONDS:
+        most = f"{LONGEST_ADVANCE_SECONDS // 86400}d"
+        yield ("advance",), f"{advance} is longer than {most}, the most a clock moves at once"
+    delay = _long_delay(step.get("receiver"))
+    if delay is not None:
+        yield ("receiver", "delay"), delay
+    yield from _unanswerable(step)
+
+
+def _long_delay(receiver: Any) -> str | None:
+    """Why a receiver's delay is refused, if it is: over an hour."""
+    delay = receiver.get("delay") if isinstance(receiver, Mapping) else None
+    if _duration(delay) > LONGEST_DELAY:
+        return f"{delay} is longer than an hour: a receiver that never answers is hang: true"
+    return None
 
 
 # What a request step cannot expect, or save, of an answer that does not come whole.
@@ -238,13 +251,24 @@ def _duration(value: Any) -> float:
     return parse_duration(value) if isinstance(value, str) and not is_whole_reference(value) else 0
 
 
+# The schema's checks of a single value that a whole `${name}` fails where it stands for a number,
+# a boolean, a duration or one of a list; and the types of such values.
+_VALUE_CHECKS = frozenset({"enum", "const", "pattern", "minimum", "maximum"})
+_VALUE_TYPES = frozenset({"integer", "number", "boolean"})
+
+
 def _only_variables(error: ValidationError) -> bool:
-    """Whether the schema's error is only that a whole `${name}` stands where a number, a duration
-    or one of a list goes: the variable's value takes its place, checked once it is put in
-    (`substituted_problem`). An error of `anyOf` or `oneOf` is so when one of its branches fails
-    only so."""
-    if is_whole_reference(error.instance):
-        return True
+    """Whether the schema's error is only that a whole `${name}` stands, inside a step, where a
+    number, a boolean, a duration or one of a list goes: the variable's value takes its place,
+    checked once it is put in (`substituted_problem`). One where a step, a request, an expect or a
+    map goes is a problem of the file. An error of `anyOf` or `oneOf` is so when one of its
+    branches fails only so."""
+    location = tuple(error.absolute_path)
+    if len(location) >= 3 and location[0] == "steps" and is_whole_reference(error.instance):
+        if error.validator == "type":
+            wanted = error.validator_value
+            return bool(_VALUE_TYPES & set(wanted if isinstance(wanted, list) else [wanted]))
+        return error.validator in _VALUE_CHECKS
     branches: dict[Any, list[ValidationError]] = {}
     for sub in error.context or ():
         branches.setdefault(sub.relative_schema_path[0], []).append(sub)

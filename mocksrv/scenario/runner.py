@@ -35,6 +35,8 @@ JOURNAL_OFF = "the server keeps no journal: it was started with --journal-size 0
 # What a request step expects of its answer (`expect.answer`), and how a failure names each.
 WHOLE, NO_ANSWER, CUT_SHORT = "whole", "none", "cut_short"
 _ANSWERS = {WHOLE: "a whole answer", NO_ANSWER: "no answer", CUT_SHORT: "an answer cut short"}
+JOURNAL_SETTLE_SECONDS = 2.0  # real seconds expect_requests reads the journal again while it holds too few
+POLL_SECONDS = 0.05
 WAIT_SECONDS = 10.0  # real seconds that expect_webhook, wait_webhooks and expect_deliveries wait at most
 HANG_SECONDS = 3600.0  # longer than any webhook timeout; released when the scenario ends
 
@@ -342,6 +344,12 @@ class _Run:
     def _expect_requests(self, expected: Mapping[str, Any]) -> None:
         filters = {name: expected[name] for name in ("method", "path", "status") if name in expected}
         counted = self._merchant().request_count(**filters)
+        # A request whose client gave up (a hang's) is recorded once the server lets go of it, a
+        # quarter second or so after: fewer than expected are read again for a little while.
+        deadline = time.monotonic() + JOURNAL_SETTLE_SECONDS
+        while counted < expected["count"] and time.monotonic() < deadline:
+            time.sleep(POLL_SECONDS)
+            counted = self._merchant().request_count(**filters)
         if counted != expected["count"]:
             wanted = " ".join(str(value) for value in filters.values())
             holds = f"the journal holds {counted} request(s) {wanted or 'in all'}"

@@ -804,6 +804,35 @@ def test_a_whole_variable_whose_value_the_step_cannot_take_fails_the_step_once_p
     )
 
 
+@pytest.mark.parametrize(
+    ("step", "failure"),
+    [
+        (
+            '  - request: {method: GET, path: /health}\n    expect: {answer: "${none}", status: 200}\n',
+            "step 1 (request): expect.status: an answer none has no status to expect,"
+            " once its variables are put in",
+        ),
+        (
+            '  - advance: "${far}"\n',
+            "step 1 (advance): advance: 4000d is longer than 3650d, the most a clock moves at once,"
+            " once its variables are put in",
+        ),
+    ],
+    ids=["answer", "advance"],
+)
+def test_what_the_file_check_left_to_a_variable_is_checked_once_it_is_put_in(
+    tmp_path: Path, step: str, failure: str
+) -> None:
+    head = "name: late\ndescription: d\nvariables: {none: none, far: 4000d}\nsteps:\n"
+    (tmp_path / "late.yaml").write_text(head + step)
+    out, err = io.StringIO(), io.StringIO()
+
+    code = run_folder(tmp_path, None, out, err)
+
+    assert (code, err.getvalue()) == (1, "")
+    assert out.getvalue().splitlines()[1] == f"  {failure}"
+
+
 def test_a_variable_whose_type_the_step_cannot_take_fails_the_step_with_where_and_why(tmp_path: Path) -> None:
     (tmp_path / "typed.yaml").write_text(
         "name: typed\ndescription: d\nvariables: {pattern: 4111111111111111}\nsteps:\n"

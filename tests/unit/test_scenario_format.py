@@ -253,6 +253,14 @@ STEP_PROBLEMS = [
         "4: step 1 (request): request.timeout: 'soon' is not a duration such as 500ms, 10s, 5m, 2h or 7d",
     ),
     (
+        '  - request: "${x}"\n',
+        "4: step 1 (request): request: '${x}' is not of type object",
+    ),
+    (
+        '  - request: {method: GET, path: /x}\n    expect: "${x}"\n',
+        "5: step 1 (request): expect: '${x}' is not of type object",
+    ),
+    (
         "  - advance: 3651d\n",
         "4: step 1 (advance): advance: 3651d is longer than 3650d, the most a clock moves at once",
     ),
@@ -837,3 +845,28 @@ def test_the_junit_class_is_the_dotted_path_without_the_suffix() -> None:
 @pytest.mark.parametrize(("jobs", "threads"), [(1, 4), (4, 4), (8, 8), (10_000, 256)])
 def test_the_embedded_server_has_a_thread_for_each_scenario_run_at_once(jobs: int, threads: int) -> None:
     assert embedded_settings("admin", jobs).threads == threads
+
+
+def test_a_whole_variable_inside_a_step_is_left_to_its_value_where_a_number_duration_or_choice_goes(
+    tmp_path: Path,
+) -> None:
+    text = (
+        "name: n\ndescription: d\nvariables: {code: 200, floor: 1, wait: 10s, method: GET, answer: none}\n"
+        "steps:\n"
+        '  - request: {method: "${method}", path: /x}\n'
+        '    expect: {status: "${code}", body: {total_count: {greater_than: "${floor}"}}}\n'
+        '  - advance: "${wait}"\n'
+        '  - request: {method: GET, path: /x}\n    expect: {answer: "${answer}"}\n'
+    )
+
+    assert load_scenario(write(tmp_path, text)).name == "n"
+
+
+def test_a_whole_variable_outside_the_steps_is_a_problem_of_the_file(tmp_path: Path) -> None:
+    head = "name: n\ndescription: d\nvariables: {d: 10s}\n"
+    text = head + 'merchant: {receiver: {delay: "${d}"}}\nsteps:\n' + GET
+    file = write(tmp_path, text)
+
+    assert problems_of(file) == [
+        f"{file}:4: merchant.receiver.delay: '${{d}}' is not a duration such as 500ms, 10s, 5m, 2h or 7d"
+    ]
