@@ -69,27 +69,35 @@ def _dispatcher(sandbox: Sandbox, settings: Settings, base: str) -> Dispatcher:
 class _Running:
     """The HTTP server, the timer ticker and the webhook dispatcher of one sandbox, started together."""
 
-    def __init__(self, settings: Settings, sandbox: Sandbox, app: Flask, port: int) -> None:
-        self._state = StateWriter.of(settings, sandbox)
-        if self._state is not None:
-            self._state.claim()  # before the port: a second server on one state file starts nothing
+    def __init__(
+        self, settings: Settings, sandbox: Sandbox, app: Flask, port: int, state: StateWriter | None
+    ) -> None:
+        self._state = state
+        if state is not None:
+            state.claim()  # before the port (again, after a stop): one state file, one server
         try:
             self.http = HttpServer(app, settings, port)
         except BaseException:
-            if self._state is not None:
-                self._state.release()
+            if state is not None:
+                state.release()
             raise
-        # Each long-poll holds a thread of its own, beside the `threads` that serve everything else.
-        wait_slots(app).on_change = self.http.reserve
-        self.base = f"http://{address(settings.host, self.http.port)}"
-        self._sandbox = sandbox
-        sandbox.faults.allow_pauses()
-        self._ticker = Ticker(sandbox, settings.tick_interval)
-        self._dispatcher = _dispatcher(sandbox, settings, self.base)
-        self._ticker.start()
-        self._dispatcher.start()
-        if self._state is not None:
-            self._state.start()
+        try:
+            # Each long-poll holds a thread of its own, beside the `threads` that serve everything else.
+            wait_slots(app).on_change = self.http.reserve
+            self.base = f"http://{address(settings.host, self.http.port)}"
+            self._sandbox = sandbox
+            sandbox.faults.allow_pauses()
+            self._ticker = Ticker(sandbox, settings.tick_interval)
+            self._dispatcher = _dispatcher(sandbox, settings, self.base)
+            self._ticker.start()
+            self._dispatcher.start()
+            if state is not None:
+                state.start()
+        except BaseException:
+            self.http.stop(None, grace=0)
+            if state is not None:
+                state.release()
+            raise
 
     def stop(self, loop_thread: threading.Thread | None) -> None:
         """Refuse new work, answer the open long-polls, stop delivering, let the requests in progress
@@ -104,6 +112,8 @@ class _Running:
             if self._state is not None:
                 self._state.stop()  # after the dispatcher: an attempt it gave up is written as queued
         finally:
+            if self._state is not None:
+                self._state.release()  # done by its stop, unless something failed before it
             self.http.stop(loop_thread, grace=0)
 
 
@@ -114,7 +124,8 @@ class MockServer:
         """A bad setting raises SettingsError, as `mocksrv serve` refuses it."""
         self.settings = check_settings(settings or Settings())
         self.sandbox = create_sandbox(self.settings)
-        load_state(self.settings, self.sandbox)
+        self._state = StateWriter.of(self.settings, self.sandbox)
+        load_state(self.settings, self.sandbox, self._state)  # the file is this server's from now on
         self.app = create_app(self.settings, self.sandbox)
         self._port = port
         self._running: _Running | None = None
@@ -133,7 +144,7 @@ class MockServer:
     def start(self) -> MockServer:
         if self._running is not None:
             raise RuntimeError(f"the server is already running at {self.url}")
-        self._running = _Running(self.settings, self.sandbox, self.app, self._port)
+        self._running = _Running(self.settings, self.sandbox, self.app, self._port, self._state)
         self._thread = threading.Thread(target=self._running.http.run, name="mocksrv-server", daemon=True)
         self._thread.start()
         return self
@@ -168,10 +179,16 @@ def serve(settings: Settings) -> None:
     A bad fixture file raises SettingsError; an address the server cannot bind, ListenError.
     """
     sandbox = create_sandbox(settings)
-    if load_state(settings, sandbox):  # the file's state, if there is one, wins over the fixtures'
+    state = StateWriter.of(settings, sandbox)
+    if load_state(settings, sandbox, state):  # the file's state, if there is one, wins over the fixtures'
         _send_webhooks_as_told(sandbox, settings)
-    app = create_app(settings, sandbox)
-    running = _Running(settings, sandbox, app, settings.port)
+    try:
+        app = create_app(settings, sandbox)
+        running = _Running(settings, sandbox, app, settings.port, state)
+    except BaseException:
+        if state is not None:
+            state.release()
+        raise
 
     def stop(signum: int, frame: FrameType | None) -> None:
         running.http.stop_loop()

@@ -27,15 +27,28 @@ from mocksrv.version import __version__
 log = logging.getLogger(__name__)
 
 
-def load_state(settings: Settings, sandbox: Sandbox) -> bool:
+def load_state(settings: Settings, sandbox: Sandbox, writer: StateWriter | None = None) -> bool:
     """Replace the sandbox's state with the state file's, when there is one; False when there is none.
 
     A file that cannot be read or restored raises SettingsError, and the sandbox is left as it was.
+    With the `writer` that will write it, the file is claimed for it first (`StateWriter.claim`): read
+    while another server may still write it, it would not be the state that server leaves.
     """
     path = settings.state
     if path is None:
         return False
     _check_writable(path)
+    if writer is not None:
+        writer.claim()
+        try:
+            return _load(path, sandbox)
+        except BaseException:
+            writer.release()
+            raise
+    return _load(path, sandbox)
+
+
+def _load(path: Path, sandbox: Sandbox) -> bool:
     _remove_leftovers(Path(os.path.realpath(path)))  # beside the file a link names, where writes go
     if not path.exists():
         return False
@@ -160,7 +173,10 @@ class StateWriter:
         """Hold the state file for this server alone, until `release`: two servers writing one file
         would each write over the other's state. SettingsError if another server holds it. The
         hold is a lock on `.NAME.lock` beside the file (which each write replaces), holding the
-        process id of its holder; the system lets go of it when the process ends, however it ends."""
+        process id of its holder; the system lets go of it when the process ends, however it ends.
+        Claimed already, it stays so."""
+        if self._claim is not None:
+            return
         path = Path(os.path.realpath(self._path))
         try:
             claim = os.open(path.with_name(f".{path.name}.lock"), os.O_RDWR | os.O_CREAT, 0o644)

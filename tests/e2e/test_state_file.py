@@ -9,9 +9,11 @@ import signal
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from mocksrv import MockServer
 from mocksrv.client import Sandbox
-from mocksrv.settings import Settings
+from mocksrv.settings import Settings, SettingsError
 from tests import payloads
 from tests.e2e.harness import (
     ServerProcess,
@@ -120,6 +122,29 @@ def test_a_second_server_on_a_state_file_in_use_stops_at_start_and_the_first_goe
 
     again = start(state, tmp_path / "second.log")  # the first let go of it as it stopped
     assert_stops_cleanly(again)
+
+
+def test_a_mock_server_is_refused_a_state_file_another_holds_before_it_reads_it(tmp_path: Path) -> None:
+    state = tmp_path / "state.json"
+    in_use = (
+        f"state file {state}: in use by another mocksrv (process {os.getpid()}); "
+        "each server needs a state file of its own"
+    )
+    first = MockServer(Settings(state=state, state_interval=0))  # made: the file is its own
+    with pytest.raises(SettingsError) as refused:
+        MockServer(Settings(state=state))
+    assert str(refused.value) == in_use
+    with first, TimeoutSession() as session:
+        session.headers["api-key"] = SECRET_KEY
+        created = create_payments(session, first.url, 1)
+    with first:  # started again: its own still
+        pass
+
+    second = MockServer(Settings(state=state, state_interval=0))  # reads what the first wrote
+    with second, TimeoutSession() as session:
+        session.headers["api-key"] = SECRET_KEY
+        answer = session.get(f"{second.url}/payments/{created[0]['payment_id']}")
+        assert (answer.status_code, answer.json()) == (200, created[0])
 
 
 def test_a_state_file_of_another_version_stops_the_server_with_exit_code_2(tmp_path: Path) -> None:
