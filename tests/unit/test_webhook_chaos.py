@@ -192,7 +192,7 @@ def test_a_held_delivery_is_queued_once_the_clock_passes_its_delay(hooked: Sandb
     advance(hooked, 1)
 
     assert (before, pending(hooked), hooked.webhooks.held(MERCHANT_ID)) == (0, 1, 0)
-    assert take(hooked).delivery.next_attempt_at is None
+    assert take(hooked).delivery.next_attempt_at == hooked.clock.now(MERCHANT_ID)  # due at its release
 
 
 def test_delayed_events_keep_the_order_they_happened_in(hooked: Sandbox) -> None:

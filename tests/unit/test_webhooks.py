@@ -454,6 +454,20 @@ def test_a_retry_that_succeeds_ends_the_retries_an_advance_fell_past(hooked: San
     assert (delivery(hooked, task.event.event_id).state, timers(hooked)) == (D.DELIVERED, [])
 
 
+def test_a_first_attempt_an_advance_fell_past_is_made_at_its_time_and_its_retries_walked(
+    hooked: Sandbox,
+) -> None:
+    # Held for 10 minutes by chaos, and released by the advance: due then, not at the advance's end.
+    hooked.webhooks.set_chaos(MERCHANT_ID, duplicate=False, out_of_order=False, delay_seconds=600, seed=None)
+    create(hooked)
+
+    hooked.scheduler.advance(MERCHANT_ID, 2 * 24 * 3600)
+
+    assert attempt_while_queued(hooked, FAILED) == 17
+    due = list(itertools.accumulate(SCHEDULE, initial=600))
+    assert [a.attempted_at for a in attempts(hooked)] == [at(seconds) for seconds in due]
+
+
 def test_after_giving_up_nothing_more_is_scheduled(hooked: Sandbox) -> None:
     fail_every_scheduled_attempt(hooked)
 

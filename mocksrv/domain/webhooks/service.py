@@ -146,7 +146,7 @@ class WebhookService:
             delivery: EventDelivery | None = self._store.get(DELIVERIES, merchant_id, event_id)
             if delivery is None or not delivery.awaits_release:
                 continue
-            self._store.put(DELIVERIES, merchant_id, evolve(delivery, next_attempt_at=None))
+            # Due now: its `next_attempt_at`, the release time, stays until the attempt is made.
             self._store.enqueue_delivery(merchant_id, event_id, manual=False)
 
     # -- the dispatcher side ------------------------------------------------------------------
@@ -210,11 +210,11 @@ class WebhookService:
                 return None
             now = self._clock.now(merchant_id)
             off_schedule = task.manual or task.duplicate  # attempts that change no schedule
-            # A retry is made at its due time: after an advance past several, each is made in turn
-            # and recorded at its own time, and the next counted from there (`_scheduled_failure`).
-            due = delivery.next_attempt_at
-            retry = not off_schedule and delivery.state is DeliveryState.RETRYING
-            at = min(due, now) if retry and due is not None else now
+            # A scheduled attempt is recorded at the time it fell due (the event's, a hold's release,
+            # a retry's): after an advance past several, each is made in turn at its own time, and
+            # the next counted from there (`_scheduled_failure`).
+            due = delivery.next_attempt_at or delivery.created
+            at = now if off_schedule else min(due, now)
             if result is None:
                 if off_schedule:
                     return None
