@@ -36,6 +36,7 @@ REDIRECTS = [
     ("bank_redirect", "przelewy24", {"przelewy24": {}}, "Przelewy24"),
     ("wallet", "paypal", {"paypal_redirect": {}}, "PayPal"),
 ]
+PHONE_WALLETS = [("we_chat_pay", "WeChat Pay"), ("ali_pay", "Alipay")]  # (type, the name the page shows)
 
 
 def klarna(api: Api, **fields: Any) -> dict[str, Any]:
@@ -176,7 +177,12 @@ def without_return_url(method: str, method_type: str, data: dict[str, Any]) -> d
     }
 
 
-@pytest.mark.parametrize(("method", "method_type", "data", "name"), REDIRECTS, ids=[r[1] for r in REDIRECTS])
+# Every method that sends its customer to the authorization page: the redirects, and the wallets
+# paid by phone from its QR code.
+AWAY = [*REDIRECTS, *((("wallet", kind, {f"{kind}_qr": {}}, name)) for kind, name in PHONE_WALLETS)]
+
+
+@pytest.mark.parametrize(("method", "method_type", "data", "name"), AWAY, ids=[r[1] for r in AWAY])
 def test_a_redirect_method_needs_a_return_url(
     api: Api, method: str, method_type: str, data: dict[str, Any], name: str
 ) -> None:
@@ -198,7 +204,7 @@ def test_a_wallet_paid_in_the_page_needs_no_return_url(api: Api, method_type: st
     assert (paid["status"], paid["return_url"]) == ("succeeded", None)
 
 
-@pytest.mark.parametrize(("method_type", "name"), [("we_chat_pay", "WeChat Pay"), ("ali_pay", "Alipay")])
+@pytest.mark.parametrize(("method_type", "name"), PHONE_WALLETS)
 def test_a_phone_wallet_shows_a_qr_code_of_the_page(
     api: Api, client: FlaskClient, method_type: str, name: str
 ) -> None:
