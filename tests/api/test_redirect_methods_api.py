@@ -179,7 +179,7 @@ def without_return_url(method: str, method_type: str, data: dict[str, Any]) -> d
 
 # Every method that sends its customer to the authorization page: the redirects, and the wallets
 # paid by phone from its QR code.
-AWAY = [*REDIRECTS, *((("wallet", kind, {f"{kind}_qr": {}}, name)) for kind, name in PHONE_WALLETS)]
+AWAY = [*REDIRECTS, *(("wallet", kind, {f"{kind}_qr": {}}, name) for kind, name in PHONE_WALLETS)]
 
 
 @pytest.mark.parametrize(("method", "method_type", "data", "name"), AWAY, ids=[r[1] for r in AWAY])
