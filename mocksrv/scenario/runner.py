@@ -19,22 +19,19 @@ from datetime import datetime
 from typing import Any
 
 import requests
-import urllib3
 
 from mocksrv.client import ControlPlaneError, Merchant, Sandbox, parse_time
 from mocksrv.receiver import ReceivedWebhook, WebhookEndpoint
 from mocksrv.scenario.checks import substituted_problem
 from mocksrv.scenario.format import RECEIVER_VARIABLE, Scenario, Step, parse_duration
 from mocksrv.scenario.matchers import body_mismatches, lookup, status_mismatch
-from mocksrv.scenario.results import NO_BODY, Exchange, Outcome, ScenarioResult, StepFailed
+from mocksrv.scenario.results import Exchange, Outcome, ScenarioResult, StepFailed
+from mocksrv.scenario.sending import WHOLE, send
 from mocksrv.scenario.targets import Target
 from mocksrv.scenario.variables import UnknownVariable, substitute
 from mocksrv.scenario.webhooks import arrived, delivery_mismatches, nth_delivery
 
 JOURNAL_OFF = "the server keeps no journal: it was started with --journal-size 0"
-# What a request step expects of its answer (`expect.answer`), and how a failure names each.
-WHOLE, NO_ANSWER, CUT_SHORT = "whole", "none", "cut_short"
-_ANSWERS = {WHOLE: "a whole answer", NO_ANSWER: "no answer", CUT_SHORT: "an answer cut short"}
 JOURNAL_SETTLE_SECONDS = 2.0  # real seconds expect_requests reads the journal again while it holds too few
 POLL_SECONDS = 0.05
 WAIT_SECONDS = 10.0  # real seconds that expect_webhook, wait_webhooks and expect_deliveries wait at most
@@ -195,47 +192,17 @@ class _Run:
         headers = self._key_header(request.get("key", "secret"))
         headers.update({str(name): _text(value) for name, value in request.get("headers", {}).items()})
         query = {str(name): _text(value) for name, value in request.get("query", {}).items()}
-        body = request.get("body", NO_BODY)
         timeout = parse_duration(request["timeout"]) if "timeout" in request else self.where.timeout
-        expected = expect.get("answer", WHOLE)
-        try:
-            response = self.http.request(
-                request["method"],
-                self.where.url + request["path"],
-                params=query or None,
-                json=None if body is NO_BODY else body,
-                headers=headers,
-                timeout=timeout,
-                allow_redirects=False,
-                stream=True,  # the head first: an answer cut short still shows its status
-            )
-        except (requests.ConnectionError, requests.Timeout) as error:
-            if not _no_answer(error):
-                raise  # the server could not be reached: the scenario cannot run
-            if expected != NO_ANSWER:
-                raise StepFailed(f"answer: expected {_ANSWERS[expected]}, got none ({_why(error)})") from None
-            return
-        with response:
-            try:
-                content: bytes | None = response.content  # read whole, or found cut short
-            except (requests.ConnectionError, requests.exceptions.ChunkedEncodingError):
-                content = None
-        got = WHOLE if content is not None else CUT_SHORT
-        answer: Any = ""  # of an answer cut short, nothing is shown
-        answer_is_json = False
-        if content is not None:
-            try:
-                answer, answer_is_json = response.json(), True
-            except ValueError:
-                answer = response.text
-        exchange = Exchange(
-            request["method"], request["path"], query, body, response.status_code, answer, answer_is_json
-        )
-        if got != expected:
-            reason = f"answer: expected {_ANSWERS[expected]}, got {_ANSWERS[got]}"
-            raise StepFailed(reason, exchange=exchange)
+        sent = send(self.http, self.where.url, request, headers=headers, query=query, timeout=timeout)
+        wrong_answer = sent.mismatch(expect.get("answer", WHOLE))
+        if wrong_answer is not None:
+            raise StepFailed(wrong_answer, exchange=sent.exchange)
+        exchange = sent.exchange
+        if exchange is None:
+            return  # none came, as expected
+        answer, answer_is_json = exchange.answer, exchange.answer_is_json
         # An unexpected status says it all: the body of an error answer cannot meet a success's.
-        wrong_status = status_mismatch(expect.get("status"), response.status_code)
+        wrong_status = status_mismatch(expect.get("status"), exchange.status)
         if wrong_status is not None:
             raise StepFailed(wrong_status, exchange=exchange)
         if "body" in expect:
@@ -402,18 +369,3 @@ def _text(value: Any) -> str:
 
 def _timestamp(moment: datetime) -> str:
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def _no_answer(error: requests.RequestException) -> bool:
-    """Whether a request that failed reached the server, which then sent no status: it closed the
-    connection (a drop fault), or the timeout passed first (a hang). A server that could not be
-    reached is not that: the scenario cannot run."""
-    if isinstance(error, requests.ConnectTimeout):
-        return False
-    return isinstance(error, requests.ReadTimeout) or isinstance(
-        error.args[0] if error.args else None, urllib3.exceptions.ProtocolError
-    )
-
-
-def _why(error: requests.RequestException) -> str:
-    return "the timeout passed" if isinstance(error, requests.ReadTimeout) else "the connection closed"
