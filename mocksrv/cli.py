@@ -162,8 +162,6 @@ def _serve(args: argparse.Namespace) -> int:
     # debug is for mocksrv's own loggers; the libraries' say too much below info (waitress, below warning).
     logging.getLogger("mocksrv").setLevel(level)
     logging.getLogger("waitress").setLevel(max(level, logging.WARNING))
-    # Requests queued for a free thread are ordinary under load, not worth a warning each.
-    logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     # SIGINT or SIGTERM before the server serves (its imports, a large state file's load) stops the
     # start: nothing is written, and the state file is left as it was. The server's own handlers
     # take over once it serves; once it has stopped, the ones before are back (Python's defaults

@@ -50,6 +50,7 @@ class ReceivedWebhook:
     body: Any
     verified: bool  # the signature header is the HMAC-SHA512 of `raw` with the merchant's signing key
     status: int  # the status the receiver answered
+    delay: float = 0.0  # the seconds it held the delivery before answering
 
     @property
     def event_type(self) -> str | None:
@@ -164,7 +165,7 @@ class WebhookEndpoint:
                     answer.times -= 1
                     if answer.times == 0:
                         self._answer = None
-            self._received.append(ReceivedWebhook(raw, headers, body, verified, status))
+            self._received.append(ReceivedWebhook(raw, headers, body, verified, status, delay))
             self._changed.notify_all()
         return status, delay
 

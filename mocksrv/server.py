@@ -75,13 +75,9 @@ class _Running:
         self._state = state
         if state is not None:
             state.claim()  # before the port (again, after a stop): one state file, one server
+        http: HttpServer | None = None
         try:
-            self.http = HttpServer(app, settings, port)
-        except BaseException:
-            if state is not None:
-                state.release()
-            raise
-        try:
+            self.http = http = HttpServer(app, settings, port)
             # Each long-poll holds a thread of its own, beside the `threads` that serve everything else.
             wait_slots(app).on_change = self.http.reserve
             self.base = f"http://{address(settings.host, self.http.port)}"
@@ -93,8 +89,9 @@ class _Running:
             self._dispatcher.start()
             if state is not None:
                 state.start()
-        except BaseException:
-            self.http.stop(None, grace=0)
+        except BaseException:  # nothing is left held: a MockServer may be started again
+            if http is not None:
+                http.stop(None, grace=0)
             if state is not None:
                 state.release()
             raise
@@ -182,13 +179,8 @@ def serve(settings: Settings) -> None:
     state = StateWriter.of(settings, sandbox)
     if load_state(settings, sandbox, state):  # the file's state, if there is one, wins over the fixtures'
         _send_webhooks_as_told(sandbox, settings)
-    try:
-        app = create_app(settings, sandbox)
-        running = _Running(settings, sandbox, app, settings.port, state)
-    except BaseException:
-        if state is not None:
-            state.release()
-        raise
+    app = create_app(settings, sandbox)
+    running = _Running(settings, sandbox, app, settings.port, state)
 
     def stop(signum: int, frame: FrameType | None) -> None:
         running.http.stop_loop()

@@ -8,6 +8,7 @@ number and name (`step 3 (capture it): request.method`).
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Iterator, Mapping
@@ -15,7 +16,7 @@ from functools import cache
 from typing import Any
 
 import yaml
-from jsonschema import Draft202012Validator, ValidationError
+from jsonschema import Draft202012Validator, ValidationError, validators
 
 from mocksrv.control.faults import check_fault
 from mocksrv.domain.clock import LONGEST_ADVANCE_SECONDS
@@ -40,15 +41,25 @@ _SHOWN_LENGTH = 60  # characters of a value that a message quotes
 _SURROGATE = re.compile("[\ud800-\udfff]")  # a "\\ud800" escape alone: no UTF-8 can write it
 
 
+# An integer is written without a fraction: `200.0`, an integer to JSON Schema, is refused by the
+# control plane and by a status comparison alike.
+_Validator = validators.extend(  # type: ignore[no-untyped-call]  # jsonschema's own, untyped
+    Draft202012Validator,
+    type_checker=Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda _, value: isinstance(value, int) and not isinstance(value, bool)
+    ),
+)
+
+
 @cache
-def _validator() -> Draft202012Validator:
+def _validator() -> Any:
     Draft202012Validator.check_schema(schema())
-    return Draft202012Validator(schema())
+    return _Validator(schema())
 
 
 @cache
-def _step_validator() -> Draft202012Validator:
-    return Draft202012Validator({"$defs": schema()["$defs"], "$ref": "#/$defs/step"})
+def _step_validator() -> Any:
+    return _Validator({"$defs": schema()["$defs"], "$ref": "#/$defs/step"})
 
 
 def substituted_problem(spec: Mapping[str, Any]) -> str | None:
@@ -70,6 +81,8 @@ def _reason(error: ValidationError) -> str:
     subschema: Any = error.schema
     if isinstance(subschema, Mapping) and "errorMessage" in subschema:
         return str(subschema["errorMessage"]).replace("{value}", _shown(error.instance))
+    if error.validator == "const":
+        return f"{_shown(error.instance)} is not {json.dumps(error.validator_value)}"
     if error.validator == "type":
         types = subschema["type"] if isinstance(subschema, Mapping) else "?"
         wanted = " or ".join(types) if isinstance(types, list) else str(types)
@@ -219,6 +232,15 @@ def _value_problems(step: Mapping[str, Any]) -> Iterator[tuple[Location, str]]:
     delay = _long_delay(step.get("receiver"))
     if delay is not None:
         yield ("receiver", "delay"), delay
+    request = step.get("request")
+    request = request if isinstance(request, Mapping) else {}
+    timeout = _seconds(request.get("timeout"))
+    if timeout is not None and not 0 < timeout <= LONGEST_DELAY:
+        reason = f"{request['timeout']} is not a timeout of more than 0 and at most an hour"
+        yield ("request", "timeout"), reason
+    for name, value in request.get("headers", {}).items():
+        if isinstance(value, str) and ("\r" in value or "\n" in value):
+            yield ("request", "headers", name), "a header's value is one line: no CR or LF"
     yield from _unanswerable(step)
 
 
@@ -248,7 +270,12 @@ def _unanswerable(step: Mapping[str, Any]) -> Iterator[tuple[Location, str]]:
 def _duration(value: Any) -> float:
     """The seconds a duration written in the file says; 0 for none, or for a whole `${name}`, which
     is checked once its value is put in."""
-    return parse_duration(value) if isinstance(value, str) and not is_whole_reference(value) else 0
+    return _seconds(value) or 0
+
+
+def _seconds(value: Any) -> float | None:
+    """The seconds of a duration written in the file; None for none, or for a whole `${name}`."""
+    return parse_duration(value) if isinstance(value, str) and not is_whole_reference(value) else None
 
 
 # The schema's checks of a single value that a whole `${name}` fails where it stands for a number,
@@ -340,5 +367,5 @@ def _shown(value: Any) -> str:
         return "{...}"
     if isinstance(value, list):
         return "[...]"
-    text = repr(value)
+    text = json.dumps(value) if value is None or isinstance(value, bool) else repr(value)  # true, null
     return text if len(text) <= _SHOWN_LENGTH else text[: _SHOWN_LENGTH - 3] + "..."

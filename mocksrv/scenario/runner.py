@@ -23,19 +23,18 @@ import requests
 from mocksrv.client import ControlPlaneError, Merchant, Sandbox, parse_time
 from mocksrv.receiver import ReceivedWebhook, WebhookEndpoint
 from mocksrv.scenario.checks import substituted_problem
-from mocksrv.scenario.format import RECEIVER_VARIABLE, Scenario, Step, parse_duration
+from mocksrv.scenario.format import HANG_SECONDS, RECEIVER_VARIABLE, Scenario, Step, parse_duration
 from mocksrv.scenario.matchers import body_mismatches, lookup, status_mismatch
 from mocksrv.scenario.results import Exchange, Outcome, ScenarioResult, StepFailed
-from mocksrv.scenario.sending import WHOLE, send
+from mocksrv.scenario.sending import NO_ANSWER, WHOLE, send
 from mocksrv.scenario.targets import Target
 from mocksrv.scenario.variables import UnknownVariable, substitute
 from mocksrv.scenario.webhooks import arrived, delivery_mismatches, nth_delivery
 
 JOURNAL_OFF = "the server keeps no journal: it was started with --journal-size 0"
-JOURNAL_SETTLE_SECONDS = 2.0  # real seconds expect_requests reads the journal again while it holds too few
+JOURNAL_SETTLE_SECONDS = 2.0  # real seconds a request step waits for the server to record a hung request
 POLL_SECONDS = 0.05
 WAIT_SECONDS = 10.0  # real seconds that expect_webhook, wait_webhooks and expect_deliveries wait at most
-HANG_SECONDS = 3600.0  # longer than any webhook timeout; released when the scenario ends
 
 
 def run_scenarios(
@@ -193,8 +192,17 @@ class _Run:
         headers.update({str(name): _text(value) for name, value in request.get("headers", {}).items()})
         query = {str(name): _text(value) for name, value in request.get("query", {}).items()}
         timeout = parse_duration(request["timeout"]) if "timeout" in request else self.where.timeout
+        expected = expect.get("answer", WHOLE)
+        merchant = self._merchant()
+        recorded = merchant.request_count() if expected == NO_ANSWER and merchant.records_requests() else None
         sent = send(self.http, self.where.url, request, headers=headers, query=query, timeout=timeout)
-        wrong_answer = sent.mismatch(expect.get("answer", WHOLE))
+        if sent.timed_out and recorded is not None:
+            # Held by a hang until the server sees the client gone (a quarter second or so), and
+            # recorded then: the steps after it find it in the journal.
+            deadline = time.monotonic() + JOURNAL_SETTLE_SECONDS
+            while merchant.request_count() == recorded and time.monotonic() < deadline:
+                time.sleep(POLL_SECONDS)
+        wrong_answer = sent.mismatch(expected)
         if wrong_answer is not None:
             raise StepFailed(wrong_answer, exchange=sent.exchange)
         exchange = sent.exchange
@@ -295,9 +303,12 @@ class _Run:
         wanted = event_type if object_id is None else f"{event_type} for {object_id}"
         # The log is read once every queued delivery has been attempted, so that it no longer changes
         # unless the clock moves; a mismatch then fails at once.
-        merchant.wait_webhooks(timeout=WAIT_SECONDS)
+        drained = merchant.wait_webhooks(timeout=WAIT_SECONDS)
         reasons, detail = delivery_mismatches(merchant, event_type, object_id, expected, wanted)
         if reasons:
+            if not drained:  # the log was read while deliveries were still to come: says why
+                late = f"the merchant's deliveries were not all attempted within {WAIT_SECONDS:g} s"
+                reasons.insert(0, late)
             raise StepFailed("; ".join(reasons), detail=detail)
 
     def _fault(self, rule: Mapping[str, Any]) -> None:
@@ -311,12 +322,6 @@ class _Run:
     def _expect_requests(self, expected: Mapping[str, Any]) -> None:
         filters = {name: expected[name] for name in ("method", "path", "status") if name in expected}
         counted = self._merchant().request_count(**filters)
-        # A request whose client gave up (a hang's) is recorded once the server lets go of it, a
-        # quarter second or so after: fewer than expected are read again for a little while.
-        deadline = time.monotonic() + JOURNAL_SETTLE_SECONDS
-        while counted < expected["count"] and time.monotonic() < deadline:
-            time.sleep(POLL_SECONDS)
-            counted = self._merchant().request_count(**filters)
         if counted != expected["count"]:
             wanted = " ".join(str(value) for value in filters.values())
             holds = f"the journal holds {counted} request(s) {wanted or 'in all'}"
@@ -324,7 +329,7 @@ class _Run:
             raise StepFailed(
                 f"{holds}; expected {expected['count']}{off}",
                 detail="\n".join(
-                    f"{entry['method']} {entry['path']} {entry['status']}"
+                    f"{entry['method']} {entry['path']} {entry['status'] or 'no answer'}"
                     for entry in reversed(self._merchant().requests())
                 ),
             )

@@ -18,6 +18,7 @@ import urllib3
 from mocksrv.scenario.results import NO_BODY, Exchange
 
 WHOLE, NO_ANSWER, CUT_SHORT = "whole", "none", "cut_short"  # the values of `expect.answer`
+TIMED_OUT = "the timeout passed"
 _SAID = {WHOLE: "a whole answer", NO_ANSWER: "no answer", CUT_SHORT: "an answer cut short"}
 
 
@@ -29,6 +30,11 @@ class Sent:
     came: str
     exchange: Exchange | None = None
     why: str = ""
+
+    @property
+    def timed_out(self) -> bool:
+        """Whether the step gave up waiting (a hang), rather than the server closing the connection."""
+        return self.why == TIMED_OUT
 
     def mismatch(self, expected: str) -> str | None:
         """Why the answer is not the one `expected`; None if it is."""
@@ -64,7 +70,7 @@ def send(
         if not _no_answer(error):
             raise  # the server could not be reached: the scenario cannot run
         timed_out = isinstance(error, requests.ReadTimeout)
-        return Sent(NO_ANSWER, why="the timeout passed" if timed_out else "the connection closed")
+        return Sent(NO_ANSWER, why=TIMED_OUT if timed_out else "the connection closed")
     with response:
         try:
             content: bytes | None = response.content  # read whole, or found cut short

@@ -8,6 +8,7 @@ from typing import Any
 
 from mocksrv.client import Merchant
 from mocksrv.receiver import ReceivedWebhook
+from mocksrv.scenario.format import HANG_SECONDS
 from mocksrv.scenario.matchers import shown
 
 
@@ -33,10 +34,13 @@ def arrived(deliveries: Sequence[ReceivedWebhook]) -> str:
     lines = ["arrived, in order:"]
     for delivery in deliveries:
         signed = "signed" if delivery.verified else "NOT signed"
-        lines.append(
-            f"  {delivery.event_type} {delivery.event_id} for {delivery.object_id}, {signed}, "
-            f"answered {delivery.status}"
-        )
+        answered = f"answered {delivery.status}"
+        if delivery.delay >= HANG_SECONDS:
+            answered = "held without an answer (hang)"
+        elif delivery.delay:
+            answered += f" after {delivery.delay:g} s"
+        event = f"{delivery.event_type} {delivery.event_id} for {delivery.object_id}"
+        lines.append(f"  {event}, {signed}, {answered}")
     return "\n".join(lines)
 
 

@@ -204,6 +204,9 @@ class HttpServer:
     """The app on one listening socket, with its workers; `run()` serves until `stop()`."""
 
     def __init__(self, app: WsgiApp, settings: Settings, port: int) -> None:
+        # Requests queued for a free thread are ordinary under load, not worth a warning each: not
+        # for `mocksrv serve`, nor for an embedded server under a scenario run or a test suite.
+        logging.getLogger("waitress.queue").setLevel(logging.ERROR)
         self._app = Stopping(app)
         self._loop_stopped = threading.Event()
         _raise_file_limit(settings.max_connections + 64)

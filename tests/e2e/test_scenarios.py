@@ -768,6 +768,29 @@ def test_an_answer_that_does_not_come_as_expected_fails_the_step(
     assert out.getvalue().splitlines()[1] == f"  {failure}"
 
 
+@pytest.mark.parametrize(("count", "code"), [(2, 0), (1, 1)])
+def test_a_request_a_hang_kept_unanswered_is_in_the_journal_for_the_step_after_it(
+    tmp_path: Path, count: int, code: int
+) -> None:
+    (tmp_path / "hung.yaml").write_text(
+        "name: hung\ndescription: d\nsteps:\n"
+        "  - request: {method: POST, path: /payments/list, body: {}}\n"
+        "  - fault: {effect: {type: hang, seconds: 20}, schedule: {times: 1}}\n"
+        "  - request: {method: POST, path: /payments/list, body: {}, timeout: 300ms}\n"
+        "    expect: {answer: none}\n"
+        f"  - expect_requests: {{path: /payments/list, count: {count}}}\n"
+    )
+    out, err = io.StringIO(), io.StringIO()
+
+    assert (run_folder(tmp_path, None, out, err), err.getvalue()) == (code, "")
+    if code:
+        assert out.getvalue().splitlines()[1:4] == [
+            "  step 4 (expect_requests): the journal holds 2 request(s) /payments/list; expected 1",
+            "  POST /payments/list 200",
+            "  POST /payments/list no answer",
+        ]
+
+
 TYPED_VARIABLES = """name: typed
 description: whole variables where a number, a duration and a method go
 variables: {code: 200, floor: -1, count: 1, times: 1, wait: 10s, method: GET}

@@ -3,6 +3,7 @@ reports (masking, JUnit XML) built from results, without a server."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
@@ -11,7 +12,8 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from mocksrv.masking import mask_card_like
-from mocksrv.scenario.format import InvalidScenario, Scenario, Step, parse_duration, schema
+from mocksrv.receiver import ReceivedWebhook
+from mocksrv.scenario.format import HANG_SECONDS, InvalidScenario, Scenario, Step, parse_duration, schema
 from mocksrv.scenario.loading import load_scenario, load_scenarios, scenario_files
 from mocksrv.scenario.matchers import body_mismatches, check, lookup, same, status_mismatch
 from mocksrv.scenario.report import classname, failure_text, junit_xml, masked, result_line
@@ -19,6 +21,7 @@ from mocksrv.scenario.results import NO_BODY, Exchange, Outcome, ScenarioResult
 from mocksrv.scenario.selection import KeywordError, keyword_matcher
 from mocksrv.scenario.targets import embedded_settings
 from mocksrv.scenario.variables import UnknownVariable, substitute
+from mocksrv.scenario.webhooks import arrived
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 FILES = "tests/scenario_files"
@@ -201,7 +204,7 @@ STEP_PROBLEMS = [
         "  - advance: 10\n",
         "4: step 1 (advance): advance: 10 is not a duration such as 500ms, 10s, 5m, 2h or 7d",
     ),
-    ("  - freeze: true\n  -\n", "5: step 2: None is not of type object"),
+    ("  - freeze: true\n  -\n", "5: step 2: null is not of type object"),
     # What YAML can write and JSON cannot carry: each would fail only as the step runs.
     (
         "  - request: {method: POST, path: /customers, body: {amount: 0100}}\n",
@@ -251,6 +254,26 @@ STEP_PROBLEMS = [
     (
         "  - request: {method: GET, path: /x, timeout: soon}\n",
         "4: step 1 (request): request.timeout: 'soon' is not a duration such as 500ms, 10s, 5m, 2h or 7d",
+    ),
+    (
+        "  - request: {method: GET, path: /x, timeout: 0s}\n",
+        "4: step 1 (request): request.timeout: 0s is not a timeout of more than 0 and at most an hour",
+    ),
+    (
+        "  - request: {method: GET, path: /x, timeout: 2h}\n",
+        "4: step 1 (request): request.timeout: 2h is not a timeout of more than 0 and at most an hour",
+    ),
+    (
+        '  - request: {method: GET, path: /x, headers: {X-A: "a\\r\\nb"}}\n',
+        "4: step 1 (request): request.headers.X-A: a header's value is one line: no CR or LF",
+    ),
+    (
+        "  - request: {method: GET, path: /x}\n    expect: {status: 200.0}\n",
+        "5: step 1 (request): expect.status: 200.0 is not of type integer or array",
+    ),
+    (
+        "  - clear_faults: false\n",
+        "4: step 1 (clear_faults): clear_faults: false is not true",
     ),
     (
         '  - request: "${x}"\n',
@@ -869,4 +892,21 @@ def test_a_whole_variable_outside_the_steps_is_a_problem_of_the_file(tmp_path: P
 
     assert problems_of(file) == [
         f"{file}:4: merchant.receiver.delay: '${{d}}' is not a duration such as 500ms, 10s, 5m, 2h or 7d"
+    ]
+
+
+def test_a_delivery_held_by_the_receiver_is_listed_as_held_not_as_answered() -> None:
+    body = {"event_id": "evt_1", "event_type": "payment_succeeded", "content": {"type": "payment_details"}}
+    raw = json.dumps(body).encode()
+    listed = [
+        ReceivedWebhook(raw, {}, body, True, 200),
+        ReceivedWebhook(raw, {}, body, True, 500, 1.5),
+        ReceivedWebhook(raw, {}, body, False, 200, HANG_SECONDS),
+    ]
+
+    assert arrived(listed).splitlines() == [
+        "arrived, in order:",
+        "  payment_succeeded evt_1 for None, signed, answered 200",
+        "  payment_succeeded evt_1 for None, signed, answered 500 after 1.5 s",
+        "  payment_succeeded evt_1 for None, NOT signed, held without an answer (hang)",
     ]
