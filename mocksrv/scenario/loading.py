@@ -86,8 +86,11 @@ def load_scenario(file: str) -> Scenario:
         raise InvalidScenario(
             [Problem(file, None, "", f"cannot read: {reason[:1].lower()}{reason[1:]}")]
         ) from None
-    except UnicodeDecodeError:
-        raise InvalidScenario([Problem(file, None, "", "not UTF-8 text")]) from None
+    except UnicodeDecodeError as error:  # at the line of its first byte that is not UTF-8
+        raw: bytes = error.object if isinstance(error.object, bytes) else b""
+        at_line = raw[: error.start].count(b"\n") + 1
+        reason = f"not UTF-8 text: byte 0x{raw[error.start]:02x}" if raw else "not UTF-8 text"
+        raise InvalidScenario([Problem(file, at_line, "", reason)]) from None
     try:
         root, data, duplicates = _read_document(text)
     except _TooLarge as error:

@@ -108,6 +108,13 @@ def test_every_malformed_file_of_the_tests_has_its_problems_listed() -> None:
     assert sorted(Path(file).name for file in scenario_files([INVALID])) == sorted(PROBLEMS)
 
 
+def test_a_file_that_is_not_utf_8_is_one_problem_at_the_line_of_its_first_bad_byte(tmp_path: Path) -> None:
+    file = tmp_path / "latin.yaml"
+    file.write_bytes(b"name: n\ndescription: d\nsteps:\n  - advance: 1s # caf\xe9\n")
+
+    assert problems_of(str(file)) == [f"{file}:4: not UTF-8 text: byte 0xe9"]
+
+
 def test_a_file_that_cannot_be_read_is_one_problem_without_a_line() -> None:
     assert problems_of(f"{FILES}/absent.yaml") == [
         f"{FILES}/absent.yaml: cannot read: no such file or directory"
