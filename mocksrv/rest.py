@@ -118,7 +118,7 @@ def init_app(app: Flask, sandbox_: Sandbox, settings_: Settings) -> None:
     app.register_error_handler(Exception, _unexpected_error)
     app.after_request(_rate_limit_headers)
     app.after_request(_cross_origin)
-    app.after_request(_not_cached)
+    app.after_request(_answer_headers)
 
 
 # A checkout page on the shop's own origin calls the browser routes with the publishable key (the
@@ -160,7 +160,7 @@ ANSWER_HEADERS = (("Cache-Control", "no-store"), ("X-Content-Type-Options", "nos
 PAGE_HEADERS = (("Referrer-Policy", "no-referrer"),)
 
 
-def _not_cached(response: Response) -> Response:
+def _answer_headers(response: Response) -> Response:
     """Give the answer the headers every answer (and page) says, where it says nothing else."""
     headers = response.headers
     for name, value in ANSWER_HEADERS + (PAGE_HEADERS if response.mimetype == "text/html" else ()):
@@ -168,7 +168,8 @@ def _not_cached(response: Response) -> Response:
     return response
 
 
-def error_response(status: int, code: str, message: str, param: str | None = None) -> Response:
+def error_object(status: int, code: str, message: str, param: str | None = None) -> dict[str, Any]:
+    """The spec's error shape: `{"error": {type, code, message, param}}`, `param` when there is one."""
     error: dict[str, str] = {
         "type": "invalid_request" if status < 500 else "api",
         "code": code,
@@ -176,7 +177,11 @@ def error_response(status: int, code: str, message: str, param: str | None = Non
     }
     if param is not None:
         error["param"] = param
-    response = jsonify({"error": error})
+    return {"error": error}
+
+
+def error_response(status: int, code: str, message: str, param: str | None = None) -> Response:
+    response = jsonify(error_object(status, code, message, param))
     response.status_code = status
     return response
 

@@ -89,7 +89,7 @@ class _Running:
             self._dispatcher.start()
             if state is not None:
                 state.start()
-        except BaseException:  # nothing is left held: a MockServer may be started again
+        except BaseException:  # the port and the state file are let go: a MockServer may start again
             if http is not None:
                 http.stop(None, grace=0)
             if state is not None:

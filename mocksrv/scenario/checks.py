@@ -24,8 +24,10 @@ from mocksrv.domain.errors import DomainError, InvalidField
 from mocksrv.masking import mask_text
 from mocksrv.scenario.format import (
     BUILT_IN_VARIABLES,
+    CUT_SHORT,
     LONGEST_DELAY,
     NEEDS_RECEIVER,
+    NO_ANSWER,
     RECEIVER_VARIABLE,
     STEP_KINDS,
     Location,
@@ -253,7 +255,7 @@ def _long_delay(receiver: Any) -> str | None:
 
 
 # What a request step cannot expect, or save, of an answer that does not come whole.
-_NOT_THERE = {"none": ("status", "body", "save"), "cut_short": ("body", "save")}
+_NOT_THERE = {NO_ANSWER: ("status", "body", "save"), CUT_SHORT: ("body", "save")}
 
 
 def _unanswerable(step: Mapping[str, Any]) -> Iterator[tuple[Location, str]]:

@@ -33,7 +33,9 @@ NEEDS_RECEIVER = ("receiver", "expect_webhook")
 _DURATION = re.compile(r"([0-9]+(?:\.[0-9]+)?)(ms|s|m|h|d)")
 _UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
 LONGEST_DELAY = 3600.0  # seconds a receiver may wait before it answers; anything longer is `hang`
-HANG_SECONDS = 3600.0  # a `hang`: longer than any webhook timeout; released when the scenario ends
+HANG_SECONDS = 2 * LONGEST_DELAY  # a `hang`: longer than any delay; released when the scenario ends
+# What a request step expects of its answer (`expect.answer`): whole, none at all, or cut short.
+WHOLE, NO_ANSWER, CUT_SHORT = "whole", "none", "cut_short"
 
 Location = tuple[str | int, ...]
 

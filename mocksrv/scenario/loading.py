@@ -80,16 +80,16 @@ def load_scenarios(files: Iterable[str]) -> tuple[list[Scenario], list[Problem]]
 def load_scenario(file: str) -> Scenario:
     """Read and check one scenario file; any problem raises InvalidScenario with all of them."""
     try:
-        text = Path(file).read_text(encoding="utf-8")
+        raw = Path(file).read_bytes()
+        text = raw.decode("utf-8")
     except OSError as error:
         reason = error.strerror or str(error)
         raise InvalidScenario(
             [Problem(file, None, "", f"cannot read: {reason[:1].lower()}{reason[1:]}")]
         ) from None
     except UnicodeDecodeError as error:  # at the line of its first byte that is not UTF-8
-        raw: bytes = error.object if isinstance(error.object, bytes) else b""
         at_line = raw[: error.start].count(b"\n") + 1
-        reason = f"not UTF-8 text: byte 0x{raw[error.start]:02x}" if raw else "not UTF-8 text"
+        reason = f"not UTF-8 text: byte 0x{raw[error.start]:02x}"
         raise InvalidScenario([Problem(file, at_line, "", reason)]) from None
     try:
         root, data, duplicates = _read_document(text)

@@ -23,10 +23,18 @@ import requests
 from mocksrv.client import ControlPlaneError, Merchant, Sandbox, parse_time
 from mocksrv.receiver import ReceivedWebhook, WebhookEndpoint
 from mocksrv.scenario.checks import substituted_problem
-from mocksrv.scenario.format import HANG_SECONDS, RECEIVER_VARIABLE, Scenario, Step, parse_duration
+from mocksrv.scenario.format import (
+    HANG_SECONDS,
+    NO_ANSWER,
+    RECEIVER_VARIABLE,
+    WHOLE,
+    Scenario,
+    Step,
+    parse_duration,
+)
 from mocksrv.scenario.matchers import body_mismatches, lookup, status_mismatch
 from mocksrv.scenario.results import Exchange, Outcome, ScenarioResult, StepFailed
-from mocksrv.scenario.sending import NO_ANSWER, WHOLE, send
+from mocksrv.scenario.sending import send
 from mocksrv.scenario.targets import Target
 from mocksrv.scenario.variables import UnknownVariable, substitute
 from mocksrv.scenario.webhooks import arrived, delivery_mismatches, nth_delivery
@@ -35,6 +43,7 @@ JOURNAL_OFF = "the server keeps no journal: it was started with --journal-size 0
 JOURNAL_SETTLE_SECONDS = 2.0  # real seconds a request step waits for the server to record a hung request
 POLL_SECONDS = 0.05
 WAIT_SECONDS = 10.0  # real seconds that expect_webhook, wait_webhooks and expect_deliveries wait at most
+NOT_DRAINED = f"the merchant's deliveries were not all attempted within {WAIT_SECONDS:g} s"
 
 
 def run_scenarios(
@@ -258,7 +267,7 @@ class _Run:
 
     def _wait_webhooks(self, _: Mapping[str, Any]) -> None:
         if not self._merchant().wait_webhooks(timeout=WAIT_SECONDS):
-            raise StepFailed(f"the merchant's deliveries were not all attempted within {WAIT_SECONDS:g} s")
+            raise StepFailed(NOT_DRAINED)
 
     def _expect_webhook(self, expected: Mapping[str, Any]) -> None:
         endpoint = self._endpoint()
@@ -307,8 +316,7 @@ class _Run:
         reasons, detail = delivery_mismatches(merchant, event_type, object_id, expected, wanted)
         if reasons:
             if not drained:  # the log was read while deliveries were still to come: says why
-                late = f"the merchant's deliveries were not all attempted within {WAIT_SECONDS:g} s"
-                reasons.insert(0, late)
+                reasons.insert(0, NOT_DRAINED)
             raise StepFailed("; ".join(reasons), detail=detail)
 
     def _fault(self, rule: Mapping[str, Any]) -> None:

@@ -15,32 +15,27 @@ from typing import Any
 import requests
 import urllib3
 
+from mocksrv.scenario.format import CUT_SHORT, NO_ANSWER, WHOLE
 from mocksrv.scenario.results import NO_BODY, Exchange
 
-WHOLE, NO_ANSWER, CUT_SHORT = "whole", "none", "cut_short"  # the values of `expect.answer`
-TIMED_OUT = "the timeout passed"
 _SAID = {WHOLE: "a whole answer", NO_ANSWER: "no answer", CUT_SHORT: "an answer cut short"}
 
 
 @dataclass(frozen=True, slots=True)
 class Sent:
-    """How the answer came (WHOLE, NO_ANSWER or CUT_SHORT); the exchange, but for no answer; and
-    why none came."""
+    """How the answer came (WHOLE, NO_ANSWER or CUT_SHORT); the exchange, but for no answer; and,
+    for none, whether the step gave up waiting (a hang) rather than the server closing."""
 
     came: str
     exchange: Exchange | None = None
-    why: str = ""
-
-    @property
-    def timed_out(self) -> bool:
-        """Whether the step gave up waiting (a hang), rather than the server closing the connection."""
-        return self.why == TIMED_OUT
+    timed_out: bool = False
 
     def mismatch(self, expected: str) -> str | None:
         """Why the answer is not the one `expected`; None if it is."""
         if self.came == expected:
             return None
-        got = f"none ({self.why})" if self.came == NO_ANSWER else _SAID[self.came]
+        why = "the timeout passed" if self.timed_out else "the connection closed"
+        got = f"none ({why})" if self.came == NO_ANSWER else _SAID[self.came]
         return f"answer: expected {_SAID[expected]}, got {got}"
 
 
@@ -69,8 +64,7 @@ def send(
     except (requests.ConnectionError, requests.Timeout) as error:
         if not _no_answer(error):
             raise  # the server could not be reached: the scenario cannot run
-        timed_out = isinstance(error, requests.ReadTimeout)
-        return Sent(NO_ANSWER, why=TIMED_OUT if timed_out else "the connection closed")
+        return Sent(NO_ANSWER, timed_out=isinstance(error, requests.ReadTimeout))
     with response:
         try:
             content: bytes | None = response.content  # read whole, or found cut short

@@ -13,14 +13,13 @@ from typing import Any
 import orjson
 from waitress.task import ErrorTask
 
-from mocksrv.rest import ANSWER_HEADERS, PAGE_HEADERS
+from mocksrv.rest import ANSWER_HEADERS, PAGE_HEADERS, error_object
 from mocksrv.serving.httpparser import FramingTooLarge, framing_limit
 
 
 def error_body(status: int, code: str, message: str) -> bytes:
     """The spec's error object, as bytes."""
-    kind = "invalid_request" if status < 500 else "api"
-    return orjson.dumps({"error": {"type": kind, "code": code, "message": message}})
+    return orjson.dumps(error_object(status, code, message))
 
 
 def error_page(title: str, message: str) -> bytes:

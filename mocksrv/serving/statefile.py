@@ -40,12 +40,12 @@ def load_state(settings: Settings, sandbox: Sandbox, writer: StateWriter | None 
     _check_writable(path)
     if writer is not None:
         writer.claim()
-        try:
-            return _load(path, sandbox)
-        except BaseException:
+    try:
+        return _load(path, sandbox)
+    except BaseException:
+        if writer is not None:
             writer.release()
-            raise
-    return _load(path, sandbox)
+        raise
 
 
 def _load(path: Path, sandbox: Sandbox) -> bool:
@@ -158,7 +158,8 @@ def _sync_directory(directory: Path) -> None:
 
 class StateWriter:
     """Writes the state file every `interval` seconds from a thread of its own (none when 0), and
-    once more when stopped. While it runs, it holds the file for its server alone (`claim`)."""
+    once more when stopped. From the state's load (`load_state`) to its stop, it holds the file for
+    its server alone (`claim`)."""
 
     def __init__(self, path: Path, sandbox: Sandbox, interval: float) -> None:
         self._path = path
