@@ -123,7 +123,12 @@ class MockServer:
         self.sandbox = create_sandbox(self.settings)
         self._state = StateWriter.of(self.settings, self.sandbox)
         load_state(self.settings, self.sandbox, self._state)  # the file is this server's from now on
-        self.app = create_app(self.settings, self.sandbox)
+        try:
+            self.app = create_app(self.settings, self.sandbox)
+        except BaseException:
+            if self._state is not None:
+                self._state.release()
+            raise
         self._port = port
         self._running: _Running | None = None
         self._thread: threading.Thread | None = None

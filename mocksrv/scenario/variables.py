@@ -27,12 +27,15 @@ class UnknownVariable(KeyError):
         return f"unknown variable ${{{self.name}}}"
 
 
+def whole_reference(value: Any) -> str | None:
+    """The name, when `value` is a string that is exactly one `${name}`: it takes the variable's type."""
+    whole = REFERENCE.fullmatch(value) if isinstance(value, str) else None
+    return None if whole is None else whole.group(1)
+
+
 def is_whole_reference(value: Any) -> bool:
-    """Whether `value` is a string that is exactly one `${name}`: it takes the variable's type."""
-    if not isinstance(value, str):
-        return False
-    whole = REFERENCE.fullmatch(value)
-    return whole is not None and whole.group(1) is not None
+    """Whether `value` is a string that is exactly one `${name}`."""
+    return whole_reference(value) is not None
 
 
 def references(value: Any) -> Iterator[tuple[tuple[str | int, ...], str]]:
@@ -54,8 +57,9 @@ def references(value: Any) -> Iterator[tuple[tuple[str | int, ...], str]]:
 def substitute(value: Any, variables: Mapping[str, Any]) -> Any:
     """`value` with every `${name}` replaced; an unknown name raises UnknownVariable."""
     if isinstance(value, str):
-        if is_whole_reference(value):
-            return _value(value[2:-1], variables)
+        name = whole_reference(value)
+        if name is not None:
+            return _value(name, variables)
         return REFERENCE.sub(lambda match: _text(match, variables), value)
     if isinstance(value, Mapping):
         return {key: substitute(item, variables) for key, item in value.items()}
