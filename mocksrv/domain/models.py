@@ -268,6 +268,9 @@ class Payment:
     # saved card of its customer that it sends again. Deleted before the payment is paid, such a
     # method is not made again by it.
     method_saved_before: bool = False
+    # Whether its customer was deleted while it was under way (confirmed, not yet paid): it saves no
+    # method when paid, not even for a customer made again with that id.
+    customer_deleted: bool = False
     mandate_id: str | None = None  # the mandate it charges, or sets up
     card_key: str | None = None  # the key of the card's number, to save the card (cards.card_key)
     customer_acceptance: JsonObject | None = None  # as sent, for the method or mandate it saves

@@ -199,7 +199,8 @@ class Sandbox:
 
     def delete_customer(self, merchant_id: str, customer_id: str) -> Customer:
         """Delete a customer with its saved methods, mandates and ephemeral keys (which would otherwise
-        belong, or act for, a new customer of the same id); refused (IR_10) while a mandate of it is
+        belong, or act for, a new customer of the same id), and mark its payments under way, which
+        then save no method; refused (IR_10) while a mandate of it is
         active or pending (its setup payment may yet be paid)."""
         with self.store.transaction(merchant_id):
             self.customers.retrieve(merchant_id, customer_id)
@@ -207,6 +208,7 @@ class Sandbox:
             self.mandates.delete_of_customer(merchant_id, customer_id)
             self.payment_methods.delete_of_customer(merchant_id, customer_id)
             self.ephemeral_keys.delete_of_customer(merchant_id, customer_id)
+            self.payments.customer_deleted(merchant_id, customer_id)
             return self.customers.delete(merchant_id, customer_id)
 
     def seed_payments(self, merchant_id: str, count: int) -> int:

@@ -9,7 +9,16 @@ import pytest
 
 from tests import payloads
 from tests.api.expected import error, invalid
-from tests.api.scenarios import PROCESSING_CARD, advance, create, ok, payment_count, retrieve
+from tests.api.scenarios import (
+    CHALLENGE_CARD,
+    PROCESSING_CARD,
+    REVIEW_CARD,
+    advance,
+    create,
+    ok,
+    payment_count,
+    retrieve,
+)
 from tests.conftest import Api
 
 pytestmark = pytest.mark.usefixtures("frozen")
@@ -273,18 +282,34 @@ def test_a_card_whose_customer_was_deleted_while_its_payment_processed_is_not_sa
     assert ok(api.get("/customers/cus_1/payment_methods"))["customer_payment_methods"] == []
 
 
-def test_a_card_whose_customer_was_deleted_and_made_again_while_its_payment_processed_is_not_saved(
-    api: Api,
+# How a payment under way is paid: settled by the clock, approved, or its 3DS challenge passed.
+_PAID_LATER = {
+    PROCESSING_CARD: lambda api: advance(api, 11),
+    REVIEW_CARD: lambda api: ok(api.post("/payments/pay_1/approve", {})),
+    CHALLENGE_CARD: lambda api: ok(api.post("/__mock/payments/pay_1/authentication", {"result": "success"})),
+}
+
+
+@pytest.mark.parametrize("seconds", [0, 1], ids=["same-millisecond", "a-second-later"])
+@pytest.mark.parametrize("card", list(_PAID_LATER))
+def test_a_card_whose_customer_was_deleted_and_made_again_while_its_payment_was_under_way_is_not_saved(
+    api: Api, card: str, seconds: int
 ) -> None:
+    # On a frozen clock the customer made again has the very `created` of the payment's attempt.
     ok(api.post("/customers", {"customer_id": "cus_1"}))
     created = create(
-        api, PROCESSING_CARD, payment_id="pay_1", customer_id="cus_1", setup_future_usage="off_session"
+        api,
+        card,
+        payment_id="pay_1",
+        customer_id="cus_1",
+        setup_future_usage="off_session",
+        return_url="https://shop.example/done",
     )
-    advance(api, 1)
+    advance(api, seconds)
     ok(api.delete("/customers/cus_1"))
     ok(api.post("/customers", {"customer_id": "cus_1"}))
 
-    advance(api, 11)
+    _PAID_LATER[card](api)
 
     assert retrieve(api, "pay_1")["status"] == "succeeded"
     gone = api.get(f"/payment_methods/{created['payment_method_id']}")

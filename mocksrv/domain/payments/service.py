@@ -31,6 +31,7 @@ from mocksrv.domain.payments.sent import (
 from mocksrv.domain.payments.states import (
     CAPTURE_CONFLICT_STATES,
     PAYMENT_TRANSITIONS,
+    UNDER_WAY,
     PaymentEvent,
     PaymentStatus,
 )
@@ -394,6 +395,18 @@ class PaymentService:
             due = now + timedelta(seconds=outcome.after_seconds or 0)
             self._scheduler.schedule(merchant_id, due, TRANSFER_TIMER, payment.payment_id)
         return updated
+
+    def customer_deleted(self, merchant_id: str, customer_id: str) -> None:
+        """Mark the customer's payments under way as having lost it (`Payment.customer_deleted`): told
+        by a flag, not by when a customer of that id was made, which a frozen clock may make the very
+        millisecond of the payment's attempt."""
+        with self._store.transaction(merchant_id):
+            of_customer = Query(
+                where={"customer_id": customer_id, "status": UNDER_WAY},
+                limit=self._store.count(PAYMENTS, merchant_id),
+            )
+            for payment in self._store.query(PAYMENTS, merchant_id, of_customer).items:
+                self._store.put(PAYMENTS, merchant_id, evolve(payment, customer_deleted=True))
 
     # -- checks -------------------------------------------------------------------------------
 

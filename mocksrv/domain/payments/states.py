@@ -140,6 +140,9 @@ PAYMENT_TRANSITIONS: TransitionTable[PaymentStatus, PaymentEvent] = TransitionTa
     ],
 )
 
+# Confirmed and not yet paid: waiting on the customer, the merchant or the processor.
+UNDER_WAY = frozenset({S.REQUIRES_CUSTOMER_ACTION, S.REQUIRES_MERCHANT_ACTION, S.PROCESSING})
+
 # A capture of these answers 409 rather than 400 (spec section 3, rule 1).
 CAPTURE_CONFLICT_STATES = frozenset({S.SUCCEEDED, S.CANCELLED})
 

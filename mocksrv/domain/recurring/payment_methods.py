@@ -225,8 +225,7 @@ class PaymentMethodService:
         first_paid = event.event_type == EventType.PAYMENT_AUTHORIZED or payment.authorized_at is None
         if not first_paid or not sets_up(echoed) or payment.customer_id is None:
             return
-        customer: Customer | None = self._store.get(CUSTOMERS, merchant_id, payment.customer_id)
-        if customer is None or customer.created > (payment.attempted_at or payment.created):
+        if payment.customer_deleted or self._store.get(CUSTOMERS, merchant_id, payment.customer_id) is None:
             return  # the customer the confirmation found is gone
         mandate_data = echoed.get("mandate_data") or {}
         card = (payment.payment_method_data or {}).get("card")
