@@ -119,6 +119,7 @@ def init_app(app: Flask, sandbox_: Sandbox, settings_: Settings) -> None:
     app.after_request(_rate_limit_headers)
     app.after_request(_cross_origin)
     app.after_request(_answer_headers)
+    app.after_request(_give_back_ids)
 
 
 # A checkout page on the shop's own origin calls the browser routes with the publishable key (the
@@ -308,7 +309,23 @@ def known_merchant(merchant_id: str) -> None:
     anything can hold the request, so that a merchant reset, or deleted and made again, meanwhile
     does not record it in the ring that came after."""
     g.merchant_id = merchant_id
-    g.journal_ring = sandbox().journal.ring_of(merchant_id)
+    sandbox_ = sandbox()
+    g.journal_ring = sandbox_.journal.ring_of(merchant_id)
+    if g.get("ids_mark") is None:
+        ids = sandbox_.store.ids(merchant_id)
+        g.ids_mark = (merchant_id, ids, ids.mark(), sandbox_.store.changes(merchant_id))
+
+
+def _give_back_ids(response: Response) -> Response:
+    """A request refused (4xx) that changed nothing gives back the ids it drew from its merchant's
+    seeded stream: the ids that follow are the ones they would have been without it."""
+    marked = g.get("ids_mark")
+    if marked is None or not 400 <= response.status_code < 500:
+        return response
+    merchant_id, ids, mark, changes = marked
+    if mark is not None and sandbox().store.changes(merchant_id) == changes:
+        ids.give_back(mark)
+    return response
 
 
 def is_admin() -> bool:

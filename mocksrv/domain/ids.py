@@ -37,6 +37,23 @@ class Entropy:
         """Where a seeded stream stands; None for the operating system's randomness."""
         return None
 
+    def mark(self) -> Mark | None:
+        """Where a seeded stream stands now, for `give_back`; None for the operating system's."""
+        return None
+
+    def give_back(self, mark: Mark) -> bool:
+        """Go back to `mark`, when every draw since was this thread's; whether it did."""
+        return False
+
+
+@dataclass(frozen=True, slots=True)
+class Mark:
+    """Where a seeded stream stood: the bytes drawn, and the draws made in all and by one thread."""
+
+    drawn: int
+    takes: int
+    mine: int
+
 
 @dataclass(frozen=True, slots=True)
 class IdState:
@@ -91,12 +108,16 @@ class SeededEntropy(Entropy):
         self._scope = state.scope
         self._drawn = state.drawn
         self._block = self._make(state.drawn // _BLOCK)
+        self._takes = 0  # draws made, by every thread
+        self._mine = threading.local()  # draws made by each thread, as `takes`
 
     def _make(self, number: int) -> bytes:
         return hashlib.shake_256(self._key + str(number).encode()).digest(_BLOCK)
 
     def take(self, count: int) -> bytes:
         with self._lock:
+            self._takes += 1
+            self._mine.takes = getattr(self._mine, "takes", 0) + 1
             out = bytearray()
             while count:
                 offset = self._drawn % _BLOCK
@@ -111,6 +132,20 @@ class SeededEntropy(Entropy):
     def state(self) -> IdState:
         with self._lock:
             return IdState(self._seed, self._scope, self._drawn)
+
+    def mark(self) -> Mark:
+        with self._lock:
+            return Mark(self._drawn, self._takes, getattr(self._mine, "takes", 0))
+
+    def give_back(self, mark: Mark) -> bool:
+        """Another thread's draw since `mark` may be in a record already: the stream then goes on."""
+        with self._lock:
+            mine = getattr(self._mine, "takes", 0) - mark.mine
+            if mine == 0 or self._takes - mark.takes != mine:
+                return False
+            self._drawn = mark.drawn
+            self._block = self._make(mark.drawn // _BLOCK)
+            return True
 
 
 SYSTEM = _SystemEntropy()  # the default: the operating system's randomness

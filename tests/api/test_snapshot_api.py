@@ -13,7 +13,9 @@ from flask.testing import FlaskClient
 
 from mocksrv.app import create_app, create_sandbox
 from mocksrv.domain.controls.snapshot import Snapshots
+from mocksrv.domain.errors import InvalidField
 from mocksrv.domain.sandbox import Sandbox
+from mocksrv.rest import authenticate
 from mocksrv.settings import Settings
 from mocksrv.version import __version__
 from tests import payloads
@@ -693,3 +695,59 @@ def test_a_link_page_with_custom_messages_in_a_shape_from_before_they_were_check
 
     assert page.status_code == 200
     assert "Terms apply" not in page.get_data(as_text=True)
+
+
+# Requests refused after ids were drawn on their way: the refusal gives them back.
+REFUSED = {
+    "payout-unknown-customer": ("/payouts/create", {**payloads.PAYOUT, "customer_id": "cus_nobody"}),
+    "payment-unknown-customer": ("/payments", payloads.payment(customer_id="cus_nobody")),
+    "mandate-without-acceptance": (
+        "/payments",
+        payloads.payment(customer_id="cus_1", mandate_data={"mandate_type": {"multi_use": None}}),
+    ),
+    "refund-over-the-amount": ("/refunds", {"payment_id": "pay_1", "amount": 1001}),
+}
+
+
+@pytest.mark.parametrize(("path", "body"), list(REFUSED.values()), ids=list(REFUSED))
+def test_a_refused_request_draws_no_id_from_a_seeded_stream(
+    admin: Api, api: Api, path: str, body: dict[str, Any]
+) -> None:
+    def seeded_then(refused: bool) -> list[str]:
+        assert admin.post("/__mock/reset", {"merchant_id": MERCHANT_ID}).status_code == 200
+        assert api.put("/__mock/ids", {"seed": 5}).status_code == 200
+        assert api.post("/customers", {"customer_id": "cus_1"}).status_code == 200
+        assert api.post("/payments", payloads.payment(payment_id="pay_1")).status_code == 200
+        if refused:
+            answer = api.post(path, body)
+            assert 400 <= answer.status_code < 500, answer.json
+        return [
+            api.post("/customers", {"name": "Ada"}).json["customer_id"],
+            api.post("/payments", payloads.payment()).json["payment_id"],
+        ]
+
+    assert seeded_then(refused=True) == seeded_then(refused=False)
+
+
+def test_a_refused_request_that_changed_a_record_keeps_the_ids_it_drew() -> None:
+    settings = Settings()
+    sandbox = create_sandbox(settings)
+    app = create_app(settings, sandbox)
+    drawn: list[str] = []
+
+    def refused_after_a_change() -> Any:
+        authenticate()
+        customer = sandbox.customers.create(MERCHANT_ID, {})  # its id drawn from the stream, and kept
+        drawn.append(customer.customer_id)
+        raise InvalidField("name", missing=True)
+
+    app.add_url_rule("/refused_after_a_change", "refused", refused_after_a_change, methods=["POST"])
+    client = app.test_client()
+    headers = {"api-key": SECRET_KEY}
+    assert client.put("/__mock/ids", json={"seed": 5}, headers=headers).status_code == 200
+
+    assert client.post("/refused_after_a_change", headers=headers).status_code == 400
+    made = client.post("/customers", json={"name": "Ada"}, headers=headers).json["customer_id"]
+
+    assert made != drawn[0]
+    assert sandbox.customers.find(MERCHANT_ID, drawn[0]) is not None

@@ -1,5 +1,6 @@
-"""Property: whatever body a write route gets, it never answers 5xx, and every record it accepts
-can be retrieved, listed and delivered as a webhook afterwards.
+"""Property: whatever body a write route gets, it never answers 5xx, every record it accepts can be
+retrieved, listed and delivered as a webhook afterwards, and a body it refuses draws no id (the ids
+of a seeded stream that come after are the ones they would have been).
 
 The bodies come from the routes' own request schemas: each field drawn from what it accepts, now
 and then from any JSON at all, so that valid, nearly valid and wrong bodies all occur.
@@ -22,6 +23,7 @@ from mocksrv.api import schemas
 from mocksrv.api.refunds import RefundCreateSchema
 from mocksrv.api.schemas.payouts import PayoutCreateSchema
 from mocksrv.app import create_app, create_sandbox
+from mocksrv.domain.ids import IdState
 from mocksrv.domain.sandbox import Sandbox
 from mocksrv.fieldtypes import StrictBoolean, StrictInteger, StrictNumber, Timestamp
 from mocksrv.representations import event_json
@@ -141,12 +143,18 @@ class Routes:
         self.sandbox: Sandbox = create_sandbox(settings_)
         self.client: FlaskClient = create_app(settings_, self.sandbox).test_client()
         self.headers = {"api-key": SECRET_KEY}
+        self.sandbox.store.seed_ids(MERCHANT_ID, IdState(7, MERCHANT_ID))
 
     def post(self, path: str, body: Any) -> Any:
+        ids = self.sandbox.store.ids(MERCHANT_ID)
+        before = ids.state()
         # The standard library writes any integer and any depth, as a client might send them.
-        return self.client.post(
+        response = self.client.post(
             path, data=json.dumps(body), content_type="application/json", headers=self.headers
         )
+        if response.status_code >= 400:
+            assert ids.state() == before, response.get_data(as_text=True)
+        return response
 
     def served(self, retrieve: str, listing: Callable[[], Any]) -> None:
         """The record is retrieved, the list answers, and every event renders as a webhook."""

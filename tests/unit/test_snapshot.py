@@ -24,7 +24,7 @@ from mocksrv.domain.controls.records import CODEC, RECORD_TYPES, REPORTED_KIND
 from mocksrv.domain.controls.snapshot import NotInSnapshot, Snapshots
 from mocksrv.domain.errors import DomainError
 from mocksrv.domain.events import ContentType, EventType
-from mocksrv.domain.ids import IdState, SeededEntropy, new_id, new_secret
+from mocksrv.domain.ids import SYSTEM, IdState, SeededEntropy, new_id, new_secret
 from mocksrv.domain.merchants import MerchantSeed
 from mocksrv.domain.models import Capture, CaptureMethod
 from mocksrv.domain.payments.outcomes import Outcome, OutcomeResult
@@ -419,6 +419,35 @@ def test_a_seeded_stream_gives_the_same_ids_and_can_resume_anywhere() -> None:
     assert new_secret(20, SeededEntropy(IdState(7, "merchant_b"))) != new_secret(
         20, SeededEntropy(IdState(7, "merchant_a"))
     )
+
+
+def test_ids_given_back_are_drawn_again_even_across_a_block() -> None:
+    entropy = SeededEntropy(IdState(7, "merchant_a", drawn=4096 - 30))
+    mark = entropy.mark()
+    drawn = [new_id("pay", entropy=entropy) for _ in range(3)]  # into the next block of 4,096 bytes
+
+    assert entropy.give_back(mark)
+
+    assert entropy.state() == IdState(7, "merchant_a", drawn=4096 - 30)
+    assert [new_id("pay", entropy=entropy) for _ in range(3)] == drawn
+
+
+def test_nothing_is_given_back_when_nothing_was_drawn_or_another_thread_drew_since() -> None:
+    entropy = SeededEntropy(IdState(7, "merchant_a"))
+    assert not entropy.give_back(entropy.mark())
+    mark = entropy.mark()
+    new_id("pay", entropy=entropy)
+    other = threading.Thread(target=lambda: new_id("pay", entropy=entropy))
+    other.start()
+    other.join()
+    new_id("pay", entropy=entropy)
+
+    assert not entropy.give_back(mark)  # the other thread's id may be in a record by now
+    assert entropy.state() == IdState(7, "merchant_a", drawn=3 * 20)
+
+
+def test_the_systems_randomness_has_nothing_to_give_back() -> None:
+    assert SYSTEM.mark() is None
 
 
 def test_two_sandboxes_of_one_seed_make_the_same_ids() -> None:

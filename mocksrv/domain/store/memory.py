@@ -103,6 +103,7 @@ class MemoryStore(ClockStates):
         record_id = getattr(record, spec.id_field)
         space = self._held(merchant_id)
         with space.lock:
+            space.changes += 1
             records = space.records.setdefault(kind, {})
             old = records.get(record_id)
             records[record_id] = record
@@ -135,6 +136,7 @@ class MemoryStore(ClockStates):
         spec = self._collections[kind]
         space = self._held(merchant_id)
         with space.lock:
+            space.changes += 1
             old = space.records.get(kind, {}).pop(record_id, None)
             if old is None or not spec.ordered:
                 return
@@ -187,6 +189,7 @@ class MemoryStore(ClockStates):
         """Delete the merchant's records of these kinds, its timers, events and counters."""
         space = self._held(merchant_id)
         with space.lock:
+            space.changes += 1
             for kind in kinds:
                 space.records.pop(kind, None)
                 space.order.pop(kind, None)
@@ -206,6 +209,7 @@ class MemoryStore(ClockStates):
         timer = Timer(due_at, next(self._timer_seq), kind, target_id)
         space = self._held(merchant_id)
         with space.lock:
+            space.changes += 1
             heapq.heappush(space.timers, timer)
         return timer
 
@@ -235,6 +239,7 @@ class MemoryStore(ClockStates):
             key = (event.object_id, event.event_type)
             if key in space.event_keys:
                 return False
+            space.changes += 1
             space.event_keys.add(key)
             space.events.append(event)
             space.event_index[event.event_id] = event
@@ -305,6 +310,11 @@ class MemoryStore(ClockStates):
     def ids(self, merchant_id: str) -> Entropy:
         """Where the merchant's new ids come from."""
         return self._space(merchant_id).ids
+
+    def changes(self, merchant_id: str) -> int:
+        """How many times the merchant's records, events or timers changed: what a request that
+        gives back the ids it drew must not have done (a record may hold one of them)."""
+        return self._space(merchant_id).changes
 
     def seed_ids(self, merchant_id: str, state: IdState | None) -> None:
         """Draw the merchant's ids from a seeded stream from now on (None: the store's default)."""
