@@ -1,17 +1,16 @@
-"""Currencies and countries: ISO 4217 and ISO 3166 from pycountry, exponents from Babel's CLDR data."""
+"""Currencies and countries: ISO 4217 and ISO 3166 from pycountry, ISO 4217's minor units from iso4217."""
 
 from __future__ import annotations
 
 from functools import cache
 
 import pycountry
-from babel.numbers import get_currency_precision
 
 MIN_AMOUNT = 1
 MAX_AMOUNT = 99_999_999_999
 
 
-# Codes ISO 4217 has retired that the real service still takes.
+# Codes ISO 4217 has retired that the real service still takes; each had 2 decimals there.
 _RETIRED_CURRENCIES = frozenset({"ANG", "BGN", "CUC", "HRK", "SLL", "STD", "ZWL"})
 # Codes of ISO 4217 the real service's Currency does not take, no money a customer pays with: funds
 # and units of account (BOV, CHE, ...), precious metals (XAU, ...), the SDR and the bond-market
@@ -48,5 +47,14 @@ def is_country(code: str) -> bool:
 
 
 def currency_exponent(code: str) -> int:
-    """Return the number of minor-unit digits: 0 for JPY, 2 for USD, 3 for KWD."""
-    return int(get_currency_precision(code))
+    """The number of minor-unit digits ISO 4217 gives: 0 for JPY, 2 for USD, 3 for KWD and IQD (CLDR,
+    and so Babel, gives 0 for IQD and a dozen others, whose money is paid in whole units)."""
+    return 2 if code in _RETIRED_CURRENCIES else _minor_units()[code]
+
+
+@cache
+def _minor_units() -> dict[str, int]:
+    # Imported when first used, not at start: it reads its table when imported (about 25 ms).
+    from iso4217 import Currency
+
+    return {currency.code: currency.exponent or 0 for currency in Currency}

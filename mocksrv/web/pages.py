@@ -9,13 +9,16 @@ address taken from the request would let anyone dress a page of mocksrv as a way
 
 from __future__ import annotations
 
+import copy
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import cache
 from urllib.parse import urlsplit
 
-from babel.numbers import format_currency
+from babel import Locale
+from babel.numbers import NumberPattern
 from flask import Blueprint, current_app, g, render_template, request
 from werkzeug.exceptions import HTTPException
 from werkzeug.wrappers import Response
@@ -40,9 +43,23 @@ _LINKABLE_SCHEMES = frozenset({"http", "https"})
 
 
 def format_amount(amount: int, currency: str, locale: str = DEFAULT_LOCALE) -> str:
-    """Write an amount in minor units as the locale writes it: 2599 USD is "$25.99" in en_US."""
-    major = Decimal(amount).scaleb(-currency_exponent(currency))
-    return str(format_currency(major, currency, locale=locale))
+    """Write an amount in minor units as the locale writes it: 2599 USD is "$25.99" in en_US, with as
+    many decimals as the currency's exponent (ISO 4217's, where Babel would use CLDR's)."""
+    exponent = currency_exponent(currency)
+    parsed = Locale.parse(locale)
+    return str(
+        _pattern(parsed, exponent).apply(
+            Decimal(amount).scaleb(-exponent), parsed, currency=currency, currency_digits=False
+        )
+    )
+
+
+@cache
+def _pattern(locale: Locale, decimals: int) -> NumberPattern:
+    """The locale's currency pattern, with `decimals` decimals, always."""
+    pattern: NumberPattern = copy.copy(locale.currency_formats["standard"])
+    pattern.frac_prec = (decimals, decimals)
+    return pattern
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,10 +4,31 @@ from __future__ import annotations
 
 import pytest
 
-from mocksrv.domain.money import MAX_AMOUNT, MIN_AMOUNT, currency_exponent, is_country, is_currency
+from mocksrv.domain.money import (
+    MAX_AMOUNT,
+    MIN_AMOUNT,
+    currencies,
+    currency_exponent,
+    is_country,
+    is_currency,
+)
 
 
-@pytest.mark.parametrize(("code", "exponent"), [("JPY", 0), ("USD", 2), ("EUR", 2), ("KWD", 3)])
+@pytest.mark.parametrize(
+    ("code", "exponent"),
+    # ISO 4217's minor units, where CLDR gives 0 for IQD, AFN, MGA, RSD and others; SLL is retired.
+    [
+        ("JPY", 0),
+        ("USD", 2),
+        ("EUR", 2),
+        ("KWD", 3),
+        ("IQD", 3),
+        ("AFN", 2),
+        ("MGA", 2),
+        ("RSD", 2),
+        ("SLL", 2),
+    ],
+)
 def test_currency_exponent(code: str, exponent: int) -> None:
     assert currency_exponent(code) == exponent
 
@@ -41,3 +62,7 @@ def test_region_code_that_iso_3166_does_not_assign_is_not_a_country(code: str) -
 
 def test_amount_bounds_are_1_to_99_999_999_999() -> None:
     assert (MIN_AMOUNT, MAX_AMOUNT) == (1, 99_999_999_999)
+
+
+def test_every_currency_taken_has_an_exponent() -> None:
+    assert {currency_exponent(code) for code in currencies()} == {0, 2, 3, 4}  # CLF: 4
