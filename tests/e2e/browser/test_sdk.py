@@ -642,6 +642,50 @@ def test_the_element_lists_only_the_method_types_it_is_given(
     expect(frame.get_by_role("tab")).to_have_text(["Klarna", "iDEAL"])
 
 
+# (the payment's allowed types, the option's, the type the card is charged as): the first card type
+# the payment lists (credit, then debit) that the option names, as the payment's own list decides it.
+CARD_TYPE_CASES = [
+    (None, ["debit"], "debit"),
+    (None, ["credit"], "credit"),
+    (None, ["credit", "debit"], "credit"),
+    (None, ["debit", "credit"], "credit"),
+    (None, ["card"], "credit"),
+    (["debit", "klarna"], ["credit", "debit", "klarna"], "debit"),
+]
+
+
+@pytest.mark.parametrize(("payment_allows", "option", "charged_as"), CARD_TYPE_CASES)
+def test_the_allowed_types_option_decides_the_type_a_card_is_charged_as(
+    page: Page,
+    merchant: Merchant,
+    checkout: Callable[..., FrameLocator],
+    payment_allows: list[str] | None,
+    option: list[str],
+    charged_as: str,
+) -> None:
+    fields = {} if payment_allows is None else {"allowed_payment_method_types": payment_allows}
+    payment = create_payment(merchant, **fields)
+    frame = checkout(payment["client_secret"], allowedPaymentMethodTypes=option)
+
+    expect(frame.get_by_role("tab", name="Card")).to_have_attribute("aria-selected", "true")
+    fill_card(frame, "4242424242424242")
+    fill_billing(frame)
+    result = pay(page)
+
+    assert result["status"] == "succeeded", result
+    paid = stored(merchant, payment["payment_id"])
+    assert (paid["payment_method"], paid["payment_method_type"]) == ("card", charged_as)
+
+
+def test_an_allowed_types_option_naming_no_card_type_of_the_payment_offers_no_card(
+    merchant: Merchant, checkout: Callable[..., FrameLocator]
+) -> None:
+    payment = create_payment(merchant, currency="EUR", allowed_payment_method_types=["debit", "klarna"])
+    frame = checkout(payment["client_secret"], allowedPaymentMethodTypes=["credit", "klarna"])
+
+    expect(frame.get_by_role("tab")).to_have_text(["Klarna"])
+
+
 def test_options_updated_before_the_element_is_ready_are_applied_once_it_is(
     merchant: Merchant, checkout: Callable[..., FrameLocator]
 ) -> None:

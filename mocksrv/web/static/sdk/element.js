@@ -75,7 +75,7 @@
     payment: null, // the payment, when it loaded
     loadError: null, // {type, message} of the API when the element could not load
     payable: false,
-    enabled: [], // {type, label} of every method the payment may use here
+    enabled: [], // {type, label} of every method the payment may use here (a card: and its cardTypes)
     saved: [], // the customer's saved cards
     methods: [], // what is listed, after the options' filter
     selected: null,
@@ -177,21 +177,33 @@
     sendChange();
   }
 
+  // The methods the payment may use here: one Card for its card types (credit, debit), in the
+  // order the API lists them, and each redirect method it allows.
   function enabledMethods(listed) {
     const found = [];
     for (const entry of listed) {
       for (const kind of entry.payment_method_types || []) {
         const type = kind.payment_method_type;
         if (entry.payment_method === "card") {
-          if (!found.some((method) => method.type === "card")) {
-            found.push({type: "card", label: "Card", apiTypes: ["card", "credit", "debit"], cardType: type});
-          }
+          let card = found.find((method) => method.type === "card");
+          if (!card) found.push((card = {type: "card", label: "Card", cardTypes: []}));
+          card.cardTypes.push(type);
         } else if (REDIRECTS[type] && REDIRECTS[type][0] === entry.payment_method) {
-          found.push({type, label: REDIRECTS[type][1], apiTypes: [type]});
+          found.push({type, label: REDIRECTS[type][1]});
         }
       }
     }
     return found;
+  }
+
+  // A method as the options let the element offer it, or null: a card is paid as the first card type
+  // of the payment's that `allowedPaymentMethodTypes` names (any of them for "card" or no option), so
+  // an option of ["debit"] pays a debit card, and one naming no type the payment allows offers no card.
+  function offered(method) {
+    const allows = (type) => !options.allowed.length || options.allowed.includes(type);
+    if (method.type !== "card") return allows(method.type) ? method : null;
+    const cardType = method.cardTypes.find((type) => allows(type) || allows("card"));
+    return cardType ? {...method, cardType} : null;
   }
 
   function loadProblem() {
@@ -212,11 +224,10 @@
     const notice = $("notice");
     notice.hidden = state.payable;
     notice.textContent = state.payable ? "" : loadProblem();
-    const allowed = (method) => !options.allowed.length || method.apiTypes.some((t) => options.allowed.includes(t));
-    state.methods = state.payable ? state.enabled.filter(allowed) : [];
+    state.methods = state.payable ? state.enabled.map(offered).filter(Boolean) : [];
     const cards = state.methods.some((method) => method.type === "card");
     if (cards && options.showSaved && state.saved.length) {
-      state.methods.unshift({type: "saved", label: "Saved cards", apiTypes: ["card"]});
+      state.methods.unshift({type: "saved", label: "Saved cards"});
     }
     if (!state.methods.some((method) => method.type === state.selected)) {
       state.selected = state.methods.length ? state.methods[0].type : null;
