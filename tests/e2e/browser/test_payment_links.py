@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.browser.element import fill_billing, fill_card
@@ -13,6 +14,7 @@ from tests.e2e.harness import Merchant
 THREE_DS = "4000000000003063"  # challenged when the payment asks for three_ds (README)
 DECLINED = "4000000000000002"
 CONFIG = {"seller_name": "Acme Shoes", "sdk_layout": "tabs"}
+PHONE_WIDTH = 360  # the `phone` fixture's
 
 
 def make_link(merchant: Merchant, **fields: Any) -> dict[str, Any]:
@@ -215,6 +217,65 @@ def test_the_link_page_holds_at_360_px(phone: Page, merchant: Merchant) -> None:
     box = phone.get_by_role("button", name="Pay $25.99").bounding_box()
     assert box is not None
     assert 0 <= box["x"] <= box["x"] + box["width"] <= width[1]
+
+
+# Words wider than a phone in each text of the link's page that the merchant gives: (the link's
+# fields, the locator of where the page shows it).
+LONG_WORD = "Bestellreferenznummer_0123456789ABCDEFGH"
+LONG_BUTTON = "Jetzt_kostenpflichtig_bestellen_und_bezahlen"
+CARD_TERMS = [
+    {
+        "payment_method": "card",
+        "payment_method_types": [{"payment_method_type": "credit", "message": {"value": LONG_WORD}}],
+    }
+]
+MERCHANT_TEXTS = {
+    "seller_name": ({"payment_link_config": {**CONFIG, "seller_name": LONG_WORD}}, "h1"),
+    "description": ({"description": LONG_WORD}, "#description"),
+    "detail key": (
+        {"payment_link_config": {**CONFIG, "transaction_details": [{"key": LONG_WORD, "value": "42"}]}},
+        f"dt:text-is('{LONG_WORD}')",
+    ),
+    "detail value": (
+        {"payment_link_config": {**CONFIG, "transaction_details": [{"key": "Order", "value": LONG_WORD}]}},
+        f"dd:text-is('{LONG_WORD}')",
+    ),
+    "payment_button_text": ({"payment_link_config": {**CONFIG, "payment_button_text": LONG_BUTTON}}, "#pay"),
+    "card terms": (
+        {"payment_link_config": {**CONFIG, "custom_message_for_payment_method_types": CARD_TERMS}},
+        "#terms",
+    ),
+}
+
+
+@pytest.mark.parametrize(("fields", "where"), MERCHANT_TEXTS.values(), ids=MERCHANT_TEXTS)
+def test_a_merchant_s_word_wider_than_a_phone_wraps_on_the_link_page(
+    phone: Page, merchant: Merchant, fields: dict[str, Any], where: str
+) -> None:
+    link = make_link(merchant, **fields)
+    phone.goto(link["link"])
+    expect(phone.frame_locator("#payment-element iframe").get_by_label("Card number")).to_be_visible()
+    shown = phone.locator(where)
+    expect(shown).to_be_visible()
+    expect(shown).to_contain_text(LONG_BUTTON if where == "#pay" else LONG_WORD)
+
+    assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE_WIDTH
+    box = shown.bounding_box()
+    assert box is not None
+    assert 0 <= box["x"] <= box["x"] + box["width"] <= PHONE_WIDTH
+
+
+def test_a_merchant_s_words_wider_than_a_phone_wrap_on_the_expired_link_page(
+    phone: Page, merchant: Merchant
+) -> None:
+    config = {**CONFIG, "seller_name": LONG_WORD}
+    link = make_link(merchant, description=LONG_WORD, payment_link_config=config)
+    merchant.advance(minutes=15)
+
+    phone.goto(link["link"])
+
+    expect(phone.locator("#seller")).to_have_text(LONG_WORD)
+    assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE_WIDTH
 
 
 def test_the_link_shows_its_message_for_the_method_chosen(page: Page, merchant: Merchant) -> None:
