@@ -316,7 +316,10 @@ def _trigger(args: argparse.Namespace) -> int:
                 sandbox.set_webhook_url(webhook_url, args.merchant)
             triggered = sandbox.trigger(args.event_type, args.merchant)
         except ControlPlaneError as error:
-            print(f"mocksrv trigger: {error}", file=sys.stderr)
+            why = str(error)
+            if not error.code:  # every refusal of a mocksrv names its code
+                why = f"{url} is not a mocksrv: it answered {error.status}, not an error of mocksrv's"
+            print(f"mocksrv trigger: {why}", file=sys.stderr)
             return 1
         except requests.JSONDecodeError:
             print(f"mocksrv trigger: {url} is not a mocksrv: its answer is not JSON", file=sys.stderr)

@@ -120,13 +120,13 @@ def test_ctrl_c_during_wait_is_one_line_and_exit_130() -> None:
 
 
 @contextmanager
-def other_server(body: bytes) -> Iterator[str]:
-    """A server that answers every POST 200 with `body`; yields its URL."""
+def other_server(body: bytes, status: int = 200) -> Iterator[str]:
+    """A server that answers every POST `status` with `body`; yields its URL."""
 
     class Answer(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
             self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            self.send_response(200)
+            self.send_response(status)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
@@ -143,19 +143,21 @@ def other_server(body: bytes) -> Iterator[str]:
 
 
 @pytest.mark.parametrize(
-    ("body", "why"),
+    ("status", "body", "why"),
     [
-        (json.dumps({"ok": 1}).encode(), "its answer names no event"),
-        (json.dumps([1, 2]).encode(), "its answer names no event"),
-        (json.dumps({"event_id": "e", "objects": [1]}).encode(), "its answer names no event"),
-        (b"<html>hello</html>", "its answer is not JSON"),
+        (200, json.dumps({"ok": 1}).encode(), "its answer names no event"),
+        (200, json.dumps([1, 2]).encode(), "its answer names no event"),
+        (200, json.dumps({"event_id": "e", "objects": [1]}).encode(), "its answer names no event"),
+        (200, b"<html>hello</html>", "its answer is not JSON"),
+        (404, b"<html>Not Found</html>", "it answered 404, not an error of mocksrv's"),
+        (400, json.dumps({"error": "no"}).encode(), "it answered 400, not an error of mocksrv's"),
     ],
-    ids=["no-event", "a-list", "objects-not-named", "not-json"],
+    ids=["no-event", "a-list", "objects-not-named", "not-json", "a-404-page", "another-error-shape"],
 )
 def test_trigger_against_a_server_that_is_not_a_mocksrv_is_one_line(
-    body: bytes, why: str, capsys: pytest.CaptureFixture[str]
+    status: int, body: bytes, why: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    with other_server(body) as url:
+    with other_server(body, status) as url:
         code = cli.main(["trigger", "payment_succeeded", "--url", url])
 
     assert (code, capsys.readouterr().err) == (1, f"mocksrv trigger: {url} is not a mocksrv: {why}\n")
