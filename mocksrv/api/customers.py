@@ -22,6 +22,7 @@ customers = Blueprint("customers", __name__)
 _create = schemas.CustomerCreateSchema()
 _update = schemas.CustomerFieldsSchema()
 _list = schemas.CustomerListSchema()
+_no_fields = schemas.NoFieldsSchema()
 
 Json = dict[str, Any]
 
@@ -58,9 +59,10 @@ def update_customer(customer_id: str) -> Json:
 
 
 @customers.delete("/customers/<id:customer_id>")
-@documented(CustomerDeletedAnswerSchema, errors=(400,))
+@documented(CustomerDeletedAnswerSchema, body=_no_fields, errors=(400,))
 def delete_customer(customer_id: str) -> Json:
     principal = authenticate()
+    load(_no_fields, json_body())
     customer = sandbox().delete_customer(principal.merchant_id, customer_id)
     return {
         "customer_id": customer.customer_id,

@@ -12,6 +12,7 @@ from mocksrv.api.answers.disputes import (
     DisputeEvidenceAnswerSchema,
     DisputeListAnswerSchema,
 )
+from mocksrv.api.schemas import NoFieldsSchema
 from mocksrv.api.schemas.common import created_range, within_time_range
 from mocksrv.bodies import json_body, load
 from mocksrv.contract import documented
@@ -23,6 +24,7 @@ from mocksrv.rest import authenticate, sandbox
 from mocksrv.schema import QuerySchema, RequestSchema
 
 disputes = Blueprint("disputes", __name__)
+_no_fields = NoFieldsSchema()
 
 Json = dict[str, Any]
 
@@ -92,9 +94,10 @@ def retrieve_dispute(dispute_id: str) -> Json:
 
 
 @disputes.post("/disputes/accept/<id:dispute_id>")
-@documented(DisputeAnswerSchema, errors=(400,))
+@documented(DisputeAnswerSchema, body=_no_fields, errors=(400,))
 def accept_dispute(dispute_id: str) -> Json:
     principal = authenticate()
+    load(_no_fields, json_body())
     return dispute_json(sandbox().disputes.accept(principal.merchant_id, dispute_id))
 
 

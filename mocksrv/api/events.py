@@ -13,6 +13,7 @@ from flask import Blueprint, request
 from marshmallow import fields, post_load, validate
 
 from mocksrv.api.answers.events import EventAttemptAnswerSchema, EventListAnswerSchema
+from mocksrv.api.schemas import NoFieldsSchema
 from mocksrv.bodies import json_body, load
 from mocksrv.contract import Auth, documented
 from mocksrv.domain import signing
@@ -119,10 +120,6 @@ class EventQuerySchema(EventListSchema, QuerySchema):
     limit = QueryInteger(validate=validate.Range(1, 100), load_default=10)
     offset = QueryInteger(validate=validate.Range(min=0), load_default=0)
     is_delivered = fields.Boolean()
-
-
-class NoFieldsSchema(RequestSchema):
-    """A body with no fields of its own: an empty object, or none."""
 
 
 _list = EventListSchema()

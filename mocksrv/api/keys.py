@@ -11,6 +11,7 @@ from flask import Blueprint, request
 from marshmallow import ValidationError, fields, post_load, validate
 
 from mocksrv.api.answers.keys import ApiKeyAnswerSchema, CreatedApiKeyAnswerSchema, RevokedApiKeyAnswerSchema
+from mocksrv.api.schemas import NoFieldsSchema
 from mocksrv.bodies import json_body, load
 from mocksrv.contract import Auth, documented
 from mocksrv.domain.api_keys.service import NEVER
@@ -69,6 +70,7 @@ class ApiKeyListSchema(QuerySchema):
 _create = ApiKeyCreateSchema()
 _update = ApiKeyUpdateSchema()
 _list = ApiKeyListSchema()
+_no_fields = NoFieldsSchema()
 
 
 @keys.post("/api_keys/<id:merchant_id>")
@@ -108,8 +110,9 @@ def update_api_key(merchant_id: str, key_id: str) -> Json:
 
 
 @keys.delete("/api_keys/<id:merchant_id>/<id:key_id>")
-@documented(RevokedApiKeyAnswerSchema, auth=Auth.CONTROL, errors=(429,))
+@documented(RevokedApiKeyAnswerSchema, body=_no_fields, auth=Auth.CONTROL, errors=(429,))
 def revoke_api_key(merchant_id: str, key_id: str) -> Json:
     """Revoke a key: it stops working at once."""
     authenticate_for_merchant(merchant_id)
+    load(_no_fields, json_body())
     return revoked_api_key_json(sandbox().api_keys.revoke(merchant_id, key_id))

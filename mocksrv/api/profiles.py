@@ -10,7 +10,7 @@ from marshmallow import fields, validate
 
 from mocksrv.api import real_values
 from mocksrv.api.answers.profiles import ProfileAnswerSchema
-from mocksrv.api.schemas.common import Country, OneOf
+from mocksrv.api.schemas.common import Country, NoFieldsSchema, OneOf
 from mocksrv.bodies import json_body, load
 from mocksrv.contract import Auth, documented
 from mocksrv.domain.merchants import MAX_RETURN_URL_LENGTH
@@ -104,6 +104,7 @@ KEPT = frozenset({"profile_name", "return_url", "payment_response_hash_key", "se
 
 
 _update = ProfileUpdateSchema()  # the real create takes the same fields
+_no_fields = NoFieldsSchema()
 
 
 def _kept(fields_: dict[str, Any]) -> dict[str, Any]:
@@ -149,9 +150,10 @@ def update_profile(merchant_id: str, profile_id: str) -> dict[str, Any]:
 
 
 @profiles.delete("/account/<id:merchant_id>/business_profile/<id:profile_id>")
-@documented(auth=Auth.CONTROL, errors=(400, 429))
+@documented(body=_no_fields, auth=Auth.CONTROL, errors=(400, 429))
 def delete_profile(merchant_id: str, profile_id: str) -> Response:
     """Delete a profile, answering `true`; the merchant's default profile cannot be deleted."""
     authenticate_for_merchant(merchant_id)
+    load(_no_fields, json_body())
     sandbox().merchants.delete_profile(merchant_id, profile_id)
     return jsonify(True)

@@ -25,6 +25,7 @@ from mocksrv.api.answers.recurring import (
     PaymentMethodAnswerSchema,
     PaymentMethodDeletedAnswerSchema,
 )
+from mocksrv.api.schemas import NoFieldsSchema
 from mocksrv.api.schemas.recurring import (
     PaymentMethodCreateSchema,
     PaymentMethodUpdateSchema,
@@ -49,6 +50,7 @@ recurring = Blueprint("recurring", __name__)
 _create = PaymentMethodCreateSchema()
 _update = PaymentMethodUpdateSchema()
 _saved_query = SavedMethodsQuerySchema()
+_no_fields = NoFieldsSchema()
 
 Json = dict[str, Any]
 
@@ -84,9 +86,10 @@ def update_payment_method(payment_method_id: str) -> Json:
 
 
 @recurring.delete("/payment_methods/<id:payment_method_id>")
-@documented(PaymentMethodDeletedAnswerSchema)
+@documented(PaymentMethodDeletedAnswerSchema, body=_no_fields)
 def delete_payment_method(payment_method_id: str) -> Json:
     principal = authenticate()
+    load(_no_fields, json_body())
     method = sandbox().payment_methods.delete(principal.merchant_id, payment_method_id)
     return {"payment_method_id": method.payment_method_id, "deleted": True}
 
@@ -129,10 +132,11 @@ def list_account_payment_methods() -> Json:
 
 
 @recurring.post("/<id:customer_id>/payment_methods/<id:payment_method_id>/default")
-@documented(DefaultPaymentMethodAnswerSchema, errors=(400,), auth=Auth.EPHEMERAL)
+@documented(DefaultPaymentMethodAnswerSchema, body=_no_fields, errors=(400,), auth=Auth.EPHEMERAL)
 def set_default_payment_method(customer_id: str, payment_method_id: str) -> Json:
     """Set the customer's default method: the merchant's secret key, or the customer's ephemeral key."""
     principal = authenticate(customer_id=customer_id)
+    load(_no_fields, json_body())
     method = sandbox().payment_methods.set_default(principal.merchant_id, customer_id, payment_method_id)
     return {
         "default_payment_method_id": method.payment_method_id,
@@ -150,9 +154,10 @@ def retrieve_mandate(mandate_id: str) -> Json:
 
 
 @recurring.post("/mandates/revoke/<id:mandate_id>")
-@documented(MandateRevokedAnswerSchema, errors=(400,))
+@documented(MandateRevokedAnswerSchema, body=_no_fields, errors=(400,))
 def revoke_mandate(mandate_id: str) -> Json:
     principal = authenticate()
+    load(_no_fields, json_body())
     return mandate_revoked_json(sandbox().mandates.revoke(principal.merchant_id, mandate_id))
 
 

@@ -21,7 +21,7 @@ from marshmallow import fields
 
 from mocksrv.api import real_values
 from mocksrv.api.answers.sessions import EphemeralKeyAnswerSchema, SessionTokensAnswerSchema
-from mocksrv.api.schemas import OneOf
+from mocksrv.api.schemas import NoFieldsSchema, OneOf
 from mocksrv.bodies import json_body, load
 from mocksrv.contract import Auth, documented
 from mocksrv.domain.errors import Unauthorized
@@ -61,6 +61,7 @@ class EphemeralKeyCreateSchema(RequestSchema):
 
 _session_tokens = SessionTokensSchema()
 _ephemeral_key_create = EphemeralKeyCreateSchema()
+_no_fields = NoFieldsSchema()
 
 
 @sessions.post("/payments/session_tokens")
@@ -85,7 +86,8 @@ def create_ephemeral_key() -> Json:
 
 
 @sessions.delete("/ephemeral_keys/<id:key_id>")
-@documented(EphemeralKeyAnswerSchema)
+@documented(EphemeralKeyAnswerSchema, body=_no_fields)
 def delete_ephemeral_key(key_id: str) -> Json:
     principal = authenticate()
+    load(_no_fields, json_body())
     return ephemeral_key_json(sandbox().ephemeral_keys.delete(principal.merchant_id, key_id))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -25,7 +26,7 @@ from tests.api.expected import (
 )
 from tests.api.scenarios import CHALLENGE_CARD, create, ok, payment_count, retrieve
 from tests.conftest import Api
-from tests.payloads import BILLING, SECRET_KEY
+from tests.payloads import BILLING, MERCHANT_ID, SECRET_KEY
 
 pytestmark = pytest.mark.usefixtures("frozen")
 
@@ -807,6 +808,153 @@ def test_a_body_over_1_mib_is_413(api: Api, client: FlaskClient, stored: dict[st
     assert response.status_code == 413
     assert response.json == error("IR_06", "Request body is larger than the limit of 1048576 bytes")
     assert_unchanged(api, stored)
+
+
+# -- routes that take no body ----------------------------------------------------------------
+
+
+def _dispute(api: Api) -> str:
+    create(api, payment_id="pay_disputed")
+    return (
+        f"/disputes/accept/{ok(api.post('/__mock/disputes', {'payment_id': 'pay_disputed'}))['dispute_id']}"
+    )
+
+
+def _mandate(api: Api) -> str:
+    ok(api.post("/customers", {"customer_id": "cus_2"}))
+    acceptance = {"acceptance_type": "offline"}
+    mandate_data = {
+        "customer_acceptance": acceptance,
+        "mandate_type": {"multi_use": {"amount": 5000, "currency": "USD"}},
+    }
+    setup = create(api, payment_id="pay_setup", customer_id="cus_2", mandate_data=mandate_data)
+    return f"/mandates/revoke/{setup['mandate_id']}"
+
+
+def _saved_card(api: Api) -> str:
+    ok(api.post("/customers", {"customer_id": "cus_2"}))
+    card = {
+        "card_number": "4111111111111111",
+        "card_exp_month": "12",
+        "card_exp_year": "2099",
+        "card_holder_name": "Q",
+    }
+    saved = ok(api.post("/payment_methods", {"payment_method": "card", "customer_id": "cus_2", "card": card}))
+    payment_method_id: str = saved["payment_method_id"]
+    return payment_method_id
+
+
+def _ephemeral_key(api: Api) -> str:
+    ok(api.post("/customers", {"customer_id": "cus_2"}))
+    return f"/ephemeral_keys/{ok(api.post('/ephemeral_keys', {'customer_id': 'cus_2'}))['id']}"
+
+
+def _api_key(api: Api) -> str:
+    key = ok(api.post(f"/api_keys/{MERCHANT_ID}", {"name": "ci", "expiration": "never"}))
+    return f"/api_keys/{MERCHANT_ID}/{key['key_id']}"
+
+
+def _profile(api: Api) -> str:
+    profiles = f"/account/{MERCHANT_ID}/business_profile"
+    return f"{profiles}/{ok(api.post(profiles, {}))['profile_id']}"
+
+
+def _customer(api: Api) -> str:
+    ok(api.post("/customers", {"customer_id": "cus_2"}))
+    return "/customers/cus_2"
+
+
+# Every route of the API that reads no body, with a step that makes what it acts on (giving the
+# path) and what it answers once done: done twice, each would be refused, so that a request
+# refused for its body and then sent again shows the first changed nothing.
+BODILESS_ROUTES = [
+    pytest.param("POST", _dispute, {"dispute_status": "dispute_accepted"}, id="accept a dispute"),
+    pytest.param("POST", _mandate, {"status": "revoked"}, id="revoke a mandate"),
+    pytest.param(
+        "POST",
+        lambda api: f"/cus_2/payment_methods/{_saved_card(api)}/default",
+        {"customer_id": "cus_2"},
+        id="set the default method",
+    ),
+    pytest.param(
+        "DELETE", lambda api: f"/payment_methods/{_saved_card(api)}", {"deleted": True}, id="delete a method"
+    ),
+    pytest.param("DELETE", _customer, {"customer_deleted": True}, id="delete a customer"),
+    pytest.param("DELETE", _ephemeral_key, {"customer_id": "cus_2"}, id="delete an ephemeral key"),
+    pytest.param("DELETE", _api_key, {"revoked": True}, id="revoke an API key"),
+    pytest.param("DELETE", _profile, True, id="delete a profile"),
+]
+
+NOT_JSON_TO_A_BODILESS_ROUTE = [
+    pytest.param("text/plain", "this is not json", "the Content-Type must be application/json", id="text"),
+    pytest.param(
+        "application/x-www-form-urlencoded",
+        "reason=none",
+        "the Content-Type must be application/json",
+        id="form",
+    ),
+    pytest.param(
+        "application/json", "{", "unexpected end of data: line 1 column 2 (char 1)", id="truncated JSON"
+    ),
+    pytest.param("application/json", "[]", "expected a JSON object", id="array"),
+    pytest.param("application/json", '{"reason": "none"}', "unknown field `reason`", id="a field"),
+]
+
+
+def _answered(response: Any, done: Any) -> None:
+    assert response.status_code == 200, response.get_json()
+    body = response.get_json()
+    assert body == done if not isinstance(done, dict) else {name: body[name] for name in done} == done
+
+
+@pytest.mark.parametrize(("content_type", "data", "detail"), NOT_JSON_TO_A_BODILESS_ROUTE)
+@pytest.mark.parametrize(("method", "path_of", "done"), BODILESS_ROUTES)
+def test_a_body_sent_to_a_route_that_reads_none_must_be_an_empty_json_object(
+    api: Api,
+    client: FlaskClient,
+    method: str,
+    path_of: Callable[[Api], str],
+    done: Any,
+    content_type: str,
+    data: str,
+    detail: str,
+) -> None:
+    path = path_of(api)
+
+    response = client.open(
+        path, method=method, data=data, headers={"api-key": SECRET_KEY, "Content-Type": content_type}
+    )
+
+    assert response.status_code == 400
+    assert response.json == malformed(detail)
+    _answered(client.open(path, method=method, headers={"api-key": SECRET_KEY}), done)
+
+
+@pytest.mark.parametrize(
+    ("content_type", "data"),
+    [
+        pytest.param(None, b"", id="no body"),
+        pytest.param("text/plain", b"", id="an empty body of any type"),
+        pytest.param("application/json", b"", id="an empty JSON body"),
+        pytest.param("application/json", b"{}", id="an empty object"),
+    ],
+)
+@pytest.mark.parametrize(("method", "path_of", "done"), BODILESS_ROUTES)
+def test_a_route_that_reads_no_body_takes_none_or_a_json_object(
+    api: Api,
+    client: FlaskClient,
+    method: str,
+    path_of: Callable[[Api], str],
+    done: Any,
+    content_type: str | None,
+    data: bytes,
+) -> None:
+    path = path_of(api)
+    headers = {"api-key": SECRET_KEY} | ({} if content_type is None else {"Content-Type": content_type})
+
+    response = client.open(path, method=method, data=data, headers=headers)
+
+    _answered(response, done)
 
 
 def test_a_body_of_exactly_1_mib_is_accepted(client: FlaskClient) -> None:

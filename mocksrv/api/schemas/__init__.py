@@ -8,6 +8,7 @@ from mocksrv.api.schemas.common import Country as Country
 from mocksrv.api.schemas.common import CustomerDetailsSchema as CustomerDetailsSchema
 from mocksrv.api.schemas.common import Limited as Limited
 from mocksrv.api.schemas.common import ListQuerySchema as ListQuerySchema
+from mocksrv.api.schemas.common import NoFieldsSchema as NoFieldsSchema
 from mocksrv.api.schemas.common import OneOf as OneOf
 from mocksrv.api.schemas.customers import CustomerCreateSchema as CustomerCreateSchema
 from mocksrv.api.schemas.customers import CustomerFieldsSchema as CustomerFieldsSchema

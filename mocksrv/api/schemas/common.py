@@ -112,6 +112,13 @@ class BillingSchema(RequestSchema):
     email = fields.Email()
 
 
+class NoFieldsSchema(RequestSchema):
+    """A body with no fields of its own: an empty object, or none.
+
+    A route that reads no body loads one with it all the same, so that a body sent anyway is
+    refused as anywhere when it is not JSON or names a field (IR_06)."""
+
+
 def OneOf(values: tuple[str, ...], **kwargs: Any) -> fields.String:  # noqa: N802
     return fields.String(validate=validate.OneOf(values), **kwargs)
 
