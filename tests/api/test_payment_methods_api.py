@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from mocksrv.api import real_values
 from tests import payloads
 from tests.api.conftest import OtherMerchant
 from tests.api.expected import (
@@ -572,6 +573,20 @@ def test_create_a_bank_transfer_without_its_details_is_ir_04(api: Api) -> None:
         "Missing required param: bank_transfer: the bank_transfer details of the payment method",
         "bank_transfer",
     )
+    assert methods_of(api) == saved_list()
+
+
+@pytest.mark.parametrize(
+    "method",
+    [m for m in real_values.PAYMENT_METHODS if m not in ("card", "bank_transfer", "bank_debit", "wallet")],
+)
+def test_create_a_method_that_cannot_be_saved_is_ir_04_naming_those_that_can(api: Api, method: str) -> None:
+    add_customer(api)
+
+    response = api.post("/payment_methods", {"payment_method": method, "customer_id": "cus_1"})
+
+    assert response.status_code == 400
+    assert response.json == invalid("payment_method", "card or one of bank_transfer, bank_debit, wallet")
     assert methods_of(api) == saved_list()
 
 

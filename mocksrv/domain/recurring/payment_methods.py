@@ -255,11 +255,12 @@ def _saved_card(summary: Mapping[str, Any]) -> JsonObject:
 
 
 def _other_details(kind: str, fields: Mapping[str, Any]) -> JsonObject:
+    # A kind that cannot be saved first: asked for its details, a client could never send them.
+    if kind not in _OTHER_KINDS:
+        raise InvalidField("payment_method", f"card or one of {', '.join(_OTHER_KINDS)}")
     data = fields.get(kind) or (fields.get("payment_method_data") or {}).get(kind)
     if data is None:
         raise InvalidField(kind, f"the {kind} details of the payment method", missing=True)
-    if kind not in _OTHER_KINDS:
-        raise InvalidField("payment_method", f"card or one of {', '.join(_OTHER_KINDS)}")
     return {kind: kept_details(data)}
 
 
