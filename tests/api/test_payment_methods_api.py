@@ -590,6 +590,52 @@ def test_create_a_method_that_cannot_be_saved_is_ir_04_naming_those_that_can(api
     assert methods_of(api) == saved_list()
 
 
+OTHER_CARD = {
+    "card_number": "5555555555554444",
+    "card_exp_month": "12",
+    "card_exp_year": "2099",
+    "card_holder_name": "Other",
+}
+BANK_ACCOUNT = {"bank_account_number": "000123456789", "bank_routing_number": "110000000"}
+
+
+@pytest.mark.parametrize(
+    ("sent", "second", "first"),
+    [
+        ({"payment_method_data": {"card": OTHER_CARD}}, "payment_method_data.card", "card"),
+        ({"bank_transfer": BANK_ACCOUNT}, "bank_transfer", "card"),
+        ({"wallet": {"paypal": {}}}, "wallet", "card"),
+        ({"payment_method_data": {"wallet": {"paypal": {}}}}, "payment_method_data.wallet", "card"),
+    ],
+    ids=["the card inside too", "a bank transfer", "a wallet", "a wallet inside"],
+)
+def test_create_with_the_details_of_two_methods_is_ir_04_naming_the_second_and_saves_nothing(
+    api: Api, sent: dict[str, Any], second: str, first: str
+) -> None:
+    add_customer(api)
+
+    response = api.post("/payment_methods", {**FULL, **sent})
+
+    assert response.status_code == 400
+    assert response.json == invalid(second, f"{first} names the method to save already: send one of them")
+    assert methods_of(api) == saved_list()
+
+
+def test_create_with_a_card_inside_and_details_of_another_kind_inside_is_ir_04(api: Api) -> None:
+    add_customer(api)
+    body = {key: value for key, value in FULL.items() if key != "card"}
+    inside = {"card": CARD, "bank_transfer": BANK_ACCOUNT}
+
+    response = api.post("/payment_methods", {**body, "payment_method_data": inside})
+
+    assert response.status_code == 400
+    assert response.json == invalid(
+        "payment_method_data.bank_transfer",
+        "payment_method_data.card names the method to save already: send one of them",
+    )
+    assert methods_of(api) == saved_list()
+
+
 def test_create_without_payment_method_is_ir_04(api: Api) -> None:
     response = api.post("/payment_methods", {"card": CARD})
 
@@ -858,6 +904,31 @@ def test_update_a_card_of_a_method_that_is_no_card_is_ir_04(api: Api) -> None:
 
     assert response.status_code == 400
     assert response.json == invalid("card", "the payment method is a bank_transfer, not a card")
+    assert ok(api.get(path)) == created
+
+
+@pytest.mark.parametrize("wallet", [{"paypal": {}}, {}], ids=["paypal", "empty"])
+def test_update_a_wallet_of_a_method_that_is_no_wallet_is_ir_04(api: Api, wallet: dict[str, Any]) -> None:
+    add_customer(api)
+    created = save_card(api)
+    path = f"/payment_methods/{created['payment_method_id']}"
+
+    response = api.post(f"{path}/update", {"wallet": wallet})
+
+    assert response.status_code == 400
+    assert response.json == invalid("wallet", "the payment method is a card, not a wallet")
+    assert ok(api.get(path)) == created
+
+
+def test_update_a_card_with_a_wallet_beside_is_ir_04_and_changes_nothing(api: Api) -> None:
+    add_customer(api)
+    created = save_card(api)
+    path = f"/payment_methods/{created['payment_method_id']}"
+
+    response = api.post(f"{path}/update", {"card": CARD_UPDATE, "wallet": {"paypal": {}}})
+
+    assert response.status_code == 400
+    assert response.json == invalid("wallet", "the payment method is a card, not a wallet")
     assert ok(api.get(path)) == created
 
 

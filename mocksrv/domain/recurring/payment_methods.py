@@ -93,6 +93,7 @@ class PaymentMethodService:
     def create(self, merchant_id: str, fields: Mapping[str, Any]) -> SavedPaymentMethod:
         """`POST /payment_methods`: a method saved without a payment, for an existing customer."""
         now = self._clock.now(merchant_id)
+        _one_method(fields)
         kind = fields["payment_method"]
         kept: dict[str, Any] = {}
         if kind == "card":
@@ -153,6 +154,8 @@ class PaymentMethodService:
             method = self.retrieve(merchant_id, payment_method_id)
             if client_secret is not None:
                 _check_client_secret(method, client_secret, now)
+            if fields.get("wallet") is not None and method.payment_method != "wallet":
+                raise InvalidField("wallet", f"the payment method is a {method.payment_method}, not a wallet")
             card = fields.get("card")
             if card is None:
                 return method
@@ -252,6 +255,18 @@ class PaymentMethodService:
 
 def _saved_card(summary: Mapping[str, Any]) -> JsonObject:
     return {name: summary.get(name) for name in _SAVED_CARD_FIELDS}
+
+
+def _one_method(fields: Mapping[str, Any]) -> None:
+    """Refuse the details of two methods in one create (a `card` and a `payment_method_data.card`,
+    say), of which one would be saved and the other dropped without a word, as a payment refuses
+    two things to pay with."""
+    inside = fields.get("payment_method_data") or {}
+    kinds = ("card", *_OTHER_KINDS)
+    sent = [kind for kind in kinds if fields.get(kind) is not None]
+    sent += [f"payment_method_data.{kind}" for kind in kinds if inside.get(kind) is not None]
+    if len(sent) > 1:
+        raise InvalidField(sent[1], f"{sent[0]} names the method to save already: send one of them")
 
 
 def _other_details(kind: str, fields: Mapping[str, Any]) -> JsonObject:
