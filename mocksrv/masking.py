@@ -11,9 +11,15 @@ from mocksrv.domain.payments.bank import CVC_FIELDS, LAST_FOUR_FIELDS
 
 # As a payment method's details are kept, in any case, but for `number`: a phone's, in any body; a
 # gift card's number is masked as any card-like run of digits is. And a processor's token, which
-# charges the customer's method again as a card number does (payments never keep it), and the
-# credentials an answer hands out once: a secret API key, a legacy access token.
-LAST_FOUR_KEYS = (LAST_FOUR_FIELDS - {"number"}) | {"processor_payment_token", "api_key", "access_token"}
+# charges the customer's method again as a card number does (payments never keep it), or pays out to
+# it (a payout's passthrough `psp_token`), and the credentials an answer hands out once: a secret
+# API key, a legacy access token.
+LAST_FOUR_KEYS = (LAST_FOUR_FIELDS - {"number"}) | {
+    "processor_payment_token",
+    "psp_token",
+    "api_key",
+    "access_token",
+}
 # CVCs, and the password a profile's webhooks are sent with (kept, and shown to the merchant, as the
 # real service shows it, but never written to a log or the journal).
 HIDDEN_KEYS = CVC_FIELDS | {"webhook_password"}

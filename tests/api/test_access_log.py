@@ -215,6 +215,17 @@ def test_debug_masks_the_bank_account_number_of_a_payout(
     assert answered["payout_method_data"]["bank"]["bank_account_number"] == "****9012"
 
 
+def test_debug_masks_the_processor_token_of_a_payout(api: Api, at_debug: pytest.LogCaptureFixture) -> None:
+    token = {"psp_token": "tok_passthrough_8f3a9c1d2e", "token_type": "ach"}
+    ok(api.post("/payouts/create", {**PAYOUT, "payout_method_data": {"passthrough": token}}))
+
+    [line] = lines(at_debug)
+    assert "tok_passthrough" not in at_debug.text
+    masked = {"passthrough": {"psp_token": "**********************1d2e", "token_type": "ach"}}
+    assert orjson.loads(line["request"] or "")["payout_method_data"] == masked
+    assert orjson.loads(line["response"] or "")["payout_method_data"] == masked
+
+
 def test_debug_masks_card_numbers_in_a_body_that_is_not_json(
     client: FlaskClient, at_debug: pytest.LogCaptureFixture
 ) -> None:

@@ -83,6 +83,26 @@ def test_a_create_is_recorded_with_its_bodies_masked(api: Api, frozen: str) -> N
     }
 
 
+def test_a_payouts_processor_token_is_kept_as_its_last_four(api: Api) -> None:
+    token = {"psp_token": "tok_passthrough_8f3a9c1d2e", "token_type": "debit"}
+    body = {
+        "amount": 1000,
+        "currency": "USD",
+        "payout_id": "po_1",
+        "payout_method_data": {"passthrough": token},
+    }
+    response = api.post("/payouts/create", body)
+    assert response.status_code == 200
+    assert response.json["payout_method_data"] == {"passthrough": token}
+
+    [entry] = recorded(api)
+
+    masked = {"passthrough": {"psp_token": "**********************1d2e", "token_type": "debit"}}
+    assert entry["request_body"]["payout_method_data"] == masked
+    assert entry["response_body"]["payout_method_data"] == masked
+    assert "tok_passthrough" not in orjson.dumps(entry).decode()
+
+
 def test_an_error_is_recorded_with_its_answer(api: Api) -> None:
     response = api.post("/payments", payloads.payment(amount=-1))
     assert response.status_code == 400
