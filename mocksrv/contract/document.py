@@ -4,6 +4,7 @@ with: the request schemas that validate bodies and queries, and the answer schem
 from __future__ import annotations
 
 import re
+from collections import Counter
 from http import HTTPStatus
 from typing import Any
 
@@ -101,22 +102,28 @@ def build(app: Flask) -> dict[str, Any]:
         PAGE_ERROR_RESPONSE,
         {"description": "Refused, with a page", "content": {"text/html": {"schema": {"type": "string"}}}},
     )
+    rules = [rule for rule in app.url_map.iter_rules() if rule.endpoint not in _NOT_DOCUMENTED]
+    # An endpoint served with several methods, by one rule or several, names its operations by method.
+    methods_of = Counter(rule.endpoint for rule in rules for _ in _methods(rule))
     paths: dict[str, dict[str, Any]] = {}
-    for rule in sorted(app.url_map.iter_rules(), key=lambda rule: rule.rule):
-        if rule.endpoint in _NOT_DOCUMENTED:
-            continue
+    for rule in sorted(rules, key=lambda rule: rule.rule):
         operation = operation_of(app.view_functions[rule.endpoint])
         if operation is None:
             raise LookupError(f"route {rule.rule} ({rule.endpoint}) has no @documented")
-        methods = sorted((rule.methods or set()) - {"HEAD", "OPTIONS"})
-        for method in methods:
-            operation_id = rule.endpoint if len(methods) == 1 else f"{rule.endpoint}_{method.lower()}"
+        for method in _methods(rule):
+            one = methods_of[rule.endpoint] == 1
+            operation_id = rule.endpoint if one else f"{rule.endpoint}_{method.lower()}"
             entry = paths.setdefault(openapi_path(rule.rule), {})
             entry[method.lower()] = _operation(app, rule, operation, operation_id)
     for path, operations in paths.items():
         spec.path(path=path, operations=operations)
     built: dict[str, Any] = _ecma_patterns(spec.to_dict())
     return built
+
+
+def _methods(rule: Rule) -> list[str]:
+    """The methods a rule documents: HEAD is GET's, and OPTIONS is Flask's own."""
+    return sorted((rule.methods or set()) - {"HEAD", "OPTIONS"})
 
 
 def openapi_path(rule: str) -> str:

@@ -40,6 +40,26 @@ def test_every_route_and_method_of_the_app_is_in_the_document(app: Flask) -> Non
     assert documented == served
 
 
+def test_every_operation_id_is_unique(app: Flask) -> None:
+    ids = [
+        operation["operationId"]
+        for operations in document(app)["paths"].values()
+        for operation in operations.values()
+    ]
+
+    assert [name for name in ids if ids.count(name) > 1] == []
+
+
+def test_an_endpoint_served_on_two_rules_has_an_operation_id_per_method(app: Flask) -> None:
+    operations = document(app)["paths"]["/payouts/{payout_id}"]
+
+    assert {method: operation["operationId"] for method, operation in operations.items()} == {
+        "get": "payouts.retrieve_payout",
+        "post": "payouts.update_payout_post",
+        "put": "payouts.update_payout_put",
+    }
+
+
 def test_a_body_is_described_by_the_schema_that_validates_it(app: Flask) -> None:
     operation = document(app)["paths"]["/customers"]["post"]
 
