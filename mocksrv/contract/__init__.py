@@ -20,7 +20,7 @@ ATTRIBUTE = "__mocksrv_operation__"
 
 
 class Auth(Enum):
-    """Which key a route takes in its `api-key` header."""
+    """Which key a route takes in its `api-key` header, or which credentials in `Authorization`."""
 
     NONE = "none"
     SECRET = "secret"  # a merchant's secret key
@@ -29,6 +29,8 @@ class Auth(Enum):
     EPHEMERAL = "ephemeral"  # a merchant's secret key, or the ephemeral key of the customer the path names
     CONTROL = "control"  # the admin key, or a merchant's secret key for its own merchant
     ADMIN = "admin"  # the admin key only
+    LEGACY_BASIC = "legacy_basic"  # the legacy API's client id and secret, with HTTP Basic
+    LEGACY_BEARER = "legacy_bearer"  # a token of the legacy API, as a Bearer credential
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,7 @@ class Operation:
             found.add(404)
         if self.auth is not Auth.NONE:
             found.add(401)
-        if self.auth in (Auth.SECRET, Auth.PUBLISHABLE, Auth.PUBLISHABLE_ONLY, Auth.EPHEMERAL):
+        if self.auth not in (Auth.NONE, Auth.CONTROL, Auth.ADMIN):  # the control plane has no rate limit
             found.add(429)
         return sorted(found)
 

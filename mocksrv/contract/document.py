@@ -28,6 +28,11 @@ _SECURITY_SCHEMES = {
     "ephemeral_key": "An ephemeral key's secret (POST /ephemeral_keys), for the one customer it was made for",
     "admin_api_key": "The control plane's admin key",
 }
+# The legacy card API's credentials travel in the `Authorization` header instead.
+_HTTP_SECURITY_SCHEMES = {
+    "legacy_basic": ("basic", "A merchant's legacy client id and secret, for a token (GET /api/v1)"),
+    "legacy_bearer": ("bearer", "A token of the legacy card API (GET /api/v1)"),
+}
 # Which of them a route takes: any one of those listed.
 _SECURITY: dict[Auth, tuple[str, ...]] = {
     Auth.NONE: (),
@@ -37,6 +42,8 @@ _SECURITY: dict[Auth, tuple[str, ...]] = {
     Auth.EPHEMERAL: ("api_key", "ephemeral_key"),
     Auth.CONTROL: ("admin_api_key", "api_key"),
     Auth.ADMIN: ("admin_api_key",),
+    Auth.LEGACY_BASIC: ("legacy_basic",),
+    Auth.LEGACY_BEARER: ("legacy_bearer",),
 }
 ERROR_RESPONSE = "Error"
 PAGE_ERROR_RESPONSE = "PageError"
@@ -93,6 +100,8 @@ def build(app: Flask) -> dict[str, Any]:
     for name, description in _SECURITY_SCHEMES.items():
         scheme = {"type": "apiKey", "in": "header", "name": "api-key", "description": description}
         spec.components.security_scheme(name, scheme)
+    for name, (kind, description) in _HTTP_SECURITY_SCHEMES.items():
+        spec.components.security_scheme(name, {"type": "http", "scheme": kind, "description": description})
     spec.components.schema("Error", schema=ErrorSchema)
     spec.components.response(
         ERROR_RESPONSE,

@@ -1,8 +1,8 @@
 """Routes of the legacy card API, /api/v1: a token for client credentials, then card transactions.
 
 Each transaction is an ordinary payment, made and processed by the payments API's own service: see
-mocksrv.domain.legacy.cards. Its routes take no `api-key` header (hence `Auth.NONE` in the
-document) but an Authorization header: Basic for the token, Bearer for the rest.
+mocksrv.domain.legacy.cards. Its routes take no `api-key` header but an Authorization header:
+Basic for the token, Bearer for the rest (`Auth.LEGACY_BASIC` and `Auth.LEGACY_BEARER`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ Json = dict[str, Any]
 
 
 @legacy.get("")
-@documented(LegacyTokenAnswerSchema, auth=Auth.NONE, errors=(401, 405, 429))  # 405: a HEAD
+@documented(LegacyTokenAnswerSchema, auth=Auth.LEGACY_BASIC, errors=(405,))  # 405: a HEAD
 def get_token() -> Json:
     """Get a bearer token for the client id and secret sent with HTTP Basic."""
     if current_request().method == "HEAD":  # a token it would store could never be read
@@ -38,7 +38,7 @@ def get_token() -> Json:
 
 
 @legacy.post("/<gateway>/card/initiate")
-@documented(LegacyTransactionAnswerSchema, body=_initiate, auth=Auth.NONE, errors=(401, 429))
+@documented(LegacyTransactionAnswerSchema, body=_initiate, auth=Auth.LEGACY_BEARER)
 def initiate(gateway: str) -> Json:
     """Start a transaction; with a card, process it at once (2D or 3D Secure)."""
     request_body(current_request())  # a body over the size limit is refused (413) before the credentials
@@ -48,7 +48,7 @@ def initiate(gateway: str) -> Json:
 
 
 @legacy.post("/card/unified")
-@documented(LegacyTransactionAnswerSchema, body=_unified, auth=Auth.NONE, errors=(401, 404, 429))
+@documented(LegacyTransactionAnswerSchema, body=_unified, auth=Auth.LEGACY_BEARER, errors=(404,))
 def unified() -> Json:
     """Process a card, 2D or 3D Secure: of an initiated transaction, or of a new one."""
     request_body(current_request())  # a body over the size limit is refused (413) before the credentials

@@ -121,6 +121,9 @@ def test_a_route_without_its_description_stops_the_document(app: Flask) -> None:
         ("/{customer_id}/payment_methods/{payment_method_id}/default", "post", ["api_key", "ephemeral_key"]),
         ("/__mock/clock", "get", ["admin_api_key", "api_key"]),
         ("/__mock/merchants", "post", ["admin_api_key"]),
+        ("/api/v1", "get", ["legacy_basic"]),
+        ("/api/v1/{gateway}/card/initiate", "post", ["legacy_bearer"]),
+        ("/api/v1/card/unified", "post", ["legacy_bearer"]),
         ("/openapi.json", "get", []),
     ],
 )
@@ -134,9 +137,31 @@ def test_the_document_names_the_keys_each_route_takes(
 
 def test_every_key_is_sent_in_the_api_key_header(app: Flask) -> None:
     schemes = document(app)["components"]["securitySchemes"]
+    keys = {name: scheme for name, scheme in schemes.items() if scheme["type"] == "apiKey"}
 
-    assert sorted(schemes) == ["admin_api_key", "api_key", "ephemeral_key", "publishable_key"]
-    assert {(s["type"], s["in"], s["name"]) for s in schemes.values()} == {("apiKey", "header", "api-key")}
+    assert sorted(keys) == ["admin_api_key", "api_key", "ephemeral_key", "publishable_key"]
+    assert {(s["in"], s["name"]) for s in keys.values()} == {("header", "api-key")}
+
+
+def test_the_legacy_credentials_are_sent_with_http_basic_and_bearer(app: Flask) -> None:
+    schemes = document(app)["components"]["securitySchemes"]
+
+    assert {name: (s["type"], s["scheme"]) for name, s in schemes.items() if s["type"] != "apiKey"} == {
+        "legacy_basic": ("http", "basic"),
+        "legacy_bearer": ("http", "bearer"),
+    }
+
+
+def test_every_legacy_route_names_the_credentials_it_takes(app: Flask) -> None:
+    operations = [
+        operation
+        for path, methods in document(app)["paths"].items()
+        if path.startswith("/api/v1")
+        for operation in methods.values()
+    ]
+
+    assert operations
+    assert [operation["security"] for operation in operations if not operation["security"]] == []
 
 
 def test_marshmallow_keeps_a_schema_classs_fields_unbound_in_declared_fields() -> None:
