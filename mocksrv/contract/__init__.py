@@ -48,16 +48,17 @@ class Operation:
     def statuses(self, has_path_ids: bool) -> list[int]:
         """Every status the route can answer: its own, and the errors of its shape and its key.
 
-        A body or a query can be refused (400), a body can be too large (413), an id in the path
-        can name nothing (404), a key can be missing or wrong (401), and a merchant's key can pass
-        its rate limit (429). A cacheable answer may be not modified (304), or not the version an
-        If-Match names (412).
+        Any request can be too large: its body (413) or its request line and headers (431), which
+        the HTTP server refuses before the app, on every route. A body or a query can be refused
+        (400), an id in the path can name nothing (404), a key can be missing or wrong (401), and
+        a merchant's key can pass its rate limit (429). A cacheable answer may be not modified
+        (304), or not the version an If-Match names (412).
         """
-        found = {self.status, *self.errors}
+        found = {self.status, *self.errors, 413, 431}
         if self.cacheable:
             found |= {304, 412}
         if self.body is not None:
-            found |= {400, 413}
+            found.add(400)
         if self.query is not None:
             found.add(400)
         if has_path_ids:
@@ -67,6 +68,24 @@ class Operation:
         if self.auth not in (Auth.NONE, Auth.CONTROL, Auth.ADMIN):  # the control plane has no rate limit
             found.add(429)
         return sorted(found)
+
+
+def is_page(method: str, path: str) -> bool:
+    """Whether a request is a browser's, to a hosted page: anything under /web/, and a link's page,
+    `GET /payment_link/<merchant_id>/<link_id>` (the API's link routes beside it answer JSON).
+
+    The HTTP server's refusal of a body over the limit is a page for these: said here, where the
+    document reads it too. A path is as sent, or a route's rule.
+    """
+    if path.startswith("/web/"):
+        return True
+    segments = path.split("/")
+    return (
+        method in ("GET", "HEAD")
+        and len(segments) == 4
+        and segments[1] == "payment_link"
+        and all(segments[2:])
+    )
 
 
 def documented(

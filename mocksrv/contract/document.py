@@ -14,7 +14,7 @@ from flask import Flask, current_app
 from marshmallow import Schema, class_registry, fields, validate
 from werkzeug.routing import Rule
 
-from mocksrv.contract import Auth, Operation, documented, operation_of
+from mocksrv.contract import Auth, Operation, documented, is_page, operation_of
 from mocksrv.fieldtypes import Number, OneOrMany, StrictBoolean, StrictInteger, StrictNumber, Timestamp
 from mocksrv.schema import RequestSchema
 from mocksrv.version import __version__
@@ -123,7 +123,7 @@ def build(app: Flask) -> dict[str, Any]:
             one = methods_of[rule.endpoint] == 1
             operation_id = rule.endpoint if one else f"{rule.endpoint}_{method.lower()}"
             entry = paths.setdefault(openapi_path(rule.rule), {})
-            entry[method.lower()] = _operation(app, rule, operation, operation_id)
+            entry[method.lower()] = _operation(app, rule, method, operation, operation_id)
     for path, operations in paths.items():
         spec.path(path=path, operations=operations)
     built: dict[str, Any] = _ecma_patterns(spec.to_dict())
@@ -238,7 +238,9 @@ def _null_means_absent(
     return attributes
 
 
-def _operation(app: Flask, rule: Rule, operation: Operation, operation_id: str) -> dict[str, Any]:
+def _operation(
+    app: Flask, rule: Rule, method: str, operation: Operation, operation_id: str
+) -> dict[str, Any]:
     view = app.view_functions[rule.endpoint]
     summary = (view.__doc__ or rule.endpoint.split(".")[-1].replace("_", " ").capitalize()).strip()
     parameters: list[dict[str, Any]] = [
@@ -251,7 +253,7 @@ def _operation(app: Flask, rule: Rule, operation: Operation, operation_id: str) 
         "operationId": operation_id,
         "summary": summary.splitlines()[0],
         "tags": [operation.tag or rule.endpoint.split(".")[0]],
-        "responses": _responses(operation, has_path_ids=bool(rule.arguments)),
+        "responses": _responses(operation, method, rule.rule, has_path_ids=bool(rule.arguments)),
         "security": [{scheme: []} for scheme in _SECURITY[operation.auth]],
     }
     if parameters:
@@ -265,12 +267,18 @@ def _operation(app: Flask, rule: Rule, operation: Operation, operation_id: str) 
     return entry
 
 
-def _responses(operation: Operation, *, has_path_ids: bool) -> dict[str, Any]:
+def _responses(operation: Operation, method: str, rule: str, *, has_path_ids: bool) -> dict[str, Any]:
     responses: dict[str, Any] = {}
     for status in operation.statuses(has_path_ids):
         if status >= 400:
-            # A page refuses with a page (mocksrv.web.pages), the API with the spec's error body.
-            page = operation.content_type == "text/html"
+            # A page refuses with a page (mocksrv.web.pages), the API with the spec's error body. The
+            # HTTP server tells a page by its path (a script's too), and headers too large by nothing.
+            if status == HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE:
+                page = False
+            elif status == HTTPStatus.REQUEST_ENTITY_TOO_LARGE:
+                page = is_page(method, rule)
+            else:
+                page = operation.content_type == "text/html"
             responses[str(status)] = PAGE_ERROR_RESPONSE if page else ERROR_RESPONSE
             continue
         answer: dict[str, Any] = {"description": HTTPStatus(status).phrase}

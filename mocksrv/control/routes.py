@@ -190,7 +190,7 @@ class ControlOutcomesSchema(RequestSchema):
 
 @control.put("/outcomes")
 @documented(
-    ControlOutcomeTableAnswerSchema, body=ControlOutcomesSchema(), auth=Auth.CONTROL, errors=(400, 404, 413)
+    ControlOutcomeTableAnswerSchema, body=ControlOutcomesSchema(), auth=Auth.CONTROL, errors=(400, 404)
 )
 def replace_outcomes() -> Json:
     body = json_body()

@@ -13,6 +13,7 @@ from typing import Any
 import orjson
 from waitress.task import ErrorTask
 
+from mocksrv.contract import is_page
 from mocksrv.rest import ANSWER_HEADERS, PAGE_HEADERS, error_object
 from mocksrv.serving.httpparser import FramingTooLarge, framing_limit
 
@@ -28,20 +29,6 @@ def error_page(title: str, message: str) -> bytes:
         f'<!doctype html>\n<html lang="en">\n<meta charset="utf-8">\n<title>{html.escape(title)}</title>\n'
         f"<h1>{html.escape(title)}</h1>\n<p>{html.escape(message)}</p>\n</html>\n"
     ).encode()
-
-
-def is_page(method: str, path: str) -> bool:
-    """Whether a request is a browser's, to a hosted page: anything under /web/, and a link's page,
-    `GET /payment_link/<merchant_id>/<link_id>` (the API's link routes beside it answer JSON)."""
-    if path.startswith("/web/"):
-        return True
-    segments = path.split("/")
-    return (
-        method in ("GET", "HEAD")
-        and len(segments) == 4
-        and segments[1] == "payment_link"
-        and all(segments[2:])
-    )
 
 
 # What waitress refuses before the app, by status: the spec's code and message for each.

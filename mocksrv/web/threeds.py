@@ -146,7 +146,7 @@ def challenge(merchant_id: str, payment_id: str) -> str:
 
 
 @threeds.post(challenge_path("<merchant_id>", "<payment_id>"))
-@documented(auth=Auth.NONE, status=302, content_type="text/html", errors=(400, 404, 413))
+@documented(auth=Auth.NONE, status=302, content_type="text/html", errors=(400, 404))
 def finish(merchant_id: str, payment_id: str) -> Response:
     """Finish from the page's form, and redirect to the payment's return_url, signed."""
     client_secret = _client_secret()

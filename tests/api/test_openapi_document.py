@@ -69,7 +69,29 @@ def test_a_body_is_described_by_the_schema_that_validates_it(app: Flask) -> None
     created = document(app)["components"]["schemas"]["CustomerCreate"]
     assert created["additionalProperties"] is False
     assert created["properties"]["name"] == {"type": ["string", "null"], "maxLength": 255}
-    assert sorted(operation["responses"]) == ["200", "400", "401", "413", "429"]
+    assert sorted(operation["responses"]) == ["200", "400", "401", "413", "429", "431"]
+
+
+# The HTTP server refuses a body or headers over the limit on every route, before the app: a body
+# with a page for a hosted page's path, headers always with JSON.
+@pytest.mark.parametrize(
+    ("path", "method", "too_large_body", "too_large_headers"),
+    [
+        ("/payment_methods/{payment_method_id}", "delete", "Error", "Error"),
+        ("/disputes/list", "get", "Error", "Error"),
+        ("/api/v1", "get", "Error", "Error"),
+        ("/web/3ds/{merchant_id}/{payment_id}", "post", "PageError", "Error"),
+        ("/web/{version}/v1/HyperLoader.js", "get", "PageError", "Error"),
+        ("/payment_link/{merchant_id}/{payment_link_id}", "get", "PageError", "Error"),
+    ],
+)
+def test_every_route_lists_413_and_431_in_the_shape_the_server_answers(
+    app: Flask, path: str, method: str, too_large_body: str, too_large_headers: str
+) -> None:
+    responses = document(app)["paths"][path][method]["responses"]
+
+    assert responses["413"] == {"$ref": f"#/components/responses/{too_large_body}"}
+    assert responses["431"] == {"$ref": f"#/components/responses/{too_large_headers}"}
 
 
 def test_the_outcome_table_a_put_replaces_is_described(app: Flask) -> None:
