@@ -13,8 +13,13 @@ from mocksrv.domain.clock import held_time, parse_timestamp
 from mocksrv.domain.money import is_currency
 from mocksrv.values import http_url
 
-# Ids name resources in paths, where "list" is a route of its own.
-RESOURCE_ID = validate.Regexp(r"^(?!list\Z)[A-Za-z0-9_-]{1,64}\Z", error="1-64 letters, digits, _ or -")
+# Ids name resources in paths, where these words are routes of their own beside an id's place
+# (`/payouts/create` beside `/payouts/<id>`): an id is never one of them, so a route's methods are
+# those of its own rule only.
+RESERVED_IDS = ("list", "create", "filter", "evidence", "payment_methods", "session_tokens", "customer_info")
+RESOURCE_ID = validate.Regexp(
+    rf"^(?!(?:{'|'.join(RESERVED_IDS)})\Z)[A-Za-z0-9_-]{{1,64}}\Z", error="1-64 letters, digits, _ or -"
+)
 PHONE_NUMBER = validate.Regexp(r"^[0-9 ()-]{4,20}\Z", error="4-20 digits, spaces, brackets or -")
 PHONE_COUNTRY_CODE = validate.Regexp(r"^\+[0-9]{1,4}\Z", error="a plus sign and 1-4 digits")
 

@@ -26,6 +26,7 @@ from mocksrv.domain.errors import (
 from mocksrv.domain.models import KeyKind, Payment, Principal
 from mocksrv.domain.sandbox import Sandbox
 from mocksrv.domain.waits import WaitSlots
+from mocksrv.fieldtypes import RESERVED_IDS
 from mocksrv.representations import payment_view
 from mocksrv.settings import Settings
 
@@ -62,9 +63,10 @@ class OrjsonProvider(JSONProvider):
 
 
 class ResourceIdConverter(BaseConverter):
-    """A resource id in a path: never `list`, so `PUT /payments/list` is a wrong method, not an id."""
+    """A resource id in a path: never a word that is a route of its own there, so `PUT /payments/list`
+    is a wrong method, not an id, and `OPTIONS /payouts/create` allows only what that route takes."""
 
-    regex = r"(?!list(?![A-Za-z0-9_-]))[^/]+"
+    regex = rf"(?!(?:{'|'.join(RESERVED_IDS)})(?![A-Za-z0-9_-]))[^/]+"
 
 
 def sandbox() -> Sandbox:

@@ -26,7 +26,7 @@ from tests.api.expected import (
 )
 from tests.api.scenarios import CHALLENGE_CARD, create, ok, payment_count, retrieve
 from tests.conftest import Api
-from tests.payloads import BILLING, MERCHANT_ID, SECRET_KEY
+from tests.payloads import ADMIN_KEY, BILLING, MERCHANT_ID, SECRET_KEY
 
 pytestmark = pytest.mark.usefixtures("frozen")
 
@@ -1101,3 +1101,54 @@ def test_a_method_the_route_does_not_take_is_answered_with_the_methods_it_does(c
     response = client.open("/customers", method="PUT", headers={"api-key": SECRET_KEY}, json={})
 
     assert (response.status_code, response.headers["Allow"]) == (405, "OPTIONS, POST")
+
+
+# A word that is a route of its own beside an id's place is never an id, so the route's Allow names
+# only the methods of its own rule, not those of the id's rule beside it.
+@pytest.mark.parametrize(
+    ("path", "allowed"),
+    [
+        ("/payouts/create", ["OPTIONS", "POST"]),
+        ("/payouts/filter", ["OPTIONS", "POST"]),
+        ("/payouts/list", ["GET", "HEAD", "OPTIONS", "POST"]),
+        ("/disputes/evidence", ["DELETE", "OPTIONS", "POST"]),
+        ("/customers/payment_methods", ["GET", "HEAD", "OPTIONS"]),
+        ("/payments/session_tokens", ["OPTIONS", "POST"]),
+        ("/payment_link/plink_1/customer_info", ["OPTIONS", "POST"]),
+    ],
+)
+def test_options_allows_only_the_methods_of_the_route_itself(
+    client: FlaskClient, path: str, allowed: list[str]
+) -> None:
+    response = client.options(path)
+
+    assert response.status_code == 204
+    assert sorted(response.headers["Allow"].split(", ")) == allowed
+
+
+def test_a_method_a_word_route_does_not_take_is_a_wrong_method_not_an_id(client: FlaskClient) -> None:
+    response = client.put("/payouts/create", headers={"api-key": SECRET_KEY}, json={})
+
+    assert (response.status_code, response.headers["Allow"]) == (405, "OPTIONS, POST")
+    assert response.json == error("IR_03", "The HTTP method is not applicable for this API")
+
+
+def test_every_route_without_an_id_allows_only_its_own_methods(client: FlaskClient) -> None:
+    app = client.application
+    own: dict[str, set[str]] = {}
+    for rule in app.url_map.iter_rules():
+        if not rule.arguments:
+            own.setdefault(rule.rule, {"OPTIONS"}).update(rule.methods or ())
+
+    answers = {path: client.options(path, headers={"api-key": ADMIN_KEY}) for path in own}
+    assert {path: set(answer.headers["Allow"].split(", ")) for path, answer in answers.items()} == own
+
+
+@pytest.mark.parametrize(
+    "word", ["list", "create", "filter", "evidence", "payment_methods", "session_tokens"]
+)
+def test_a_customer_id_that_is_a_routes_word_is_refused(api: Api, word: str) -> None:
+    response = api.post("/customers", {"customer_id": word})
+
+    assert response.status_code == 400
+    assert response.json == invalid("customer_id", "1-64 letters, digits, _ or -")
