@@ -15,7 +15,15 @@ from marshmallow import Schema, class_registry, fields, validate
 from werkzeug.routing import Rule
 
 from mocksrv.contract import Auth, Operation, documented, is_page, operation_of
-from mocksrv.fieldtypes import Number, OneOrMany, StrictBoolean, StrictInteger, StrictNumber, Timestamp
+from mocksrv.fieldtypes import (
+    RESERVED_IDS,
+    Number,
+    OneOrMany,
+    StrictBoolean,
+    StrictInteger,
+    StrictNumber,
+    Timestamp,
+)
 from mocksrv.schema import RequestSchema
 from mocksrv.version import __version__
 
@@ -49,6 +57,7 @@ ERROR_RESPONSE = "Error"
 PAGE_ERROR_RESPONSE = "PageError"
 _EXTENSION = "mocksrv.openapi"
 _PATH_ARGUMENT = re.compile(r"<(?:[^:<>]+:)?([^<>]+)>")
+_PATH_CONVERTED = re.compile(r"<(?:([^:<>]+):)?([^<>]+)>")  # its converter (or none) and its name
 _NOT_DOCUMENTED = frozenset({"static"})  # Flask's own route for the pages' files
 # The project's own field types, by the JSON type they take.
 _FIELD_TYPES: dict[type, str] = {
@@ -244,8 +253,8 @@ def _operation(
     view = app.view_functions[rule.endpoint]
     summary = (view.__doc__ or rule.endpoint.split(".")[-1].replace("_", " ").capitalize()).strip()
     parameters: list[dict[str, Any]] = [
-        {"name": name, "in": "path", "required": True, "schema": {"type": "string", "minLength": 1}}
-        for name in _PATH_ARGUMENT.findall(rule.rule)
+        {"name": name, "in": "path", "required": True, "schema": _path_schema(converter)}
+        for converter, name in _PATH_CONVERTED.findall(rule.rule)
     ]
     if operation.query is not None:
         parameters.append({"in": "query", "schema": operation.query})
@@ -265,6 +274,14 @@ def _operation(
             "content": {"application/json": {"schema": operation.body}},
         }
     return entry
+
+
+def _path_schema(converter: str) -> dict[str, Any]:
+    """A path argument's schema: a resource id (`<id:...>`) is never a word that is a route beside it."""
+    schema: dict[str, Any] = {"type": "string", "minLength": 1}
+    if converter == "id":
+        schema["not"] = {"enum": list(RESERVED_IDS)}
+    return schema
 
 
 def _responses(operation: Operation, method: str, rule: str, *, has_path_ids: bool) -> dict[str, Any]:

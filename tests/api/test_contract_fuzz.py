@@ -20,6 +20,7 @@ from schemathesis.checks import (
 )
 
 from mocksrv.app import create_app
+from mocksrv.fieldtypes import RESERVED_IDS
 from mocksrv.settings import Settings
 from tests import contract
 from tests.payloads import SECRET_KEY
@@ -41,6 +42,10 @@ schema = schemathesis.openapi.from_wsgi("/openapi.json", app)
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large],
 )
 def test_every_answer_conforms_to_the_document(case: schemathesis.Case) -> None:
+    if set((case.path_parameters or {}).values()) & set(RESERVED_IDS):
+        # An id the document says no resource has (a word that is a route of its own there, as
+        # `/payments/session_tokens`): the request is that route's, answered as its method is.
+        return
     if case.path == "/__mock/seed" and isinstance(case.body, dict) and type(case.body.get("payments")) is int:
         # Up to 10,000 payments is a valid seed, and a second of work: a hundred shows the same.
         case.body["payments"] = min(case.body["payments"], SEEDED_AT_MOST)

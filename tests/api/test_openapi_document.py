@@ -222,3 +222,30 @@ def test_the_document_does_not_change_with_the_requests_served_before_it() -> No
     )
 
     assert (ran.returncode, ran.stdout, ran.stderr) == (0, "True\n", "")
+
+
+def test_a_resource_id_in_a_path_is_never_a_word_that_is_a_route_beside_it(app: Flask) -> None:
+    parameters = document(app)["paths"]["/payouts/{payout_id}"]["get"]["parameters"]
+
+    assert parameters == [
+        {
+            "name": "payout_id",
+            "in": "path",
+            "required": True,
+            "schema": {
+                "type": "string",
+                "minLength": 1,
+                "not": {
+                    "enum": [
+                        "list",
+                        "create",
+                        "filter",
+                        "evidence",
+                        "payment_methods",
+                        "session_tokens",
+                        "customer_info",
+                    ]
+                },
+            },
+        }
+    ]
