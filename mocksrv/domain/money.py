@@ -1,4 +1,4 @@
-"""Currencies and countries: ISO 4217 and ISO 3166 from pycountry, ISO 4217's minor units from iso4217."""
+"""Currencies and countries: ISO 4217 and ISO 3166 from pycountry; minor units as the real service has."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ MIN_AMOUNT = 1
 MAX_AMOUNT = 99_999_999_999
 
 
-# Codes ISO 4217 has retired that the real service still takes; each had 2 decimals there.
+# Codes ISO 4217 has retired that the real service still takes.
 _RETIRED_CURRENCIES = frozenset({"ANG", "BGN", "CUC", "HRK", "SLL", "STD", "ZWL"})
 # Codes of ISO 4217 the real service's Currency does not take, no money a customer pays with: funds
 # and units of account (BOV, CHE, ...), precious metals (XAU, ...), the SDR and the bond-market
@@ -24,6 +24,17 @@ _NOT_TAKEN = frozenset(
         *("VED", "XAD", "XCG", "ZWG"),  # newer than the real service's list
     }
 )
+
+
+# The currencies whose minor units are not 2, by their number of digits, as the real service lists them.
+_EXPONENTS: dict[int, frozenset[str]] = {
+    0: frozenset(
+        {"BIF", "CLP", "DJF", "GNF", "IRR", "JPY", "KMF", "KRW", "MGA", "PYG", "RWF", "UGX", "VND", "VUV"}
+        | {"XAF", "XOF", "XPF"}
+    ),
+    3: frozenset({"BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND"}),
+    4: frozenset({"CLF"}),
+}
 
 
 @cache
@@ -47,14 +58,10 @@ def is_country(code: str) -> bool:
 
 
 def currency_exponent(code: str) -> int:
-    """The number of minor-unit digits ISO 4217 gives: 0 for JPY, 2 for USD, 3 for KWD and IQD (CLDR,
-    and so Babel, gives 0 for IQD and a dozen others, whose money is paid in whole units)."""
-    return 2 if code in _RETIRED_CURRENCIES else _minor_units()[code]
-
-
-@cache
-def _minor_units() -> dict[str, int]:
-    # Imported when first used, not at start: it reads its table when imported (about 25 ms).
-    from iso4217 import Currency
-
-    return {currency.code: currency.exponent or 0 for currency in Currency}
+    """The number of minor-unit digits, as the real service counts them: 0 for JPY, 2 for USD, 3 for
+    KWD and IQD, 4 for CLF. Neither CLDR (which gives IQD 0) nor ISO 4217 (which gives ISK 0 and
+    MGA 2) agrees with it on every code."""
+    for exponent, codes in _EXPONENTS.items():
+        if code in codes:
+            return exponent
+    return 2

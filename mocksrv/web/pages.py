@@ -44,7 +44,7 @@ _LINKABLE_SCHEMES = frozenset({"http", "https"})
 
 def format_amount(amount: int, currency: str, locale: str = DEFAULT_LOCALE) -> str:
     """Write an amount in minor units as the locale writes it: 2599 USD is "$25.99" in en_US, with as
-    many decimals as the currency's exponent (ISO 4217's, where Babel would use CLDR's)."""
+    many decimals as the currency's exponent (the real service's, where Babel would use CLDR's)."""
     exponent = currency_exponent(currency)
     parsed = Locale.parse(locale)
     return str(

@@ -151,7 +151,7 @@ def test_a_page_keeps_its_address_out_of_the_referer_and_every_answer_is_kept_to
 def test_an_amount_is_formatted_for_the_locale_a_page_asks_for() -> None:
     assert format_amount(2599, "EUR", "de_DE") == "25,99\xa0€"
     assert format_amount(2599, "EUR") == "€25.99"
-    # As many decimals as ISO 4217 gives, where CLDR's data would write IQD and RSD in whole units.
+    # As many decimals as the real service counts, where CLDR's data would write IQD and RSD in whole units.
     assert format_amount(1234, "IQD") == "IQD1.234"
     assert format_amount(1200, "KWD") == "KWD1.200"
     assert format_amount(1234, "RSD", "sr_Latn_RS") == "12,34\xa0RSD"

@@ -394,8 +394,9 @@ def test_a_legacy_transaction_emits_the_payment_events(api: Api, legacy: Legacy)
         ("1000", "JPY", 1000, "1000"),
         ("1.234", "KWD", 1234, "1.234"),
         ("1.2", "KWD", 1200, "1.200"),
-        ("1.234", "IQD", 1234, "1.234"),  # ISO 4217's 3 decimals, where CLDR gives none
+        ("1.234", "IQD", 1234, "1.234"),  # the real service's 3 decimals, where CLDR gives none
         ("12.34", "RSD", 1234, "12.34"),
+        ("25", "MGA", 25, "25"),  # none, where ISO 4217 gives 2
         ("999999999.99", "USD", 99_999_999_999, "999999999.99"),
     ],
 )

@@ -16,17 +16,11 @@ from mocksrv.domain.money import (
 
 @pytest.mark.parametrize(
     ("code", "exponent"),
-    # ISO 4217's minor units, where CLDR gives 0 for IQD, AFN, MGA, RSD and others; SLL is retired.
+    # As the real service counts them, where CLDR gives IQD, AFN, RSD and ISK 0 and ISO 4217 gives
+    # MGA and IRR 2 and ISK 0.
     [
-        ("JPY", 0),
-        ("USD", 2),
-        ("EUR", 2),
-        ("KWD", 3),
-        ("IQD", 3),
-        ("AFN", 2),
-        ("MGA", 2),
-        ("RSD", 2),
-        ("SLL", 2),
+        *(("JPY", 0), ("USD", 2), ("EUR", 2), ("KWD", 3), ("IQD", 3), ("CLF", 4)),
+        *(("AFN", 2), ("RSD", 2), ("SLL", 2), ("ISK", 2), ("MGA", 0), ("IRR", 0)),
     ],
 )
 def test_currency_exponent(code: str, exponent: int) -> None:
@@ -65,4 +59,4 @@ def test_amount_bounds_are_1_to_99_999_999_999() -> None:
 
 
 def test_every_currency_taken_has_an_exponent() -> None:
-    assert {currency_exponent(code) for code in currencies()} == {0, 2, 3, 4}  # CLF: 4
+    assert {currency_exponent(code) for code in currencies()} == {0, 2, 3, 4}
