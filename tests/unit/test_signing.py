@@ -164,6 +164,22 @@ def test_the_return_urls_own_parameters_come_back_as_they_were_written(own: str)
     assert not verify_redirect(args, "whsec_other")
 
 
+@pytest.mark.parametrize(
+    ("own", "forged"),
+    [
+        ("order=A%20B", "order=A%2520B"),  # read A%20B, not A B
+        ("x=%E2%82%AC", "x=%25E2%2582%25AC"),  # read %E2%82%AC, not the euro sign
+        ("ref=%FF%E2%82%AC", "ref=%FF%25E2%2582%25AC"),
+    ],
+)
+def test_parameters_whose_escapes_were_escaped_again_do_not_verify(own: str, forged: str) -> None:
+    url = signed_redirect(f"https://shop.example/r?{own}", {"status": "succeeded"}, SIGNING_KEY)
+    query = urlsplit(url).query.replace(own, forged)
+
+    assert not verify_redirect(query, SIGNING_KEY)
+    assert not verify_redirect(Request(EnvironBuilder(query_string=query).get_environ()).args, SIGNING_KEY)
+
+
 def test_the_canonical_string_sorts_a_name_that_comes_twice_by_value() -> None:
     assert canonical_query([("item", "2"), ("b", "x"), ("item", "1")]) == "b=x&item=1&item=2"
 
