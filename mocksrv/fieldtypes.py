@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from datetime import datetime
-from typing import Any
+from typing import Any, overload
 
 import orjson
 from marshmallow import ValidationError, fields, validate
@@ -17,7 +17,24 @@ from mocksrv.values import http_url
 # (`/payouts/create` beside `/payouts/<id>`): an id is never one of them, so a route's methods are
 # those of its own rule only.
 RESERVED_IDS = ("list", "create", "filter", "evidence", "payment_methods", "session_tokens", "customer_info")
-RESOURCE_ID = validate.Regexp(
+
+
+class _ResourceId(validate.Regexp):
+    """1-64 letters, digits, _ or -, and none of the words that are routes: each refusal says which."""
+
+    @overload
+    def __call__(self, value: str) -> str: ...
+
+    @overload
+    def __call__(self, value: bytes) -> bytes: ...
+
+    def __call__(self, value: str | bytes) -> str | bytes:
+        if value in RESERVED_IDS:
+            raise ValidationError(f"{value!r} names a route of its own: choose another id")
+        return super().__call__(value)
+
+
+RESOURCE_ID = _ResourceId(
     rf"^(?!(?:{'|'.join(RESERVED_IDS)})\Z)[A-Za-z0-9_-]{{1,64}}\Z", error="1-64 letters, digits, _ or -"
 )
 PHONE_NUMBER = validate.Regexp(r"^[0-9 ()-]{4,20}\Z", error="4-20 digits, spaces, brackets or -")

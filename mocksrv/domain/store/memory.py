@@ -312,9 +312,10 @@ class MemoryStore(ClockStates):
         return self._space(merchant_id).ids
 
     def changes(self, merchant_id: str) -> int:
-        """How many times the merchant's records, events or timers changed: what a request that
-        gives back the ids it drew must not have done (a record may hold one of them)."""
-        return self._space(merchant_id).changes
+        """How many times the merchant's records, events or timers changed, or the records of no single
+        merchant (its API keys among them): what a request that gives back the ids it drew must not
+        have done (a record may hold one of them)."""
+        return self._space(merchant_id).changes + self._space(GLOBAL).changes
 
     def seed_ids(self, merchant_id: str, state: IdState | None) -> None:
         """Draw the merchant's ids from a seeded stream from now on (None: the store's default)."""

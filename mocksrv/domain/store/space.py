@@ -48,7 +48,7 @@ class Space:
         self.counter_lock = threading.Lock()
         self.clock = clock
         self.ids: Entropy = SYSTEM  # where its new ids come from (ids.py)
-        self.changes = 0  # records, events and timers put or taken out: whether any was, since a count
+        self.changes = 0  # records, events and timers put, deleted or cleared: whether any was, since a count
 
 
 @dataclass(frozen=True, slots=True)
