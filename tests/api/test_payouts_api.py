@@ -292,7 +292,10 @@ INVALID_CREATES: list[tuple[dict[str, Any], dict[str, Any]]] = [
         {**CREATE, "currency": "ABC"},
         invalid("currency", "not an ISO 4217 currency code of money the service takes"),
     ),
-    ({**CREATE, "payout_id": "list"}, invalid("payout_id", NOT_A_RESOURCE_ID)),
+    (
+        {**CREATE, "payout_id": "list"},
+        invalid("payout_id", "'list' names a route of its own: choose another id"),
+    ),
     ({**CREATE, "payout_id": "p" * 65}, invalid("payout_id", NOT_A_RESOURCE_ID)),
     ({**CREATE, "customer_id": "cus 1"}, invalid("customer_id", NOT_A_RESOURCE_ID)),
     ({**CREATE, "description": "d" * 1001}, invalid("description", "longer than maximum length 1000")),

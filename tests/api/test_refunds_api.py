@@ -223,7 +223,10 @@ INVALID_BODIES: list[tuple[dict[str, Any], dict[str, Any]]] = [
     ({"payment_id": ""}, invalid("payment_id", "1-64 letters, digits, _ or -")),
     ({"payment_id": "p" * 65}, invalid("payment_id", "1-64 letters, digits, _ or -")),
     ({"payment_id": "pay_1", "refund_id": "r" * 65}, invalid("refund_id", "1-64 letters, digits, _ or -")),
-    ({"payment_id": "pay_1", "refund_id": "list"}, invalid("refund_id", "1-64 letters, digits, _ or -")),
+    (
+        {"payment_id": "pay_1", "refund_id": "list"},
+        invalid("refund_id", "'list' names a route of its own: choose another id"),
+    ),
     ({"payment_id": "pay_1", "reason": "x" * 256}, invalid("reason", "longer than maximum length 255")),
     ({"payment_id": "pay_1", "metadata": "x"}, invalid("metadata", "not a valid mapping type")),
     ({"payment_id": "pay_1", "refund_amount": 100}, malformed("unknown field `refund_amount`")),
