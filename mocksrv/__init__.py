@@ -9,9 +9,9 @@ from mocksrv.version import __version__
 
 if TYPE_CHECKING:
     from mocksrv.server import MockServer
-    from mocksrv.settings import Settings
+    from mocksrv.settings import Settings, SettingsError
 
-__all__ = ["MockServer", "Settings", "__version__", "verify_redirect", "verify_signature"]
+__all__ = ["MockServer", "Settings", "SettingsError", "__version__", "verify_redirect", "verify_signature"]
 
 
 def __getattr__(name: str) -> object:
@@ -20,8 +20,8 @@ def __getattr__(name: str) -> object:
         from mocksrv.server import MockServer
 
         return MockServer
-    if name == "Settings":
-        from mocksrv.settings import Settings
+    if name in ("Settings", "SettingsError"):
+        from mocksrv import settings
 
-        return Settings
+        return getattr(settings, name)
     raise AttributeError(name)

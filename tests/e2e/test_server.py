@@ -18,10 +18,9 @@ import requests
 import yaml
 from pytest_httpserver import HTTPServer
 
-from mocksrv import MockServer
+from mocksrv import MockServer, Settings, SettingsError
 from mocksrv.cli import wait_until_up
 from mocksrv.launch import C_ALLOCATOR
-from mocksrv.settings import Settings, SettingsError
 from mocksrv.webhooks import SIGNATURE_HEADER, verify_signature
 from tests.e2e.harness import (
     CHECKOUT_COMMAND,
