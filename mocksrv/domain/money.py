@@ -26,14 +26,12 @@ _NOT_TAKEN = frozenset(
 )
 
 
-# The currencies whose minor units are not 2, by their number of digits, as the real service lists them.
-_EXPONENTS: dict[int, frozenset[str]] = {
-    0: frozenset(
-        {"BIF", "CLP", "DJF", "GNF", "IRR", "JPY", "KMF", "KRW", "MGA", "PYG", "RWF", "UGX", "VND", "VUV"}
-        | {"XAF", "XOF", "XPF"}
-    ),
-    3: frozenset({"BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND"}),
-    4: frozenset({"CLF"}),
+# The minor units of the currencies that have other than 2, as the real service lists them.
+_EXPONENTS: dict[str, int] = {
+    **dict.fromkeys(("BIF", "CLP", "DJF", "GNF", "IRR", "JPY", "KMF", "KRW", "MGA", "PYG", "RWF"), 0),
+    **dict.fromkeys(("UGX", "VND", "VUV", "XAF", "XOF", "XPF"), 0),
+    **dict.fromkeys(("BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND"), 3),
+    "CLF": 4,
 }
 
 
@@ -61,7 +59,4 @@ def currency_exponent(code: str) -> int:
     """The number of minor-unit digits, as the real service counts them: 0 for JPY, 2 for USD, 3 for
     KWD and IQD, 4 for CLF. Neither CLDR (which gives IQD 0) nor ISO 4217 (which gives ISK 0 and
     MGA 2) agrees with it on every code."""
-    for exponent, codes in _EXPONENTS.items():
-        if code in codes:
-            return exponent
-    return 2
+    return _EXPONENTS.get(code, 2)
