@@ -16,6 +16,7 @@ from mocksrv.domain.controls.journal import RequestJournal
 from mocksrv.domain.customers import CUSTOMERS, CustomerService
 from mocksrv.domain.disputes import DISPUTE_TRANSITIONS, DISPUTES, DisputeService
 from mocksrv.domain.ephemeral_keys import EPHEMERAL_KEY_COLLECTION, EPHEMERAL_KEYS, EphemeralKeyService
+from mocksrv.domain.errors import InvalidField
 from mocksrv.domain.legacy.cards import LegacyCardService
 from mocksrv.domain.legacy.tokens import LEGACY_TOKEN_TRANSITIONS, LEGACY_TOKENS, LegacyTokenService
 from mocksrv.domain.links.records import PAYMENT_LINK_TRANSITIONS, PAYMENT_LINKS
@@ -212,8 +213,14 @@ class Sandbox:
             return self.customers.delete(merchant_id, customer_id)
 
     def seed_payments(self, merchant_id: str, count: int) -> int:
-        """Create `count` succeeded card payments through the ordinary create path."""
+        """Create `count` succeeded card payments through the ordinary create path; none, refused
+        (IR_04), when the merchant's outcome table would not let them succeed."""
         profile_id = self.merchants.merchant(merchant_id).profile_id
+        if not self.merchants.leads_as_default(merchant_id, SEED_PAYMENT):
+            number = SEED_PAYMENT["payment_method_data"]["card"]["card_number"]
+            raise InvalidField(
+                "payments", f"the merchant's outcome table does not let the seed card {number} succeed"
+            )
         for index in range(count):
             self.payments.create(
                 merchant_id, {**SEED_PAYMENT, "amount": 100 + index % 10_000, "profile_id": profile_id}

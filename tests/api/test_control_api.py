@@ -1075,6 +1075,22 @@ def test_seed_creates_succeeded_payments(api: Api, frozen: str) -> None:
     }
 
 
+@pytest.mark.parametrize("result", ["decline", "review"])
+def test_seed_is_refused_when_the_outcome_table_would_not_let_its_payments_succeed(
+    api: Api, result: str
+) -> None:
+    ok(api.put("/__mock/outcomes", {"rules": [{"match": {}, "outcome": {"result": result}}]}))
+
+    response = api.post("/__mock/seed", {"payments": 3})
+
+    assert response.status_code == 400
+    assert response.json["error"]["message"] == (
+        "Invalid value provided: payments: the merchant's outcome table does not let the seed card "
+        "4242424242424242 succeed"
+    )
+    assert ok(api.post("/payments/list", {}))["total_count"] == 0
+
+
 def test_seed_and_trigger_work_on_a_clock_near_its_end(api: Api) -> None:
     assert api.post("/__mock/clock/set", {"now": "8999-06-01T00:00:00Z"}).status_code == 200
 

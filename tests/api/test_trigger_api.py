@@ -78,19 +78,67 @@ def test_an_unknown_event_type_is_refused(api: Api) -> None:
 
 
 @pytest.mark.parametrize(
-    ("event_type", "missed"),
+    ("event_type", "card"),
     # A failure, and a dispute's event, whose dispute card no longer opens one on its way.
-    [("payment_failed", "payment_failed"), ("dispute_won", "dispute_opened")],
+    [("payment_failed", "4000000000000002"), ("dispute_won", "4000000000000259")],
 )
-def test_an_outcome_table_that_leads_elsewhere_is_said(api: Api, event_type: str, missed: str) -> None:
+def test_an_outcome_table_that_leads_elsewhere_is_refused_before_anything_is_made(
+    api: Api, event_type: str, card: str
+) -> None:
     ok(api.put("/__mock/outcomes", {"rules": [{"match": {}, "outcome": {"result": "success"}}]}))
 
     response = api.post("/__mock/trigger", {"event_type": event_type})
 
     assert response.status_code == 400
-    message = response.json["error"]["message"]
-    assert message.startswith("Invalid value provided: event_type: pay_")
-    assert message.endswith(f"did not reach {missed}: the merchant's outcome table leads elsewhere")
+    assert response.json["error"]["message"] == (
+        f"Invalid value provided: event_type: the merchant's outcome table takes card {card} elsewhere than "
+        "the default does: nothing was made"
+    )
+    assert ok(api.get("/payments/list"))["data"] == []
+    assert events_of(api) == []
+
+
+def test_an_outcome_table_that_declines_every_card_lets_an_unconfirmed_payment_be_cancelled(api: Api) -> None:
+    ok(api.put("/__mock/outcomes", {"rules": [{"match": {}, "outcome": {"result": "decline"}}]}))
+
+    answer = ok(api.post("/__mock/trigger", {"event_type": "payment_cancelled"}))
+
+    assert ok(api.get(f"/payments/{answer['object_id']}"))["status"] == "cancelled"
+
+
+def test_an_outcome_table_that_changes_only_words_lets_the_event_happen(api: Api) -> None:
+    rule = {
+        "match": {"card_number": ["4000000000000002"]},
+        "outcome": {"result": "decline", "error_code": "do_not_honor"},
+    }
+    ok(api.put("/__mock/outcomes", {"rules": [rule]}))
+
+    answer = ok(api.post("/__mock/trigger", {"event_type": "payment_failed"}))
+
+    assert ok(api.get(f"/payments/{answer['object_id']}"))["error_code"] == "do_not_honor"
+
+
+def test_a_recipe_whose_waits_pass_the_clocks_end_is_refused_before_anything_is_made(api: Api) -> None:
+    ok(api.post("/__mock/clock/set", {"now": "8999-12-31T12:00:00Z"}))
+
+    response = api.post("/__mock/trigger", {"event_type": "dispute_expired"})
+
+    assert response.status_code == 400
+    assert response.json["error"]["message"] == (
+        "Invalid value provided: event_type: dispute_expired moves the mock clock 604800 seconds forward, "
+        "past its end (9000-01-01T00:00:00.000Z)"
+    )
+    assert ok(api.get("/payments/list"))["data"] == []
+    assert events_of(api) == []
+
+
+def test_a_recipe_that_waits_for_nothing_happens_however_near_the_clocks_end(api: Api) -> None:
+    ok(api.post("/__mock/clock/set", {"now": "8999-12-31T12:00:00Z"}))
+
+    assert (
+        ok(api.post("/__mock/trigger", {"event_type": "payment_succeeded"}))["event_type"]
+        == "payment_succeeded"
+    )
 
 
 def test_the_publishable_key_cannot_trigger(browser: Api) -> None:

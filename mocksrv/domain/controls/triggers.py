@@ -3,6 +3,8 @@ the API calls, with the magic values and waits a test would use (`POST /__mock/t
 
 A recipe that needs time to pass (a settlement, a deadline, an authorization's expiry) moves the
 merchant's clock forward by that much, as a test would, firing whatever else falls due on the way.
+Each recipe is first walked dry, making nothing: one the merchant's outcome table would lead
+elsewhere, or whose waits would take the clock past its end, is refused before anything is made.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
+from mocksrv.domain.clock import LATEST, format_timestamp
 from mocksrv.domain.errors import InvalidField
 from mocksrv.domain.events import Event, EventType
 from mocksrv.domain.sandbox import SEED_PAYMENT, Sandbox
@@ -24,13 +27,27 @@ DECLINE_CARD = "4000000000000002"
 CLOSED_ACCOUNT = "000111111116"  # a payout to it fails
 
 
+DRY_ID = "(dry)"  # what a dry walk's steps answer for the objects they would make
+
+
 @dataclass
 class Walk:
-    """One recipe's run: the sandbox, the merchant, and the ids of every object made on the way."""
+    """One recipe's run: the sandbox, the merchant, and the ids of every object made on the way.
+
+    A `dry` walk makes nothing: it checks each payment against the merchant's outcome table and adds
+    up the waits, so that a recipe that cannot reach its event is refused before it makes anything.
+    """
 
     sandbox: Sandbox
     merchant_id: str
+    dry: bool = False
     objects: dict[str, str] = field(default_factory=dict)
+    waited: timedelta = timedelta()
+
+    def act(self, step: Callable[[], object]) -> None:
+        """Take a step that changes the merchant's objects; a dry walk takes none."""
+        if not self.dry:
+            step()
 
     def pay(self, number: str = "4242424242424242", **fields: Any) -> str:
         card = {**SEED_PAYMENT["payment_method_data"]["card"], "card_number": number}
@@ -42,17 +59,30 @@ class Walk:
             "payment_method_data": {"card": card},
             **fields,
         }
+        if self.dry:
+            # A payment left unconfirmed meets no outcome.
+            if body["confirm"] and not self.sandbox.merchants.leads_as_default(self.merchant_id, body):
+                raise InvalidField(
+                    "event_type",
+                    f"the merchant's outcome table takes card {number} elsewhere than the default does: "
+                    "nothing was made",
+                )
+            return DRY_ID
         payment = self.sandbox.payments.create(self.merchant_id, body)
         self.objects["payment_id"] = payment.payment_id
         return payment.payment_id
 
     def refund(self, payment_id: str) -> str:
+        if self.dry:
+            return DRY_ID
         refund = self.sandbox.refunds.create(self.merchant_id, {"payment_id": payment_id})
         self.objects["refund_id"] = refund.refund_id
         return refund.refund_id
 
     def dispute(self) -> str:
         payment_id = self.pay(DISPUTE_CARD)
+        if self.dry:
+            return DRY_ID
         disputes = self.sandbox.disputes.of_payment(self.merchant_id, payment_id)
         if not disputes:
             raise _not_reached(EventType.DISPUTE_OPENED, payment_id)
@@ -62,10 +92,13 @@ class Walk:
 
     def evidence(self, text: str) -> str:
         dispute_id = self.dispute()
-        self.sandbox.disputes.submit_evidence(self.merchant_id, dispute_id, {"uncategorized_text": text})
+        evidence = {"uncategorized_text": text}
+        self.act(lambda: self.sandbox.disputes.submit_evidence(self.merchant_id, dispute_id, evidence))
         return dispute_id
 
     def payout(self, account_number: str = "123456789012", *, fulfil: bool = True) -> str:
+        if self.dry:
+            return DRY_ID
         bank = {
             "bank_account_number": account_number,
             "bank_routing_number": "110000000",
@@ -86,16 +119,20 @@ class Walk:
         return payout.payout_id
 
     def mandate(self) -> str:
-        customer = self.sandbox.customers.create(self.merchant_id, {})
-        self.objects["customer_id"] = customer.customer_id
+        customer_id = DRY_ID
+        if not self.dry:
+            customer_id = self.sandbox.customers.create(self.merchant_id, {}).customer_id
+            self.objects["customer_id"] = customer_id
         acceptance = {"acceptance_type": "offline"}
         mandate_data = {
             "customer_acceptance": acceptance,
             "mandate_type": {"multi_use": {"amount": 10_000, "currency": "USD"}},
         }
         payment_id = self.pay(
-            customer_id=customer.customer_id, mandate_data=mandate_data, customer_acceptance=acceptance
+            customer_id=customer_id, mandate_data=mandate_data, customer_acceptance=acceptance
         )
+        if self.dry:
+            return DRY_ID
         mandate_id = self.sandbox.payments.retrieve(self.merchant_id, payment_id).mandate_id
         if mandate_id is None:
             raise _not_reached(EventType.MANDATE_ACTIVE, payment_id)
@@ -103,7 +140,8 @@ class Walk:
         return mandate_id
 
     def wait(self, delay: timedelta) -> None:
-        self.sandbox.scheduler.advance(self.merchant_id, delay.total_seconds())
+        self.waited += delay
+        self.act(lambda: self.sandbox.scheduler.advance(self.merchant_id, delay.total_seconds()))
 
 
 Recipe = Callable[[Walk], str]  # makes the event happen; answers the id of the object it reports
@@ -111,13 +149,13 @@ Recipe = Callable[[Walk], str]  # makes the event happen; answers the id of the 
 
 def _cancelled(walk: Walk) -> str:
     payment_id = walk.pay(confirm=False)
-    walk.sandbox.payments.cancel(walk.merchant_id, payment_id, "requested_by_customer")
+    walk.act(lambda: walk.sandbox.payments.cancel(walk.merchant_id, payment_id, "requested_by_customer"))
     return payment_id
 
 
 def _captured(walk: Walk) -> str:
     payment_id = walk.pay(capture_method="manual")
-    walk.sandbox.payments.capture(walk.merchant_id, payment_id, 400)  # a partial capture
+    walk.act(lambda: walk.sandbox.payments.capture(walk.merchant_id, payment_id, 400))  # a partial capture
     return payment_id
 
 
@@ -150,13 +188,13 @@ def _dispute_expired(walk: Walk) -> str:
 
 def _dispute_accepted(walk: Walk) -> str:
     dispute_id = walk.dispute()
-    walk.sandbox.disputes.accept(walk.merchant_id, dispute_id)
+    walk.act(lambda: walk.sandbox.disputes.accept(walk.merchant_id, dispute_id))
     return dispute_id
 
 
 def _dispute_cancelled(walk: Walk) -> str:
     dispute_id = walk.dispute()
-    walk.sandbox.disputes.resolve(walk.merchant_id, dispute_id, "cancelled")
+    walk.act(lambda: walk.sandbox.disputes.resolve(walk.merchant_id, dispute_id, "cancelled"))
     return dispute_id
 
 
@@ -171,19 +209,19 @@ def _payout_settled(account_number: str) -> Recipe:
 
 def _payout_cancelled(walk: Walk) -> str:
     payout_id = walk.payout(fulfil=False)
-    walk.sandbox.payouts.cancel(walk.merchant_id, payout_id)
+    walk.act(lambda: walk.sandbox.payouts.cancel(walk.merchant_id, payout_id))
     return payout_id
 
 
 def _payout_reversed(walk: Walk) -> str:
     payout_id = _payout_settled("123456789012")(walk)
-    walk.sandbox.payouts.settle(walk.merchant_id, payout_id, "reversed")
+    walk.act(lambda: walk.sandbox.payouts.settle(walk.merchant_id, payout_id, "reversed"))
     return payout_id
 
 
 def _mandate_revoked(walk: Walk) -> str:
     mandate_id = walk.mandate()
-    walk.sandbox.mandates.revoke(walk.merchant_id, mandate_id)
+    walk.act(lambda: walk.sandbox.mandates.revoke(walk.merchant_id, mandate_id))
     return mandate_id
 
 
@@ -227,6 +265,17 @@ def trigger(sandbox: Sandbox, merchant_id: str, event_type: str) -> Triggered:
     recipe = RECIPES.get(event_type)
     if recipe is None:
         raise InvalidField("event_type", f"one of {', '.join(sorted(RECIPES))}")
+    dry = Walk(sandbox, merchant_id, dry=True)
+    recipe(dry)
+    if dry.waited:
+        try:
+            sandbox.clock.target_after(merchant_id, dry.waited.total_seconds())
+        except InvalidField:
+            raise InvalidField(
+                "event_type",
+                f"{event_type} moves the mock clock {dry.waited.total_seconds():g} seconds forward, "
+                f"past its end ({format_timestamp(LATEST)})",
+            ) from None
     walk = Walk(sandbox, merchant_id)
     object_id = recipe(walk)
     events, _ = sandbox.webhooks.events(merchant_id, 100, 0)

@@ -50,6 +50,12 @@ class Outcome:
     refund_result: str | None = None
     checks: tuple[tuple[str, str], ...] = ()  # card checks that do not pass: (check, result)
 
+    def route(self) -> tuple[Any, ...]:
+        """Where the outcome leads, its words, checks and waits aside: each result in turn, whether a
+        dispute opens, how refunds go."""
+        then = None if self.then is None else self.then.route()
+        return (self.result, self.opens_dispute, self.refund_result, then)
+
     def to_data(self) -> dict[str, Any]:
         data: dict[str, Any] = {"result": self.result.value}
         if self.error_code is not None:
@@ -85,6 +91,11 @@ class Context:
 
 
 ON_SESSION = Context()
+
+
+def outcome_context(echoed: Mapping[str, Any] | None, authentication_type: str | None) -> Context:
+    """What an outcome rule may ask of the payment: off session or not, and how it authenticates."""
+    return Context(bool((echoed or {}).get("off_session")), authentication_type)
 
 
 @dataclass(frozen=True, slots=True)

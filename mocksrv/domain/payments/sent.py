@@ -12,7 +12,7 @@ from mocksrv.domain.ids import new_id, same_secret
 from mocksrv.domain.models import CaptureMethod, Payment
 from mocksrv.domain.payments.fields import described_fields, makes_split_rule
 from mocksrv.domain.payments.method_data import Paying
-from mocksrv.domain.payments.outcomes import Context
+from mocksrv.domain.payments.outcomes import outcome_context
 from mocksrv.domain.recurring.setup import sets_up
 from mocksrv.domain.store import MemoryStore
 
@@ -68,11 +68,6 @@ def paying_for(
         saves=sets_up(echoed or {}),
         by_customer=by_customer,
     )
-
-
-def outcome_context(echoed: Mapping[str, Any] | None, authentication_type: str | None) -> Context:
-    """What an outcome rule may ask of the payment: off session or not, and how it authenticates."""
-    return Context(bool((echoed or {}).get("off_session")), authentication_type)
 
 
 def check_customer(store: MemoryStore, merchant_id: str, fields: Mapping[str, Any]) -> None:

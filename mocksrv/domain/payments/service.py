@@ -18,11 +18,10 @@ from mocksrv.domain.models import Capture, CaptureMethod, Page, Payment, build, 
 from mocksrv.domain.outbox import Outbox
 from mocksrv.domain.payments.fields import described_fields
 from mocksrv.domain.payments.method_data import MethodResolver, Paying, sends_method
-from mocksrv.domain.payments.outcomes import SUCCESS, Outcome, OutcomeResult
+from mocksrv.domain.payments.outcomes import SUCCESS, Outcome, OutcomeResult, outcome_context
 from mocksrv.domain.payments.sent import (
     check_client_secret,
     check_customer,
-    outcome_context,
     paying_for,
     sent_changes,
     split_rule_change,
