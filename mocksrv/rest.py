@@ -113,7 +113,7 @@ def init_app(app: Flask, sandbox_: Sandbox, settings_: Settings) -> None:
     # An empty segment (`/payments//cancel`, or `%2F` for an id) names no route: a 404 in the spec's
     # shape, not an HTML redirect to another route with the slashes merged.
     app.url_map.merge_slashes = False
-    app.before_request(_no_empty_segment)
+    app.before_request(_well_formed)
     app.json = OrjsonProvider(app)
     app.register_error_handler(DomainError, domain_error_response)
     app.register_error_handler(HTTPException, _http_error)
@@ -134,6 +134,7 @@ _CROSS_ORIGIN = {
         ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After")
     ),
 }
+BAD_HOST = "Malformed HTTP request: the Host header must be one host, with a port from 1 to 65535 or none"
 _PREFLIGHT = {
     "Access-Control-Allow-Methods": "GET, POST, PUT, DELETE",
     "Access-Control-Allow-Headers": "api-key, Content-Type",
@@ -197,17 +198,24 @@ def domain_error_response(error: DomainError) -> Response:
     return response
 
 
-def _no_empty_segment() -> None:
-    """A leading empty segment names no route either: waitress hands `//payments` over as
+def _well_formed() -> Response | None:
+    """Refuse a Host header that names no host (`a b`, `[::1`, a port past 65535, two Host lines,
+    an empty value), as RFC 9112 asks: werkzeug reads such a host as empty, and every link an
+    answer writes would begin `http:/`. A request without one (HTTP/1.0) names the server's own.
+
+    And a leading empty segment names no route either: waitress hands `//payments` over as
     `/payments`, and werkzeug matches it so whatever `merge_slashes` says; the target as sent
     (`REQUEST_URI`) tells."""
     environ = request.environ
+    if "HTTP_HOST" in environ and not request.host:
+        return error_response(400, "IR_04", BAD_HOST)
     target = str(environ.get("REQUEST_URI") or "")
     # Its path, decoded (`/%2Fhealth` is `//health` too): all before the query or a fragment, or of
     # an absolute target (`http://host//health`) the path.
     sent = target.split("?", 1)[0].split("#", 1)[0] if target.startswith("/") else urlsplit(target).path
     if "//" in unquote(sent) or "//" in environ.get("PATH_INFO", ""):
         raise NotFound()
+    return None
 
 
 def _http_error(error: HTTPException) -> Response:

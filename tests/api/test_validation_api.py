@@ -1036,6 +1036,37 @@ def test_a_leading_empty_segment_names_no_route_either(
     assert payment_count(api) == 0
 
 
+@pytest.mark.parametrize("host", ["a b", "", "shop:99999", "shop:0", "[::1", "a, b", "shop/x"])
+def test_a_host_header_that_names_no_host_is_refused(api: Api, client: FlaskClient, host: str) -> None:
+    # Each would have written the link `http:/payment_link/...`.
+    response = client.post(
+        "/payment_link",
+        headers={"api-key": SECRET_KEY, "Host": host},
+        json={"amount": 100, "currency": "USD"},
+    )
+
+    assert (response.status_code, response.json) == (
+        400,
+        error(
+            "IR_04",
+            "Malformed HTTP request: the Host header must be one host, with a port from 1 to 65535 or none",
+        ),
+    )
+    assert ok(api.post("/payment_link/list", {}))["data"] == []
+
+
+@pytest.mark.parametrize("host", ["shop.example:8080", "SHOP.example", "127.0.0.1:9", "[::1]:8080"])
+def test_a_host_header_that_names_a_host_writes_the_links(client: FlaskClient, host: str) -> None:
+    response = client.post(
+        "/payment_link",
+        headers={"api-key": SECRET_KEY, "Host": host},
+        json={"amount": 100, "currency": "USD"},
+    )
+
+    assert response.status_code == 200
+    assert response.json["link"].startswith(f"http://{host}/payment_link/{MERCHANT_ID}/plink_")
+
+
 @pytest.mark.parametrize(
     ("method", "path"),
     [
