@@ -30,7 +30,7 @@ _SEED_FIELDS: dict[str, Callable[[object], Any]] = {
     "secret_key": text,
     "publishable_key": text,
     "payment_response_hash_key": text,
-    "session_expiry": whole_number(1, MAX_SESSION_EXPIRY),
+    "session_expiry": whole_number(0, MAX_SESSION_EXPIRY),
     "return_url": http_url,
     "webhook_url": http_url,
     "rate_limit": whole_number(0, LARGEST_WHOLE),

@@ -13,7 +13,7 @@ from mocksrv.api.answers.profiles import ProfileAnswerSchema
 from mocksrv.api.schemas.common import Country, NoFieldsSchema, OneOf
 from mocksrv.bodies import json_body, load
 from mocksrv.contract import Auth, documented
-from mocksrv.domain.merchants import MAX_RETURN_URL_LENGTH
+from mocksrv.domain.merchants import MAX_PROFILE_NAME_LENGTH, MAX_RETURN_URL_LENGTH
 from mocksrv.domain.models import MAX_SESSION_EXPIRY
 from mocksrv.fieldtypes import FreeForm, HttpUrl, StrictBoolean, StrictInteger
 from mocksrv.representations import profile_json
@@ -45,7 +45,8 @@ class ProfileUpdateSchema(RequestSchema):
     """The real profile update. The fields mocksrv keeps come first; the rest are checked by type and
     ignored, the flags among them being shown as the constants of PROFILE_CONSTANT_SETTINGS."""
 
-    profile_name = fields.String(validate=validate.Length(max=64))  # empty too: the real one sets no minimum
+    # An empty name too: the real one sets no minimum.
+    profile_name = fields.String(validate=validate.Length(max=MAX_PROFILE_NAME_LENGTH))
     return_url = HttpUrl(validate=validate.Length(max=MAX_RETURN_URL_LENGTH))
     webhook_details = fields.Nested(WebhookDetailsSchema)
     # An empty key is taken, as the real service takes it: HMAC-SHA512 with an empty key is defined

@@ -24,7 +24,7 @@ from mocksrv.control.answers import (
 from mocksrv.control.blueprint import acting_merchant, control, merchant_only, named_merchant
 from mocksrv.domain.clock import LONGEST_ADVANCE_SECONDS
 from mocksrv.domain.errors import MalformedBody, Unauthorized, UnknownField
-from mocksrv.domain.merchants import MAX_RETURN_URL_LENGTH, MerchantSeed
+from mocksrv.domain.merchants import MAX_PROFILE_NAME_LENGTH, MAX_RETURN_URL_LENGTH, MerchantSeed
 from mocksrv.domain.models import MAX_SESSION_EXPIRY
 from mocksrv.domain.payments.outcomes import OutcomeTable
 from mocksrv.domain.sandbox import TRANSITION_TABLES
@@ -53,10 +53,11 @@ class SetSchema(RequestSchema):
 
 class NewMerchantSchema(RequestSchema):
     merchant_id = fields.String(validate=RESOURCE_ID)
-    profile_name = fields.String()
+    # As a profile takes them (POST /account/:merchant_id/business_profile).
+    profile_name = fields.String(validate=validate.Length(max=MAX_PROFILE_NAME_LENGTH))
     return_url = HttpUrl(validate=validate.Length(max=MAX_RETURN_URL_LENGTH))
     webhook_url = HttpUrl()
-    session_expiry = fields.Integer(strict=True, validate=validate.Range(1, MAX_SESSION_EXPIRY))
+    session_expiry = fields.Integer(strict=True, validate=validate.Range(0, MAX_SESSION_EXPIRY))
     rate_limit = fields.Integer(strict=True, validate=validate.Range(min=0, max=LARGEST_WHOLE))
     connector = fields.String(validate=validate.Regexp(rf"^{CONNECTOR_NAME}\Z", error=CONNECTOR_REASON))
 

@@ -36,6 +36,7 @@ DEFAULT_PROFILE_NAME = "default"  # what a profile created without a name is cal
 # The names the API key routes show for the keys every merchant starts with.
 _STARTING_KEY_NAMES = {KeyKind.SECRET: "default", KeyKind.PUBLISHABLE: "publishable"}
 MAX_RETURN_URL_LENGTH = 255  # a profile's return_url, as the real service bounds it
+MAX_PROFILE_NAME_LENGTH = 64  # a profile's name, as the real service bounds it
 _OTHER_ENVIRONMENT_KEY = {
     Environment.SANDBOX: "Production keys are not accepted by the sandbox",
     Environment.PRODUCTION: "Sandbox keys are not accepted in production",

@@ -679,12 +679,14 @@ _RATE_LIMIT_RANGE = "must be greater than or equal to 0 and less than or equal t
         ({"rate_limit": -1}, invalid("rate_limit", _RATE_LIMIT_RANGE)),
         ({"rate_limit": 2**63}, invalid("rate_limit", _RATE_LIMIT_RANGE)),
         ({"rate_limit": "10"}, invalid("rate_limit", "not a valid integer")),
+        # As a profile takes them: a session expiry from 0, a name of at most 64 characters.
         (
-            {"session_expiry": 0},
+            {"session_expiry": -1},
             invalid(
-                "session_expiry", "must be greater than or equal to 1 and less than or equal to 31536000"
+                "session_expiry", "must be greater than or equal to 0 and less than or equal to 31536000"
             ),
         ),
+        ({"profile_name": "x" * 65}, invalid("profile_name", "longer than maximum length 64")),
         (
             {"webhook_url": "not a url"},
             invalid("webhook_url", "not an http or https URL with a host and a port of 1 to 65535"),

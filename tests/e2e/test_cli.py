@@ -107,7 +107,7 @@ BAD_MERCHANTS_FIELDS = {
     ),
     "merchants: [{secret_key: [1, 2]}]": "merchant 0: secret_key=[1, 2]: not a non-empty string",
     "merchants: [{session_expiry: abc}]": (
-        "merchant 0: session_expiry='abc': not a whole number from 1 to 31536000"
+        "merchant 0: session_expiry='abc': not a whole number from 0 to 31536000"
     ),
     "merchants: [{merchant_id: 5}]": "merchant 0: merchant_id=5: not a non-empty string",
     "merchants: [{connector: a/b}]": "merchant 0: connector='a/b': not 1-64 letters, digits, _, . or -",
