@@ -34,7 +34,11 @@ class Scheduler:
         return self._store.schedule(merchant_id, due_at, kind, target_id)
 
     def fire_due(self, merchant_id: str, until: datetime) -> list[Timer]:
-        """Fire, in time order, every timer due by `until`, including ones that firing schedules."""
+        """Fire, in time order, every timer due by `until`, including ones that firing schedules.
+
+        Answers those that changed something, or failed: a refund settled by hand before its timer, or
+        a payment captured before its authorization's expiry, leaves a timer that finds nothing to do.
+        """
         fired: list[Timer] = []
         while True:
             with self._store.transaction(merchant_id):
@@ -44,11 +48,15 @@ class Scheduler:
                 # When the clock jumps, what a timer writes carries its due time; a clock that
                 # runs in real time is already past it, and clocks never go back.
                 self._clock.move_to(merchant_id, timer.due_at)
+                before = self._store.changes(merchant_id)
+                failed = False
                 try:
                     self._handlers[timer.kind](merchant_id, timer.target_id)
                 except Exception:
                     log.exception("timer %s for %s failed", timer.kind, timer.target_id)
-            fired.append(timer)
+                    failed = True
+                if failed or self._store.changes(merchant_id) != before:
+                    fired.append(timer)
 
     def advance(self, merchant_id: str, seconds: float) -> tuple[ClockState, list[Timer]]:
         with self._store.transaction(merchant_id):

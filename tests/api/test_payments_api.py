@@ -1112,6 +1112,16 @@ def test_an_uncaptured_authorization_expires_after_7_days(api: Api, frozen: str)
     )
 
 
+def test_a_payment_captured_in_time_lists_no_timer_when_its_authorization_would_have_expired(
+    api: Api,
+) -> None:
+    create(api, payment_id="pay_1", capture_method="manual")
+    ok(api.post("/payments/pay_1/capture", {}))
+
+    assert advance(api, WEEK)["timers_fired"] == []
+    assert retrieve(api, "pay_1")["status"] == "succeeded"
+
+
 def test_an_authorization_is_still_capturable_one_second_before_7_days(api: Api) -> None:
     create(api, payment_id="pay_1", capture_method="manual")
     advance(api, WEEK - 1)

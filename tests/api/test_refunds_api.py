@@ -1000,6 +1000,14 @@ def test_reset_deletes_the_merchants_refunds(api: Api) -> None:
 
 
 @pytest.mark.usefixtures("pending_refund")
+def test_a_refund_settled_by_hand_lists_no_timer_when_its_settlement_falls_due(api: Api) -> None:
+    ok(settle(api, "ref_1", "succeeded"))
+
+    assert advance(api, HOUR)["timers_fired"] == []
+    assert ok(api.get("/refunds/ref_1"))["status"] == "succeeded"
+
+
+@pytest.mark.usefixtures("pending_refund")
 def test_reset_drops_the_timer_of_a_pending_refund(api: Api) -> None:
     ok(api.post("/__mock/reset"))
 

@@ -256,6 +256,10 @@ class MemoryStore(ClockStates):
     # -- the delivery queue -------------------------------------------------------------------
 
     def enqueue_delivery(self, merchant_id: str, event_id: str, *, manual: bool) -> None:
+        space = self._spaces.get(merchant_id)
+        if space is not None:
+            with space.lock:
+                space.changes += 1  # a delivery to make is a change too, as a timer firing counts them
         self._deliveries.put(merchant_id, event_id, manual)
 
     def take_delivery(self, timeout: float, stopped: Callable[[], bool] = lambda: False) -> Turn | None:
@@ -312,9 +316,10 @@ class MemoryStore(ClockStates):
         return self._space(merchant_id).ids
 
     def changes(self, merchant_id: str) -> int:
-        """How many times the merchant's records, events or timers changed, or the records of no single
-        merchant (its API keys among them): what a request that gives back the ids it drew must not
-        have done (a record may hold one of them)."""
+        """How many times the merchant's records, events, timers or deliveries to make changed, or the
+        records of no single merchant (its API keys among them): what a request that gives back the
+        ids it drew must not have done (a record may hold one of them), and what a timer that fired
+        must have done to be reported."""
         return self._space(merchant_id).changes + self._space(GLOBAL).changes
 
     def seed_ids(self, merchant_id: str, state: IdState | None) -> None:

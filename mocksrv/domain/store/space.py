@@ -48,7 +48,8 @@ class Space:
         self.counter_lock = threading.Lock()
         self.clock = clock
         self.ids: Entropy = SYSTEM  # where its new ids come from (ids.py)
-        self.changes = 0  # records, events and timers put, deleted or cleared: whether any was, since a count
+        # Records, events, timers and deliveries put, deleted or cleared: whether any was, since a count.
+        self.changes = 0
 
 
 @dataclass(frozen=True, slots=True)
