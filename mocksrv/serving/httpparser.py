@@ -43,6 +43,16 @@ INVALID_START = "Start line is invalid"
 BARE_LF = "lines must end with CRLF"
 NO_VERSION = "the request line must end with an HTTP version (HTTP/0.9 is not served)"
 NO_HOST = "an HTTP/1.1 request must have a Host header"
+CHUNKED_TWICE = "chunked may be applied to a body only once"
+_TRANSFER_ENCODING = re.compile(rb"^transfer-encoding:(.*)$", re.IGNORECASE | re.MULTILINE)
+
+
+def _chunked_twice(head: bytes) -> bool:
+    """Whether the Transfer-Encoding lines of a head, read as one list, name chunked more than once."""
+    codings = [
+        c.strip(b" \t\r").lower() for line in _TRANSFER_ENCODING.findall(head) for c in line.split(b",")
+    ]
+    return codings.count(b"chunked") > 1
 
 
 def not_a_request(head: bytes) -> str | None:
@@ -142,9 +152,17 @@ class Parser(HTTPRequestParser):
         both Transfer-Encoding and Content-Length, as RFC 9112 asks; and refuse Transfer-Encoding
         in a request that is not HTTP/1.1, as waitress reads only Content-Length there, and would
         take a chunked body for the connection's next request; and refuse an HTTP/1.1 request
-        without Host, as RFC 9112 asks."""
+        without Host, as RFC 9112 asks; and refuse chunked applied twice, which RFC 9112 forbids
+        (waitress reads it as once), and a version other than HTTP/1.0 and 1.1 (waitress answers
+        HTTP/2.0 and 1.2 as 1.0)."""
+        # Looked for before waitress takes the header out of what it hands over.
+        chunked_twice = header_plus.lower().count(b"chunked") > 1 and _chunked_twice(header_plus)
         super().parse_header(header_plus)
         headers: Mapping[str, str] = self.headers
+        if self.version not in ("1.0", "1.1"):
+            raise ParsingError(f"HTTP/{self.version} is not served: send HTTP/1.1 or HTTP/1.0")
+        if chunked_twice:
+            raise ParsingError(CHUNKED_TWICE)
         if self.version != "1.1" and "TRANSFER_ENCODING" in headers:
             raise ParsingError("Transfer-Encoding is only allowed in HTTP/1.1")
         if self.version == "1.1" and "HOST" not in headers:

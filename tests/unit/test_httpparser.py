@@ -8,7 +8,7 @@ import itertools
 import pytest
 from waitress.adjustments import Adjustments
 
-from mocksrv.serving.httpparser import NO_HOST, NO_VERSION, Parser
+from mocksrv.serving.httpparser import CHUNKED_TWICE, NO_HOST, NO_VERSION, Parser
 
 HEAD = b"POST /payments HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\n"
 
@@ -135,4 +135,28 @@ def test_a_request_line_without_a_version_is_refused_once_it_ends(at: tuple[int,
 def test_an_http_1_1_request_without_host_is_refused(head: bytes, refused: str | None) -> None:
     parser = fed(head)
 
+    assert (parser.completed, refusal(parser)) == (True, refused)
+
+
+@pytest.mark.parametrize(
+    ("encodings", "refused"),
+    [
+        (b"Transfer-Encoding: chunked, chunked\r\n", CHUNKED_TWICE),
+        (b"Transfer-Encoding: chunked\r\nTransfer-Encoding: CHUNKED\r\n", CHUNKED_TWICE),
+        (b"Transfer-Encoding: chunked\r\nX-Note: chunked\r\n", None),
+        (b"Transfer-Encoding: chunked\r\n", None),
+    ],
+    ids=["one-line", "two-lines", "named-elsewhere", "once"],
+)
+def test_chunked_applied_twice_is_refused(encodings: bytes, refused: str | None) -> None:
+    parser = fed(b"POST /payments HTTP/1.1\r\nHost: x\r\n" + encodings + b"\r\n0\r\n\r\n")
+
+    assert (parser.completed, refusal(parser)) == (True, refused)
+
+
+@pytest.mark.parametrize("version", [b"2.0", b"1.2", b"0.9", b"3.0"])
+def test_a_version_other_than_1_0_and_1_1_is_refused(version: bytes) -> None:
+    parser = fed(b"GET /health HTTP/" + version + b"\r\nHost: x\r\n\r\n")
+
+    refused = f"HTTP/{version.decode()} is not served: send HTTP/1.1 or HTTP/1.0"
     assert (parser.completed, refusal(parser)) == (True, refused)
