@@ -148,6 +148,18 @@ def test_create_without_a_required_crypto_field_names_it(api: Api, path: str) ->
     assert_no_payments(api)
 
 
+@pytest.mark.parametrize(
+    "path", ["payment_method_data.crypto.pay_currency", "payment_method_data.crypto.wallet_address"]
+)
+@pytest.mark.parametrize("blank", ["", "  "])
+def test_create_with_a_blank_required_crypto_field_names_it(api: Api, path: str, blank: str) -> None:
+    response = api.post("/payments", replaced(crypto_body(), path, blank))
+
+    assert response.status_code == 400
+    assert response.json == invalid(path, "empty or blank: the field is required")
+    assert_no_payments(api)
+
+
 def test_create_of_a_3ds_payment_without_return_url_is_ir_04(api: Api) -> None:
     response = api.post("/payments", without(payloads.payment(CHALLENGE_CARD), "return_url"))
 
@@ -263,6 +275,13 @@ INVALID_CREATE_FIELDS = [
     ("billing.address.zip", 94105, "not a valid string"),
     # the real service's lengths
     ("billing.address.line1", "l" * 201, "longer than maximum length 200"),
+    # what a form's untouched fields send, where the spec requires a value
+    ("billing.address.line1", "", "empty or blank: the field is required"),
+    ("billing.address.city", "   ", "empty or blank: the field is required"),
+    ("billing.address.state", "", "empty or blank: the field is required"),
+    ("billing.address.zip", "\t", "empty or blank: the field is required"),
+    ("billing.address.first_name", "", "empty or blank: the field is required"),
+    ("billing.address.last_name", " ", "empty or blank: the field is required"),
     ("billing.address.line2", "l" * 51, "longer than maximum length 50"),
     ("billing.address.city", "c" * 51, "longer than maximum length 50"),
     ("billing.address.zip", "9" * 51, "longer than maximum length 50"),

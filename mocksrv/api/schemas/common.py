@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -40,19 +40,33 @@ def Limited(longest: int = 255, **kwargs: Any) -> fields.String:  # noqa: N802
     return fields.String(validate=validate.Length(max=longest), **kwargs)
 
 
-class AddressSchema(RequestSchema):
-    """The spec's billing address: every part but the extra lines required, with the real service's
-    lengths (a street line 200 characters, the others 50, a name 255)."""
+def _filled(value: str) -> None:
+    if not value.strip():
+        raise ValidationError("Empty or blank: the field is required.")
 
-    line1 = Limited(200, required=True)
+
+def Filled(longest: int | None = None, **kwargs: Any) -> fields.String:  # noqa: N802
+    """A string the spec requires: present, and not empty or only blanks, which a form's untouched
+    field would send."""
+    checks: list[Callable[[str], object]] = [_filled]
+    if longest is not None:
+        checks.insert(0, validate.Length(max=longest))
+    return fields.String(required=True, validate=checks, **kwargs)
+
+
+class AddressSchema(RequestSchema):
+    """The spec's billing address: every part but the extra lines required, and not blank, with the
+    real service's lengths (a street line 200 characters, the others 50, a name 255)."""
+
+    line1 = Filled(200)
     line2 = Limited(50)
     line3 = Limited(50)
-    city = Limited(50, required=True)
-    state = fields.String(required=True)
-    zip = Limited(50, required=True)
+    city = Filled(50)
+    state = Filled()
+    zip = Filled(50)
     country = fields.String(required=True, validate=_country)
-    first_name = fields.String(required=True)
-    last_name = fields.String(required=True)
+    first_name = Filled()
+    last_name = Filled()
     origin_zip = Limited(50)
 
 

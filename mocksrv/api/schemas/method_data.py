@@ -14,6 +14,7 @@ from mocksrv.api.schemas.common import (
     Amount,
     BillingSchema,
     Currency,
+    Filled,
     ObjectOrName,
     OneOf,
 )
@@ -48,9 +49,9 @@ class CardSchema(CardDetailsSchema):
 
 
 class CryptoSchema(RequestSchema):
-    pay_currency = fields.String(required=True)
+    pay_currency = Filled()
     network = fields.String()
-    wallet_address = fields.String(required=True)
+    wallet_address = Filled()
     wallet_address_tag = fields.String()
     payment_method_id = fields.String()
     external_customer_id = fields.String()
