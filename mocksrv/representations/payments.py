@@ -128,7 +128,7 @@ def payment_json(
         "metadata": payment.metadata,
         "billing": payment.billing,
         "return_url": payment.return_url,
-        "order_details": payment.order_details,
+        "order_details": order_lines_json(payment.order_details),
         "browser_info": payment.browser_info,
         "next_action": next_action(payment, base_url),
         "created": timestamp(payment.created),
@@ -169,6 +169,18 @@ def _echoed(payment: Payment) -> JsonObject:
         **echoed["split_payments"]["xendit_split_payment"]["multiple_splits"],
     }
     return {**echoed, "split_payments": {"xendit_split_payment": {"multiple_splits": rule}}}
+
+
+def order_lines_json(lines: list[JsonObject] | None) -> list[JsonObject] | None:
+    """Each line under both its names, whichever it was sent with: the spec's `name` and the real
+    service's `product_name`, which the real answers require."""
+    if lines is None:
+        return None
+    named = []
+    for line in lines:
+        name = line.get("name", line.get("product_name"))
+        named.append({"name": name, "product_name": name, **line})
+    return named
 
 
 def net_amount(payment: Payment) -> int:

@@ -165,7 +165,9 @@ def test_create_keeps_the_descriptive_fields_sent(api: Api, frozen: str) -> None
     response = api.post("/payments", payloads.payment(payment_id="pay_1", **fields))
 
     assert response.status_code == 200
-    assert response.json == card_payment(frozen, "pay_1", **fields)
+    # A line is answered under the real service's `product_name` too.
+    line = {**fields["order_details"][0], "product_name": "Tea"}
+    assert response.json == card_payment(frozen, "pay_1", **{**fields, "order_details": [line]})
 
 
 def test_create_with_a_manual_review_card_holds_the_payment_for_review(api: Api, frozen: str) -> None:

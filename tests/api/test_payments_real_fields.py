@@ -261,16 +261,27 @@ def test_billing_inside_the_method_data_is_checked_as_billing(api: Api) -> None:
     assert payment_count(api) == 0
 
 
-def test_order_lines_may_be_named_as_the_real_service_names_them(api: Api) -> None:
+def test_order_lines_may_be_named_as_the_real_service_names_them_and_are_answered_with_both_names(
+    api: Api,
+) -> None:
     lines = [
         {"product_name": "Tea", "quantity": 2, "amount": 300, "product_id": "sku_1", "tax_rate": 0.2},
         {"name": "Cup", "quantity": 1, "amount": 400, "currency": "USD", "requires_shipping": True},
         {"product_name": "Gift bag", "quantity": 0, "amount": 0},  # the real minimum quantity
+        {"name": "Spoon", "product_name": "Teaspoon", "quantity": 1, "amount": 50},  # each as sent
     ]
 
-    payment = create(api, order_details=copy.deepcopy(lines))
+    payment = create(api, payment_id="pay_1", order_details=copy.deepcopy(lines))
 
-    assert payment["order_details"] == lines
+    # The real service's answers require `product_name`; the spec names a line `name`.
+    answered = [
+        {"name": "Tea", **lines[0]},
+        {"product_name": "Cup", **lines[1]},
+        {"name": "Gift bag", **lines[2]},
+        lines[3],
+    ]
+    assert payment["order_details"] == answered
+    assert retrieve(api, "pay_1")["order_details"] == answered
 
 
 def test_an_order_line_without_a_name_is_refused(api: Api) -> None:
@@ -812,8 +823,8 @@ def test_an_order_line_of_each_real_product_type_is_kept(api: Api, product_type:
 
     payment = create(api, payment_id="pay_1", order_details=[line])
 
-    assert payment["order_details"] == [line]
-    assert retrieve(api, "pay_1")["order_details"] == [line]
+    assert payment["order_details"] == [{"name": "Tea", **line}]
+    assert retrieve(api, "pay_1")["order_details"] == [{"name": "Tea", **line}]
 
 
 def test_an_order_line_of_another_product_type_is_refused_naming_its_path(api: Api) -> None:
