@@ -79,9 +79,13 @@ class TransitionTable(Generic[StateT, EventT]):
             raise self.refusal(state, action_of(event), conflict=conflict)
         return row
 
+    def allows_action(self, state: StateT, action: str) -> bool:
+        """Whether some event of `action` is allowed from `state`."""
+        return (state, action) in self._actions
+
     def check_action(self, state: StateT, action: str, *, conflict: bool = False) -> None:
         """Raise IR_14 unless some event of `action` is allowed from `state`."""
-        if (state, action) not in self._actions:
+        if not self.allows_action(state, action):
             raise self.refusal(state, action, conflict=conflict)
 
     def refusal_for(self, state: StateT, participle: str, expected: list[str]) -> InvalidState:

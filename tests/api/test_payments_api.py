@@ -421,6 +421,29 @@ def test_client_secret_expires_after_900_seconds_on_the_mock_clock(api: Api, bro
     assert retrieve(api, "pay_1") == before
 
 
+def test_an_unconfirmed_payments_expired_client_secret_no_longer_reads_it(api: Api, browser: Api) -> None:
+    before = create(api, None, payment_id="pay_1")
+    path = f"/payments/pay_1?client_secret={before['client_secret']}"
+    advance(api, SESSION_EXPIRY - 1)
+    assert ok(browser.get(path))["status"] == "requires_payment_method"
+    advance(api, 1)
+
+    response = browser.get(path)
+
+    assert response.status_code == 400
+    assert response.json == error("IR_08", "The provided client_secret has expired", "client_secret")
+    assert retrieve(api, "pay_1") == before  # the secret key reads it still
+
+
+def test_a_confirmed_payments_client_secret_still_reads_it_once_expired(api: Api, browser: Api) -> None:
+    paid = create(api, payment_id="pay_1")
+    advance(api, SESSION_EXPIRY)
+
+    shown = ok(browser.get(f"/payments/pay_1?client_secret={paid['client_secret']}"))
+
+    assert (shown["payment_id"], shown["status"]) == ("pay_1", "succeeded")
+
+
 @pytest.mark.parametrize(
     "status", [s for s in STATUSES if s not in ("requires_payment_method", "requires_confirmation")]
 )

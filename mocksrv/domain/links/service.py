@@ -121,7 +121,10 @@ class PaymentLinkService:
     ) -> Payment:
         """Record the name and e-mail the page asked for on the link's payment, before it is paid."""
         link = self.retrieve(merchant_id, payment_link_id)
-        self._payments.retrieve(merchant_id, link.payment_id, client_secret, secret_required=True)
+        # The link's expiry, which its payment's secret shares, said as the link's.
+        self._payments.retrieve(
+            merchant_id, link.payment_id, client_secret, secret_required=True, secret_expires=False
+        )
         self._check_payable(link)
         return self._payments.update(merchant_id, link.payment_id, {"name": name, "email": email})
 

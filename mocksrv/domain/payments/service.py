@@ -96,9 +96,21 @@ class PaymentService:
         client_secret: str | None = None,
         *,
         secret_required: bool = False,
+        secret_expires: bool = True,
     ) -> Payment:
+        """The payment; with its client secret, only while that has not expired (`secret_expires`:
+        a caller with an expiry of its own, such as a link's, says False and tells its own)."""
         payment = self._get(merchant_id, payment_id)
         check_client_secret(payment, client_secret, secret_required)
+        # An unconfirmed payment's secret expires (decisions section 2): a page reads it no more, as
+        # it confirms no more. Once confirmed, its return page may still read how it went.
+        if (
+            secret_expires
+            and client_secret is not None
+            and PAYMENT_TRANSITIONS.allows_action(payment.status, "confirm")
+            and self._clock.now(merchant_id) >= payment.client_secret_expires_at
+        ):
+            raise ClientSecretExpired()
         return payment
 
     def list(self, merchant_id: str, query: Query) -> Page:
