@@ -22,6 +22,7 @@ from mocksrv.rest import (
     current_request,
     domain_error_response,
     error_response,
+    is_api_call,
     on_authenticated,
     sandbox,
     wait_slots,
@@ -33,7 +34,6 @@ DROP_CONNECTION = "mocksrv.drop_connection"
 CLIENT_GONE = "mocksrv.client_gone"
 CUT_SHORT = "mocksrv.cut_short"  # environ key: the answer is shorter than its Content-Length on purpose
 FAULT_HEADER = "X-Mocksrv-Fault"  # names the rule behind a faulted answer
-CONTROL_PLANE = "/__mock/"
 HANG_SECONDS = 30.0  # how long a hang holds the request when its rule names no time
 RETRY_AFTER = 1  # seconds, when a rate_limit rule names none
 _ERRORS = {
@@ -63,7 +63,7 @@ def init_app(app: Flask) -> None:
 def _before(principal: Principal) -> None:
     request_ = current_request()
     path = request_.path
-    if path.startswith(CONTROL_PLANE):
+    if not is_api_call(path):
         return
     rule = sandbox().faults.pick(principal.merchant_id, request_.method, path, _json_body)
     if rule is None:

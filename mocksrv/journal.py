@@ -19,13 +19,9 @@ from mocksrv.domain.controls.faults import AppliedFault, FaultRule
 from mocksrv.domain.models import KeyKind
 from mocksrv.faults import DROP_CONNECTION
 from mocksrv.masking import HIDDEN_KEYS, LAST_FOUR_KEYS, has_card_run, mask_json, mask_text
-from mocksrv.rest import STARTED, current_request, is_admin, sandbox
+from mocksrv.rest import STARTED, current_request, is_admin, is_api_call, sandbox
 
 BODY_LIMIT = 64 * 1024  # characters of each body an entry keeps
-CONTROL_PLANE = "/__mock/"
-# A liveness probe, polled by `mocksrv wait` and load balancers: not a call of the payments API, and
-# recorded it would push the requests a test looks for out of the ring.
-HEALTH_CHECK = "/health"
 ADMIN_KEY_KIND = "admin"
 
 
@@ -54,7 +50,7 @@ def _record(response: Response) -> Response:
     journal = sandbox_.journal
     request_ = current_request()
     path = request_.path
-    if not journal.enabled or path.startswith(CONTROL_PLANE) or path == HEALTH_CHECK:
+    if not journal.enabled or not is_api_call(path):
         return response
     ring = g.get("journal_ring")
     # Looked at before the merchant's clock is read, which would make a deleted merchant's space

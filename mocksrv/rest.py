@@ -100,6 +100,19 @@ def current_request() -> Request:
     return request_
 
 
+CONTROL_PLANE = "/__mock/"
+# A liveness probe, polled by `mocksrv wait` and load balancers with a merchant's key: no call of the
+# payments API. Neither journaled nor faulted: recorded, it would push the requests a test looks for
+# out of the ring, and faulted, an outage a scenario stages would take the server for dead.
+HEALTH_CHECK = "/health"
+
+
+def is_api_call(path: str) -> bool:
+    """Whether a request's path is a call of the payments API: not the control plane's, nor the
+    health check."""
+    return not path.startswith(CONTROL_PLANE) and path != HEALTH_CHECK
+
+
 def init_app(app: Flask, sandbox_: Sandbox, settings_: Settings) -> None:
     """Attach the sandbox and settings, and make every error leave in the spec's shape."""
     app.extensions[_EXTENSION] = {

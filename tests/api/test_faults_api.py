@@ -371,6 +371,17 @@ def test_the_publishable_key_is_faulted_but_the_control_plane_never_is(api: Api,
     assert api.get("/__mock/faults").status_code == 200
 
 
+@pytest.mark.parametrize(("effect", "status"), [({"type": "error"}, 503), ({"type": "rate_limit"}, 429)])
+def test_the_health_check_is_never_faulted_and_matches_no_rule(
+    api: Api, effect: dict[str, Any], status: int
+) -> None:
+    rule = add(api, effect=effect, match={"path": "*"})
+
+    assert (api.get("/health").status_code, api.get("/health").json) == (200, {"status": "healthy"})
+    assert api.post("/customers", {}).status_code == status
+    assert ok(api.get(f"/__mock/faults/{rule['fault_id']}"))["matched"] == 1
+
+
 # -- schedules ----------------------------------------------------------------------------------
 
 
