@@ -147,7 +147,6 @@ _CROSS_ORIGIN = {
         ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After")
     ),
 }
-BAD_HOST = "Malformed HTTP request: the Host header must be one host, with a port from 1 to 65535 or none"
 _PREFLIGHT = {
     "Access-Control-Allow-Methods": "GET, POST, PUT, DELETE",
     "Access-Control-Allow-Headers": "api-key, Content-Type",
@@ -209,6 +208,9 @@ def domain_error_response(error: DomainError) -> Response:
     if isinstance(error, RateLimited):
         g.rate_status = (error.limit, 0, error.reset_at)
     return response
+
+
+BAD_HOST = "Malformed HTTP request: the Host header must be one host, with a port from 1 to 65535 or none"
 
 
 def _well_formed() -> Response | None:
