@@ -12,6 +12,7 @@ neither fill the server's memory with its answer nor fail a delivery it answered
 from __future__ import annotations
 
 import contextlib
+import http.client
 import socket
 import threading
 import time
@@ -21,6 +22,7 @@ import requests
 from requests.adapters import HTTPAdapter
 from urllib3 import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.exceptions import ProtocolError
 from urllib3.response import BaseHTTPResponse
 
 from mocksrv.domain.webhooks import AttemptResult
@@ -127,7 +129,30 @@ def _arm(connection: HTTPConnection) -> None:
         WATCHDOG.arm(connection.sock, connection.timeout)
 
 
+# The status of the final answer to this thread's attempt, once its status line is read: the receiver
+# answered, whatever its headers turn out to be.
+_ANSWERED = threading.local()
+SWITCHING_PROTOCOLS = 101
+
+
+class _FinalAnswer(http.client.HTTPResponse):
+    """http.client's answer, read past every informational (1xx) one. It skips only 100 Continue
+    itself, and would take a 103 Early Hints or a 102 Processing for the answer, leaving the real
+    one unread on the connection, for the next attempt to take as its own. Pinned by
+    tests/e2e/test_webhook_transport.py, as `_read_status` is http.client's own."""
+
+    def _read_status(self) -> tuple[str, int, str]:
+        while True:
+            version, status, reason = super()._read_status()  # type: ignore[misc]  # typeshed omits it
+            if not 100 < status < 200 or status == SWITCHING_PROTOCOLS:
+                _ANSWERED.status = status
+                return version, status, reason
+            http.client.parse_headers(self.fp)  # an informational answer's headers: nothing to keep
+
+
 class _TimedConnection(HTTPConnection):
+    response_class = _FinalAnswer
+
     def getresponse(self) -> Any:
         _arm(self)
         response = super().getresponse()
@@ -167,6 +192,7 @@ def post(
 ) -> AttemptResult:
     """Send one attempt; its status, or what went wrong instead. Never raises."""
     started = time.perf_counter()
+    _ANSWERED.status = None
     try:
         response = session.post(
             url,
@@ -178,6 +204,11 @@ def post(
         )
     except Exception as error:  # an address urllib3 cannot parse raises its own ValueError
         fired = WATCHDOG.disarm()
+        answered: int | None = _ANSWERED.status
+        if answered is not None and not fired and _unreadable_head(error):
+            # A status came, with headers http.client will not read (over 100, or a line over 64 KiB):
+            # the receiver answered, and only its status counts.
+            return AttemptResult(url, answered, _ms_since(started), None)
         return AttemptResult(url, None, _ms_since(started), TIMED_OUT if fired else _describe(error))
     # Shut before the headers ended, the answer reads as complete: a status line sent a byte at a
     # time, or one with headers that never end, is a timeout all the same.
@@ -210,9 +241,23 @@ def _ms_since(started: float) -> float:
     return (time.perf_counter() - started) * 1000
 
 
+def _unreadable_head(error: Exception) -> bool:
+    """Whether the attempt failed on the answer's headers, which http.client refuses to read."""
+    cause = error.args[0] if isinstance(error, requests.ConnectionError) and error.args else None
+    return isinstance(cause, ProtocolError) and any(
+        isinstance(part, http.client.HTTPException) and not isinstance(part, http.client.RemoteDisconnected)
+        for part in cause.args
+    )
+
+
 def _describe(error: Exception) -> str:
     if isinstance(error, requests.Timeout):
         return TIMED_OUT
+    if isinstance(error, requests.exceptions.SSLError):
+        return "TLS error: no TLS session with the receiver (is it served over https?)"
     if isinstance(error, requests.ConnectionError):
+        if error.args and isinstance(error.args[0], ProtocolError):
+            # Connected, and the request sent or on its way: the receiver may have read it.
+            return "connection error: the receiver closed the connection without an HTTP answer"
         return "connection error: the receiver could not be reached"
     return f"request error: {type(error).__name__}"

@@ -267,3 +267,100 @@ def test_an_address_urllib3_cannot_parse_is_a_failed_attempt(session: requests.S
 
     assert (result.url, result.status_code) == (url, None)
     assert str(result.error).startswith("request error: ")
+
+
+def informational_first(status: bytes, final: bytes) -> Answer:
+    return answer_with(
+        b"HTTP/1.1 "
+        + status
+        + b"\r\nLink: </style.css>; rel=preload\r\n\r\n"
+        + final
+        + b"Content-Length: 2\r\n",
+        b"ok",
+    )
+
+
+@pytest.mark.parametrize("informational", [b"103 Early Hints", b"102 Processing"])
+def test_an_informational_answer_is_read_past_and_the_next_attempt_gets_its_own(
+    session: requests.Session, informational: bytes
+) -> None:
+    answers = iter([OK_HEAD, b"HTTP/1.1 500 Internal Server Error\r\n"])
+    with receiver(
+        lambda conn, closed: informational_first(informational, next(answers))(conn, closed)
+    ) as hints:
+        first, _ = send(session, hints.url)
+        second, _ = send(session, hints.url)
+
+    # Before, the first took the 1xx for its answer and the second the first's 200.
+    assert (first.status_code, first.succeeded, second.status_code, second.succeeded) == (
+        200,
+        True,
+        500,
+        False,
+    )
+    assert (hints.connections, hints.requests) == (1, 2)
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        OK_HEAD + b"".join(b"X-H%d: v\r\n" % i for i in range(120)),
+        OK_HEAD + b"X-Long: " + b"v" * 70_000 + b"\r\n",
+    ],
+    ids=["120-headers", "a-70-KB-header"],
+)
+def test_a_2xx_whose_headers_http_client_will_not_read_still_delivers(
+    session: requests.Session, head: bytes
+) -> None:
+    with receiver(answer_with(head + b"Content-Length: 0\r\n")) as odd:
+        result, _ = send(session, odd.url)
+
+    assert (result.status_code, result.error, result.succeeded) == (200, None, True)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        lambda conn, closed: conn.close(),  # the request read, no status line
+        answer_with(b"hello there\r\n"),
+        answer_with(b"200 OK\r\n"),  # no version
+    ],
+    ids=["closed", "not-http", "no-version"],
+)
+def test_a_receiver_reached_that_answered_no_http_is_said_so(
+    session: requests.Session, answer: Answer
+) -> None:
+    with receiver(answer) as mute:
+        result, _ = send(session, mute.url)
+
+    assert (result.status_code, result.error) == (
+        None,
+        "connection error: the receiver closed the connection without an HTTP answer",
+    )
+    assert mute.requests == 1
+
+
+def test_https_to_a_plain_receiver_is_a_tls_error(session: requests.Session) -> None:
+    def plain_http() -> None:  # answers a TLS handshake as an HTTP server answers bytes it cannot read
+        conn, _ = listener.accept()
+        with closing(conn):
+            conn.recv(65536)
+            conn.sendall(b"HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n")
+
+    with closing(socket.create_server(("127.0.0.1", 0))) as listener:
+        listener.settimeout(DEADLINE)
+        threading.Thread(target=plain_http, daemon=True).start()
+        result, _ = send(session, f"https://127.0.0.1:{listener.getsockname()[1]}/hook")
+
+    assert (result.status_code, result.error) == (
+        None,
+        "TLS error: no TLS session with the receiver (is it served over https?)",
+    )
+
+
+def test_a_port_nobody_listens_on_could_not_be_reached(session: requests.Session) -> None:
+    with closing(socket.create_server(("127.0.0.1", 0))) as taken:
+        url = f"http://127.0.0.1:{taken.getsockname()[1]}/hook"
+    result, _ = send(session, url)
+
+    assert (result.status_code, result.error) == (None, "connection error: the receiver could not be reached")
