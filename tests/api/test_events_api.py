@@ -331,6 +331,7 @@ def test_an_event_first_sent_later_shows_only_the_refunds_and_disputes_made_by_i
 ) -> None:
     payment = create(api)  # no webhook URL: the event waits, unsent
     (event_id,) = event_ids(api)
+    ok(api.put("/__mock/webhook_url", {"webhook_url": HOOK_URL}))
     ok(api.post("/__mock/clock/advance", {"seconds": 1}))
     ok(api.post("/refunds", {"payment_id": payment["payment_id"], "amount": 250}))
     ok(api.post("/__mock/disputes", {"payment_id": payment["payment_id"]}))
@@ -390,6 +391,26 @@ def test_retry_by_the_admin_key(admin: Api, api: Api, sandbox: Sandbox, hooked: 
 
     kinds = [attempt["delivery_attempt"] for attempt in ok_list(api.get(f"{EVENTS}/{event_id}/attempts"))]
     assert kinds == ["initial_attempt", "manual_retry"]
+
+
+@pytest.mark.parametrize("route", ["retry", "redeliver"])
+def test_a_retry_with_nowhere_to_send_is_refused_and_queues_nothing(
+    api: Api, sandbox: Sandbox, frozen: str, route: str
+) -> None:
+    create(api)  # no webhook URL
+    (event_id,) = event_ids(api)
+    path = f"{EVENTS}/{event_id}/retry" if route == "retry" else f"/__mock/events/{event_id}/redeliver"
+
+    response = api.post(path)
+
+    assert (response.status_code, response.json) == (
+        400,
+        error(
+            "IR_16",
+            "The event's business profile has no webhook URL, or is deleted: there is nowhere to send it",
+        ),
+    )
+    assert sandbox.webhooks.next_task(0) is None
 
 
 def test_retry_of_an_unknown_event_is_not_found(api: Api) -> None:

@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from mocksrv.domain.clock import Clock
-from mocksrv.domain.errors import ResourceNotFound
+from mocksrv.domain.errors import PreconditionFailed, ResourceNotFound
 from mocksrv.domain.events import Event
 from mocksrv.domain.ids import new_id
 from mocksrv.domain.lifecycle import Lifecycle
@@ -45,6 +45,9 @@ from mocksrv.domain.webhooks.records import (
 )
 
 log = logging.getLogger(__name__)
+NO_URL_TO_REDELIVER = (
+    "The event's business profile has no webhook URL, or is deleted: there is nowhere to send it"
+)
 
 
 class WebhookService:
@@ -100,8 +103,15 @@ class WebhookService:
             self._store.enqueue_delivery(event.merchant_id, event.event_id, manual=False)
 
     def redeliver(self, merchant_id: str, event_id: str) -> EventDelivery:
-        """Send an event again now, whatever its state."""
+        """Send an event again now, whatever its state; refused (IR_16) when its profile has no
+        webhook URL, or is deleted, as nothing would be sent or recorded."""
+        event = self._store.event(merchant_id, event_id)
+        if event is None:
+            raise ResourceNotFound("Event")
         delivery = self.delivery(merchant_id, event_id)
+        profile = self._merchants.event_profile(merchant_id, event.resource)
+        if profile is None or profile.webhook_url is None:
+            raise PreconditionFailed(NO_URL_TO_REDELIVER)
         self._store.enqueue_delivery(merchant_id, event_id, manual=True)
         return delivery
 
