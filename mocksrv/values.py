@@ -134,7 +134,12 @@ def http_url(value: object) -> str:
     if parts.scheme not in ("http", "https") or not parts.hostname or port == 0:
         raise ValueError(reason)
     host = parts.hostname
-    if ":" not in host:  # not IPv6: a name the resolver takes (no empty label, none past 63)
+    if "[" in parts.netloc:  # an address in brackets: IPv6, with a zone or not, not IPvFuture's `[v1.x]`
+        try:
+            ipaddress.IPv6Address(host)
+        except ValueError:
+            raise ValueError(reason) from None
+    else:  # a name the resolver takes (no empty label, none past 63)
         try:
             # A name not in ASCII as requests sends it, or refuses it (`😀.example`): IDNA 2008.
             host.encode("idna") if host.isascii() else idna.encode(host, uts46=True)

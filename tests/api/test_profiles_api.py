@@ -555,6 +555,9 @@ def test_the_status_lists_change_no_delivery(api: Api, frozen: str, hooked: str)
         "http://a..b:8000/hooks",
         # A name IDNA 2008 refuses: no request could be sent to it.
         "http://😀.example/hooks",
+        # In brackets, only an IPv6 address: not IPvFuture's form, nor an IPv4 address.
+        "http://[v1.x]:8000/hooks",
+        "http://[1.2.3.4]/hooks",
     ],
 )
 def test_update_with_a_webhook_url_that_is_not_http_is_refused(api: Api, url: str) -> None:
