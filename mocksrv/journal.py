@@ -18,7 +18,14 @@ from mocksrv.bodies import request_body
 from mocksrv.domain.controls.faults import AppliedFault, FaultRule
 from mocksrv.domain.models import KeyKind
 from mocksrv.faults import DROP_CONNECTION
-from mocksrv.masking import HIDDEN_KEYS, LAST_FOUR_KEYS, has_card_run, mask_json, mask_text
+from mocksrv.masking import (
+    HIDDEN_KEYS,
+    LAST_FOUR_KEYS,
+    URL_PASSWORD_BYTES,
+    has_card_run,
+    mask_json,
+    mask_text,
+)
 from mocksrv.rest import STARTED, current_request, is_admin, is_api_call, sandbox
 
 BODY_LIMIT = 64 * 1024  # characters of each body an entry keeps
@@ -142,4 +149,5 @@ def _nothing_to_mask(body: bytes) -> bool:
         b"\\" not in body
         and not any(map(body.lower().__contains__, _KEY_ENDINGS))  # keys are masked in any case
         and not has_card_run(body)
+        and (b"://" not in body or URL_PASSWORD_BYTES.search(body) is None)
     )

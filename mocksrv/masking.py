@@ -57,6 +57,10 @@ _KEYED = re.compile(
 _ESCAPED = re.compile(r"\\u00([0-9a-fA-F]{2})|%([0-9a-fA-F]{2})")
 _SMALLEST_CARD_LIKE = 10**11
 _SHORTEST_CARD_LIKE = 12
+# The password of a URL's user information (`https://shop:s3cret@hooks.example/`), which a webhook
+# URL may carry as a profile's `webhook_password` does: hidden as that is.
+URL_PASSWORD = re.compile(r"(?<=://)([^/?#@:\s\"']*):[^/?#@\s\"']+@")
+URL_PASSWORD_BYTES = re.compile(URL_PASSWORD.pattern.encode())
 
 
 def mask_json(data: Any) -> Any:
@@ -68,12 +72,17 @@ def mask_json(data: Any) -> Any:
         return [mask_json(item) for item in data]
     if isinstance(data, str):
         # Shorter than any card-like number: most texts, left as they are without a search.
-        return data if len(data) < _SHORTEST_CARD_LIKE else mask_card_like(data)
+        return data if len(data) < _SHORTEST_CARD_LIKE else mask_url_password(mask_card_like(data))
     if isinstance(data, int) and not isinstance(data, bool) and abs(data) >= _SMALLEST_CARD_LIKE:
         text = str(data)
         masked = mask_card_like(text)
         return data if masked == text else masked
     return data
+
+
+def mask_url_password(text: str) -> str:
+    """`text` with the password of every URL's user information hidden."""
+    return URL_PASSWORD.sub(rf"\1:{HIDDEN}@", text) if "://" in text else text
 
 
 def mask_card_like(text: str, pattern: re.Pattern[str] = CARD_LIKE) -> str:
@@ -87,7 +96,7 @@ def mask_text(text: str, *, read_escapes: bool = True) -> str:
     as it reads; without, text a person wrote and reads again (a name) keeps every character."""
     if read_escapes:
         text = _ESCAPED.sub(_name_character, text)
-    return mask_card_like(mask_keyed(text), _CARD_LIKE_IN_TEXT)
+    return mask_url_password(mask_card_like(mask_keyed(text), _CARD_LIKE_IN_TEXT))
 
 
 def one_line(text: str) -> str:

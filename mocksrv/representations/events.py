@@ -14,6 +14,7 @@ from mocksrv.domain.recurring.records import Mandate
 from mocksrv.domain.refunds import Refund
 from mocksrv.domain.sandbox import Sandbox
 from mocksrv.domain.webhooks import DeliveryAttempt, EventDelivery
+from mocksrv.masking import mask_url_password
 from mocksrv.representations.common import JsonObject, timestamp
 from mocksrv.representations.payments import (
     payment_view,
@@ -78,7 +79,7 @@ def attempt_json(attempt: DeliveryAttempt) -> JsonObject:
         "event_id": attempt.event_id,
         "number": attempt.number,
         "manual": attempt.manual,
-        "url": attempt.url,
+        "url": mask_url_password(attempt.url),
         "attempted_at": format_timestamp(attempt.attempted_at),
         "succeeded": attempt.succeeded,
         "status_code": attempt.status_code,

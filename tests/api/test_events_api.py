@@ -413,6 +413,20 @@ def test_a_retry_with_nowhere_to_send_is_refused_and_queues_nothing(
     assert sandbox.webhooks.next_task(0) is None
 
 
+def test_the_delivery_log_hides_the_password_of_a_url(api: Api, sandbox: Sandbox, frozen: str) -> None:
+    url = "http://shop:s3cret@127.0.0.1:9/webhooks"
+    ok(api.put("/__mock/webhook_url", {"webhook_url": url}))
+    create(api)
+    task = sandbox.webhooks.next_task(0)
+    assert task is not None
+    sandbox.webhooks.record(task, b"{}", AttemptResult(url, 200, 5.0, None))
+    sandbox.webhooks.finish(task)
+
+    (attempt,) = ok(api.get("/__mock/webhooks/deliveries"))["data"]
+
+    assert attempt["url"] == "http://shop:***@127.0.0.1:9/webhooks"
+
+
 def test_retry_of_an_unknown_event_is_not_found(api: Api) -> None:
     response = api.post(f"{EVENTS}/evt_unknown/retry")
 

@@ -14,13 +14,14 @@ from mocksrv.masking import HIDDEN_KEYS, LAST_FOUR_KEYS, mask_json, mask_text
 
 MASKED_KEYS = sorted(LAST_FOUR_KEYS | HIDDEN_KEYS)
 CARD_LIKE = ["4242424242424242", "4242-4242-4242-4242", "4242 4242 4242 4242"]
+URLS = ["https://shop:s3cret@hooks.example/in", "http://shop@hooks.example/", "https://hooks.example/a:b@c"]
 # Names near the masked ones, which must be left alone: a phone's number, a CVC check.
 NEAR_KEYS = ["card", "number", "cvc_check", "card_isin", "phone", "last4", "ibank", "amount"]
 texts = st.one_of(
     st.text(alphabet="0123456789 \t-./_,|\u00a0", max_size=24),
     st.text(alphabet='0123456789 -aé\\"', max_size=24),
     st.text(max_size=8),
-    st.sampled_from([*CARD_LIKE, "2026-11-23T15:20:01Z"]),
+    st.sampled_from([*CARD_LIKE, "2026-11-23T15:20:01Z", *URLS]),
 )
 scalars = st.one_of(
     st.none(),
@@ -160,3 +161,19 @@ def test_escaped_utf_8_in_a_query_is_kept_as_sent(query: str) -> None:
 
 def test_an_escaped_ascii_letter_in_a_key_is_read_and_its_value_masked() -> None:
     assert mask_text("caf%C3%A9=1&card%5Fcvc=555") == "caf%C3%A9=1&card_cvc=***"
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("https://shop:s3cret@hooks.example/in", "https://shop:***@hooks.example/in"),
+        ("http://:p@[::1]:8000/", "http://:***@[::1]:8000/"),
+        ("http://shop@hooks.example/", "http://shop@hooks.example/"),  # a user alone: no secret
+        ("https://hooks.example/a:b@c", "https://hooks.example/a:b@c"),  # in the path: no user information
+    ],
+)
+def test_a_urls_password_is_hidden_in_json_and_in_text(url: str, shown: str) -> None:
+    body = orjson.dumps({"webhook_details": {"webhook_url": url}})
+
+    assert orjson.loads(orjson.dumps(journal_body(body))) == {"webhook_details": {"webhook_url": shown}}
+    assert mask_text(f"webhook_url={url}") == f"webhook_url={shown}"
