@@ -41,6 +41,12 @@ from mocksrv.scenario.variables import NAME, is_whole_reference, references
 
 _SHOWN_LENGTH = 60  # characters of a value that a message quotes
 _SURROGATE = re.compile("[\ud800-\udfff]")  # a "\\ud800" escape alone: no UTF-8 can write it
+# What a request's headers can carry (RFC 9110): a name is a token; a value is Latin-1 text without
+# control characters but the tab, and without spaces or tabs at its ends, which HTTP drops.
+_TOKEN_MARKS = "!#$%&'*+-.^_`|~"
+_HEADER_NAME = re.compile(f"[0-9A-Za-z{re.escape(_TOKEN_MARKS)}]+")
+_NOT_LATIN_1 = re.compile("[^\x00-\xff]")
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f]")
 
 
 # An integer is written without a fraction: `200.0`, an integer to JSON Schema, is refused by the
@@ -106,6 +112,11 @@ class Document:
         if node is None:
             node = node_at(self.root, location)
         return Problem(self.file, node.start_mark.line + 1, self.where(location), reason)
+
+    def key_problem(self, location: Location, key: str, reason: str) -> Problem:
+        """A problem of `key`, a key of the map at `location`: on the key's line, where the map is."""
+        line = self.problem((*location, key), reason, at_key=True).line
+        return Problem(self.file, line, self.where(location), reason)
 
     def where(self, location: Location) -> str:
         """`merchant.rate_limit`, or inside a step `step 3 (pay): request.method`."""
@@ -192,6 +203,7 @@ class Document:
             for location, reason in _value_problems(step):
                 at_key = location[0] in ("expect", "save")  # a map's problem shows on its key's line
                 problems.append(self.problem((*here, *location), reason, at_key=at_key))
+            problems += self._header_name_problems(here, step)
             said = {key: value for key, value in step.items() if key != "name"}
             for location, name in references(said):
                 if name not in known or not NAME.fullmatch(name):
@@ -212,6 +224,20 @@ class Document:
                         problems.append(self.problem(where, f"not a regular expression: {error}"))
             known |= set(step.get("save", {}))
         return problems
+
+    def _header_name_problems(self, here: Location, step: Mapping[str, Any]) -> list[Problem]:
+        """The names of a request step's headers that are not HTTP's tokens: none can be sent."""
+        request = step.get("request")
+        headers = request.get("headers", {}) if isinstance(request, Mapping) else {}
+        return [
+            self.key_problem(
+                (*here, "request", "headers"),
+                name,
+                f"{_shown(name)} is not a header name: letters, digits and {_TOKEN_MARKS} only",
+            )
+            for name in headers
+            if not _HEADER_NAME.fullmatch(name)
+        ]
 
     def _fault_problems(self, location: Location, rule: Any) -> list[Problem]:
         """What the control plane would refuse of a fault step's rule."""
@@ -241,9 +267,25 @@ def _value_problems(step: Mapping[str, Any]) -> Iterator[tuple[Location, str]]:
         reason = f"{request['timeout']} is not a timeout of more than 0 and at most an hour"
         yield ("request", "timeout"), reason
     for name, value in request.get("headers", {}).items():
-        if isinstance(value, str) and ("\r" in value or "\n" in value):
-            yield ("request", "headers", name), "a header's value is one line: no CR or LF"
+        unsendable = header_value_problem(value) if isinstance(value, str) else None
+        if unsendable is not None:
+            yield ("request", "headers", name), unsendable
     yield from _unanswerable(step)
+
+
+def header_value_problem(value: str) -> str | None:
+    """Why `value` cannot be sent as a header's value, or None."""
+    if "\r" in value or "\n" in value:
+        return "a header's value is one line: no CR or LF"
+    outside = _NOT_LATIN_1.search(value)
+    if outside is not None:
+        return f"a header's value is Latin-1 text: {outside.group()!r} cannot be sent"
+    control = _CONTROL.search(value)
+    if control is not None:
+        return f"a header's value holds no control character but the tab: {control.group()!r} cannot be sent"
+    if value != value.strip(" \t"):
+        return "a header's value does not start or end with a space or a tab: HTTP drops them"
+    return None
 
 
 def _long_delay(receiver: Any) -> str | None:

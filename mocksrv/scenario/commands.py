@@ -19,6 +19,7 @@ import requests
 from mocksrv.client import ControlPlaneError, NotMocksrv, Sandbox, unreachable
 from mocksrv.masking import one_line
 from mocksrv.output import INTERRUPTED, Lines
+from mocksrv.scenario.checks import header_value_problem
 from mocksrv.scenario.format import Problem, Scenario, shown_text
 from mocksrv.scenario.loading import load_scenarios, scenario_files
 from mocksrv.scenario.report import failure_text, junit_xml, result_line, summary_line
@@ -49,6 +50,9 @@ def run(
     err: TextIO,
 ) -> int:
     """Check every file, then run the chosen scenarios; print a line for each and a summary."""
+    unsendable = header_value_problem(admin_key)  # sent to make each merchant, and by `key: admin`
+    if unsendable is not None:
+        return _usage(err, f"the admin key: {unsendable}")
     try:
         chooses = keyword_matcher(keyword) if keyword is not None else None
     except KeywordError as error:

@@ -164,6 +164,7 @@ def finished(
         "bad k": [*run_, passing, "-k", "cards and"],
         "chooses none": [*run_, passing, "-k", "nothing-like-it"],
         "bad jobs": [*run_, "--jobs", "0"],
+        "unsendable admin key": [*run_, passing, "--admin-key", "k\u00e9y \U0001f511"],
         "unreachable": [*run_, passing, "--url", f"http://127.0.0.1:{free_port()}"],
         "trigger payment": ["trigger", "payment_succeeded", *merchant, "--webhook-url", trigger_endpoint.url],
         "trigger refund": ["trigger", "refund_succeeded", *merchant],
@@ -320,6 +321,10 @@ def test_an_invalid_file_stops_the_run_before_anything_runs(finished: dict[str, 
         ("missing", "mocksrv scenario: nowhere: no such file or directory"),
         ("bad k", "mocksrv scenario: -k 'cards and': the expression ends too soon"),
         ("chooses none", "mocksrv scenario: -k 'nothing-like-it' chooses none of the 3 scenarios"),
+        (
+            "unsendable admin key",
+            "mocksrv scenario: the admin key: a header's value is Latin-1 text: '\U0001f511' cannot be sent",
+        ),
         (
             "bad jobs",
             "mocksrv: argument --jobs: '0' is not a whole number of 1 or more "
@@ -871,3 +876,22 @@ def test_a_variable_whose_type_the_step_cannot_take_fails_the_step_with_where_an
         "  step 1 (request): expect.body.status.matches: ************1111 is not of type string,"
         " once its variables are put in"
     )
+
+
+def test_a_header_value_a_variable_makes_unsendable_fails_the_step_in_one_line(tmp_path: Path) -> None:
+    (tmp_path / "noted.yaml").write_text(
+        'name: noted\ndescription: d\nvariables: {note: "\\U0001f4a5"}\nsteps:\n'
+        '  - request: {method: GET, path: /health, headers: {X-Note: "${note}"}}\n'
+    )
+    out, err = io.StringIO(), io.StringIO()
+
+    code = run_folder(tmp_path, None, out, err, junit=tmp_path / "report.xml")
+
+    failure = (
+        "step 1 (request): request.headers.X-Note: a header's value is Latin-1 text: '\U0001f4a5' cannot be"
+        " sent, once its variables are put in"
+    )
+    assert (code, err.getvalue()) == (1, "")
+    assert out.getvalue().splitlines()[1] == f"  {failure}"
+    [case] = ElementTree.parse(tmp_path / "report.xml").getroot()[0]
+    assert [(child.tag, child.text) for child in case] == [("failure", failure)]

@@ -274,6 +274,38 @@ STEP_PROBLEMS = [
         '  - request: {method: GET, path: /x, headers: {X-A: "a\\r\\nb"}}\n',
         "4: step 1 (request): request.headers.X-A: a header's value is one line: no CR or LF",
     ),
+    # What no request can send: each would end the run in an error, not a result.
+    (
+        '  - request: {method: GET, path: /x, headers: {X-Note: "\U0001f4a5"}}\n',
+        "4: step 1 (request): request.headers.X-Note: a header's value is Latin-1 text: "
+        "'\U0001f4a5' cannot be sent",
+    ),
+    (
+        '  - request: {method: GET, path: /x, headers: {X-Note: "a\\0b"}}\n',
+        "4: step 1 (request): request.headers.X-Note: a header's value holds no control character "
+        "but the tab: '\\x00' cannot be sent",
+    ),
+    (
+        '  - request: {method: GET, path: /x, headers: {X-A: " x"}}\n',
+        "4: step 1 (request): request.headers.X-A: "
+        "a header's value does not start or end with a space or a tab: HTTP drops them",
+    ),
+    (
+        '  - request: {method: GET, path: /x, headers: {X-A: "x\t"}}\n',
+        "4: step 1 (request): request.headers.X-A: "
+        "a header's value does not start or end with a space or a tab: HTTP drops them",
+    ),
+    (
+        "  - request:\n      method: GET\n      path: /x\n      headers:\n"
+        '        X-A: a\n        "bad header:": x\n',
+        "9: step 1 (request): request.headers: "
+        "'bad header:' is not a header name: letters, digits and !#$%&'*+-.^_`|~ only",
+    ),
+    (
+        '  - request: {method: GET, path: /x, headers: {"": x}}\n',
+        "4: step 1 (request): request.headers: "
+        "'' is not a header name: letters, digits and !#$%&'*+-.^_`|~ only",
+    ),
     (
         "  - request: {method: GET, path: /x}\n    expect: {status: 200.0}\n",
         "5: step 1 (request): expect.status: 200.0 is not of type integer or array",
