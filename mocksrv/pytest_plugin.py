@@ -83,7 +83,9 @@ def pytest_configure(config: pytest.Config) -> None:
     paths: list[str] = config.getoption("mocksrv_scenarios")
     if not paths:
         return
-    config.stash[_SCENARIO_ROOTS] = [(config.invocation_params.dir / path).resolve() for path in paths]
+    given = [Path(os.path.abspath(config.invocation_params.dir / path)) for path in paths]
+    # As pytest names what it collects (through links, as given), and as the files are.
+    config.stash[_SCENARIO_ROOTS] = [*given, *(path.resolve() for path in given)]
     if config.args_source is not pytest.Config.ArgsSource.ARGS:
         config.args = []  # `pytest --mocksrv-scenarios scenarios/` runs the scenarios, not the suite too
     config.args += [path for path in paths if path not in config.args]
@@ -91,7 +93,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     roots = parent.config.stash.get(_SCENARIO_ROOTS, [])
-    if file_path.suffix in SCENARIO_SUFFIXES and any(file_path.is_relative_to(root) for root in roots):
+    if file_path.suffix in SCENARIO_SUFFIXES and any(
+        path.is_relative_to(root) for root in roots for path in (file_path, file_path.resolve())
+    ):
         scenario_file: ScenarioFile = ScenarioFile.from_parent(parent, path=file_path)
         return scenario_file
     return None
@@ -144,13 +148,30 @@ def _scenario_test(scenario: Scenario) -> Callable[..., None]:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Skip the tests that need the embedded server when another is named: marked at collection, so
-    that the skip is reported at the test, not here."""
+    """Run a scenario file reached twice (under two names, or through a link) once, by the name it
+    was first reached by; skip the tests that need the embedded server when another is named: marked
+    at collection, so that the skip is reported at the test, not here."""
+    again = _scenarios_reached_again(items)
+    if again:
+        config.hook.pytest_deselected(items=again)
+        items[:] = [item for item in items if item not in again]
     if _external(config) is None:
         return
     for item in items:
         if item.get_closest_marker(EMBEDDED_MARKER) is not None:
             item.add_marker(pytest.mark.skip(reason=EMBEDDED_ONLY))
+
+
+def _scenarios_reached_again(items: list[pytest.Item]) -> list[pytest.Item]:
+    reached: set[str] = set()
+    again: list[pytest.Item] = []
+    for item in items:
+        if isinstance(item, ScenarioTest):
+            real = os.path.realpath(item.path)
+            if real in reached:
+                again.append(item)
+            reached.add(real)
+    return again
 
 
 def _external(config: pytest.Config) -> tuple[str, str] | None:

@@ -546,6 +546,26 @@ def test_an_invalid_scenario_file_is_a_collection_error_with_its_problems(consum
     )
 
 
+def test_scenarios_are_collected_through_a_linked_folder_and_a_file_reached_twice_runs_once(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("MOCKSRV_URL", raising=False)
+    (pytester.path / "shared").mkdir()
+    for name in ("first", "second"):
+        (pytester.path / "shared" / f"{name}.yaml").write_text(
+            f"name: {name}\ndescription: d\nsteps:\n  - advance: 1s\n"
+        )
+    (pytester.path / "linked").symlink_to(pytester.path / "shared")
+
+    folder = pytester.runpytest_subprocess("--mocksrv-scenarios", "linked", "shared/second.yaml", "-v")
+    file = pytester.runpytest_subprocess("--mocksrv-scenarios=linked/first.yaml", "-v")
+
+    folder.assert_outcomes(passed=2, deselected=1)
+    folder.stdout.fnmatch_lines(["linked/first.yaml::first PASSED*", "linked/second.yaml::second PASSED*"])
+    file.assert_outcomes(passed=1)
+    file.stdout.fnmatch_lines(["linked/first.yaml::first PASSED*"])
+
+
 def run_folder(folder: Path, url: str | None, out: TextIO, err: TextIO, junit: Path | None = None) -> int:
     """`mocksrv scenario run FOLDER` in this process, one scenario at a time: its exit code."""
     return commands.run(
