@@ -372,9 +372,11 @@ def _not_json(value: Any, location: Location = ()) -> Iterator[tuple[Location, s
 
 
 def _child(node: yaml.Node, key: str | int) -> tuple[yaml.Node, yaml.Node] | None:
-    """The key node and value node of `key` in a map, or the item at `key` of a list."""
+    """The key node and value node of `key` in a map, or the item at `key` of a list. A map's last:
+    once built, a map that merges others (`<<: *anchor`) holds their keys first and its own after,
+    and its own win."""
     if isinstance(node, yaml.MappingNode):
-        for key_node, value_node in node.value:
+        for key_node, value_node in reversed(node.value):
             if isinstance(key_node, yaml.ScalarNode) and key_node.value == str(key):
                 return key_node, value_node
     elif isinstance(node, yaml.SequenceNode) and isinstance(key, int) and 0 <= key < len(node.value):

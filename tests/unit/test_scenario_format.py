@@ -402,6 +402,19 @@ def test_tags_and_top_level_keys_are_checked(tmp_path: Path) -> None:
     ]
 
 
+def test_a_key_a_step_merges_in_is_reported_at_the_anchor_and_its_own_at_its_own_line(tmp_path: Path) -> None:
+    file = write(
+        tmp_path,
+        "name: n\ndescription: d\nvariables:\n  base: &base {method: GET, path: x}\n"
+        "steps:\n  - request:\n      <<: *base\n      method: FETCH\n",
+    )
+
+    assert problems_of(file) == [
+        f"{file}:4: step 1 (request): request.path: 'x' is not a path starting with /",
+        f"{file}:8: step 1 (request): request.method: 'FETCH' is not one of ['GET', 'POST', 'PUT', 'DELETE']",
+    ]
+
+
 def test_a_name_or_a_receiver_of_the_merchant_is_checked_as_a_steps_is(tmp_path: Path) -> None:
     merchant = "merchant:\n  receiver: {delay: 2h}\n"
     file = write(tmp_path, 'name: "n\\ud800"\ndescription: d\n' + merchant + "steps: [{freeze: true}]\n")
