@@ -96,7 +96,12 @@ def load_scenario(file: str) -> Scenario:
     except _TooLarge as error:
         raise InvalidScenario([Problem(file, error.line, "", error.reason)]) from None
     except RecursionError:
-        raise InvalidScenario([Problem(file, None, "", f"nested more than {DEEPEST} deep")]) from None
+        problem = Problem(file, _too_deep_line(text), "", f"nested more than {DEEPEST} deep")
+        raise InvalidScenario([problem]) from None
+    except yaml.reader.ReaderError as error:  # a character YAML does not allow, anywhere in the text
+        at_line = text[: error.position].count("\n") + 1
+        reason = f"not valid YAML: unacceptable character #x{error.character:04x}: {error.reason}"
+        raise InvalidScenario([Problem(file, at_line, "", reason)]) from None
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line = None if mark is None else mark.line + 1
@@ -148,6 +153,20 @@ def _read_document(text: str) -> tuple[yaml.Node | None, Any, list[Duplicate]]:
         return root, loader.construct_document(root), duplicates
     finally:
         loader.dispose()
+
+
+def _too_deep_line(text: str) -> int | None:
+    """The line where `text` nests maps and lists more than DEEPEST deep, read event by event: the
+    parser keeps a list of what is open where the composer calls itself once a level."""
+    depth = 0
+    for event in yaml.parse(text, Loader=_Loader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > DEEPEST and event.start_mark is not None:
+                return event.start_mark.line + 1
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+    return None
 
 
 DEEPEST = 64  # maps and lists in one another

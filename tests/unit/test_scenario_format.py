@@ -364,8 +364,18 @@ def test_a_merchants_rate_limit_is_a_whole_number_the_control_plane_takes(tmp_pa
             "5: nested more than 64 deep",
         ),
         (
-            STEP_HEAD + "  - request: {method: GET, path: /x, body: " + "[" * 3000 + "]" * 3000 + "}\n",
-            "nested more than 64 deep",
+            STEP_HEAD
+            + "  - request:\n      method: GET\n      path: /x\n      body:\n"
+            + "".join(f"{' ' * (8 + level)}- \n" for level in range(3000)),
+            "68: nested more than 64 deep",
+        ),
+        (
+            STEP_HEAD + '  - request: {method: POST, path: /x, body: {note: "a\x7fb"}}\n',
+            "4: not valid YAML: unacceptable character #x007f: special characters are not allowed",
+        ),
+        (
+            STEP_HEAD + GET + '    expect: {body: {note: "a\x00b"}}\n',
+            "5: not valid YAML: unacceptable character #x0000: special characters are not allowed",
         ),
         (
             "name: n\ndescription: d\nvariables:\n  a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
@@ -380,15 +390,17 @@ def test_a_merchants_rate_limit_is_a_whole_number_the_control_plane_takes(tmp_pa
         "an alias within its anchor",
         "70 deep",
         "3000 deep",
+        "a raw DEL",
+        "a raw NUL",
         "aliases of aliases",
     ],
 )
-def test_a_file_too_deep_too_large_or_holding_itself_is_one_problem(
+def test_a_file_too_deep_too_large_holding_itself_or_a_raw_control_character_is_one_problem_at_its_line(
     tmp_path: Path, text: str, problem: str
 ) -> None:
     file = write(tmp_path, text)
 
-    assert problems_of(file) == [f"{file}:{problem}" if problem[0].isdigit() else f"{file}: {problem}"]
+    assert problems_of(file) == [f"{file}:{problem}"]
 
 
 def test_tags_and_top_level_keys_are_checked(tmp_path: Path) -> None:
