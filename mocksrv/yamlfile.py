@@ -28,8 +28,11 @@ _BASE_8 = re.compile(r"[-+]?0[0-7_]+")
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
-def number_as_written(loader: yaml.SafeLoader | yaml.CSafeLoader, node: yaml.ScalarNode) -> int | float:
-    """The int or float of a plain scalar, refusing what YAML 1.1 reads in base 8 or base 60."""
+def read_number(
+    loader: yaml.SafeLoader | yaml.CSafeLoader, node: yaml.ScalarNode
+) -> tuple[int | float, str | None]:
+    """The int or float YAML 1.1 reads a plain scalar as, and why that is not the number it looks
+    like (base 8 or base 60), or None."""
     whole = node.tag.endswith(":int")
     value: int | float = (
         yaml.constructor.SafeConstructor.construct_yaml_int(loader, node)
@@ -39,19 +42,34 @@ def number_as_written(loader: yaml.SafeLoader | yaml.CSafeLoader, node: yaml.Sca
     text = str(node.value)
     base = 60 if ":" in text else 8 if _BASE_8.fullmatch(text) else 10
     if base != 10:
-        reason = f"{text} is read as {value} (base {base}): write the number you mean, or quote it"
-        raise UnclearYaml(None, None, reason, node.start_mark)
+        return value, f"{text} is read as {value} (base {base}): write the number you mean, or quote it"
+    return value, None
+
+
+def read_bool(loader: yaml.SafeLoader | yaml.CSafeLoader, node: yaml.ScalarNode) -> tuple[bool, str | None]:
+    """The boolean YAML 1.1 reads a word as, and why it is not true or false in any case (yes, no,
+    on, off), or None."""
+    text = str(node.value)
+    read = yaml.constructor.SafeConstructor.construct_yaml_bool(loader, node)
+    if text.lower() not in ("true", "false"):
+        return read, f"{text} is read as {str(read).lower()}: write true or false, or quote it for text"
+    return read, None
+
+
+def number_as_written(loader: yaml.SafeLoader | yaml.CSafeLoader, node: yaml.ScalarNode) -> int | float:
+    """The int or float of a plain scalar, refusing what YAML 1.1 reads in base 8 or base 60."""
+    value, unclear = read_number(loader, node)
+    if unclear is not None:
+        raise UnclearYaml(None, None, unclear, node.start_mark)
     return value
 
 
 def bool_as_written(loader: yaml.SafeLoader | yaml.CSafeLoader, node: yaml.ScalarNode) -> bool:
     """true or false, in any case; refusing the words YAML 1.1 also reads as booleans (yes, no, on, off)."""
-    text = str(node.value)
-    if text.lower() not in ("true", "false"):
-        read = yaml.constructor.SafeConstructor.construct_yaml_bool(loader, node)
-        reason = f"{text} is read as {str(read).lower()}: write true or false, or quote it for text"
-        raise UnclearYaml(None, None, reason, node.start_mark)
-    return text.lower() == "true"
+    read, unclear = read_bool(loader, node)
+    if unclear is not None:
+        raise UnclearYaml(None, None, unclear, node.start_mark)
+    return read
 
 
 # libyaml's parser when PyYAML was built with it (its wheels are): ten times faster to start.

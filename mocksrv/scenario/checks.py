@@ -12,7 +12,7 @@ import json
 import math
 import re
 from collections.abc import Iterator, Mapping
-from functools import cache
+from functools import cache, cached_property
 from typing import Any
 
 import yaml
@@ -138,12 +138,18 @@ class Document:
             self.problem(location, reason, at_key=at_key) for location, reason, at_key in _not_json(self.data)
         ]
 
+    @cached_property
+    def _schema_errors(self) -> list[ValidationError]:
+        return [error for error in _validator().iter_errors(self.data) if not _only_variables(error)]
+
     def schema_problems(self) -> list[Problem]:
-        problems: list[Problem] = []
-        for error in _validator().iter_errors(self.data):
-            if not _only_variables(error):
-                problems += self._explained(error)
-        return problems
+        return [problem for error in self._schema_errors for problem in self._explained(error)]
+
+    def _accepted(self, location: Location) -> bool:
+        """Whether the schema found nothing wrong at `location` or inside it."""
+        return not any(
+            tuple(error.absolute_path)[: len(location)] == location for error in self._schema_errors
+        )
 
     def _explained(self, error: ValidationError) -> list[Problem]:
         """The schema's error as a problem a person can act on, at the line of what it is about."""
@@ -181,48 +187,64 @@ class Document:
         return [self.problem(location, _reason(error))]
 
     def meaning_problems(self) -> list[Problem]:
-        """What the schema cannot say: variables used before they exist, bad patterns, a receiver
-        step without a receiver."""
+        """What the schema cannot say, in each part of the file it accepted: variables used before
+        they exist, bad patterns, a receiver step without a receiver. A variable is known from where
+        it is given even in a part the schema refused, so that no use of it is reported for that."""
         data = self.data
+        if not isinstance(data, Mapping):
+            return []
+        merchant, variables = _map(data.get("merchant")), _map(data.get("variables"))
+        steps = data.get("steps")
         problems: list[Problem] = []
-        has_receiver = "receiver" in data.get("merchant", {})
+        has_receiver = "receiver" in merchant
         known = set(BUILT_IN_VARIABLES) | ({RECEIVER_VARIABLE} if has_receiver else set())
-        for location, name in references(data.get("variables", {})):
-            if name not in known:
-                problems.append(self.problem(("variables", *location), f"unknown variable ${{{name}}}"))
-        known |= set(data.get("variables", {}))
-        for location, name in references(data.get("merchant", {}).get("outcomes", [])):
-            if name not in known:
-                where = ("merchant", "outcomes", *location)
-                problems.append(self.problem(where, f"unknown variable ${{{name}}}"))
-        delay = _long_delay(data.get("merchant", {}).get("receiver"))
-        if delay is not None:
-            problems.append(self.problem(("merchant", "receiver", "delay"), delay))
-        for index, step in enumerate(data["steps"]):
+        if self._accepted(("variables",)):
+            for location, name in references(variables):
+                if name not in known:
+                    problems.append(self.problem(("variables", *location), f"unknown variable ${{{name}}}"))
+        known |= set(variables)
+        if self._accepted(("merchant",)):
+            for location, name in references(merchant.get("outcomes", [])):
+                if name not in known:
+                    where = ("merchant", "outcomes", *location)
+                    problems.append(self.problem(where, f"unknown variable ${{{name}}}"))
+            delay = _long_delay(merchant.get("receiver"))
+            if delay is not None:
+                problems.append(self.problem(("merchant", "receiver", "delay"), delay))
+        for index, step in enumerate(steps if isinstance(steps, list) else []):
             here: Location = ("steps", index)
-            for location, reason in _value_problems(step):
-                at_key = location[0] in ("expect", "save")  # a map's problem shows on its key's line
-                problems.append(self.problem((*here, *location), reason, at_key=at_key))
-            problems += self._header_name_problems(here, step)
-            said = {key: value for key, value in step.items() if key != "name"}
-            for location, name in references(said):
-                if name not in known or not NAME.fullmatch(name):
-                    problems.append(self.problem((*here, *location), f"unknown variable ${{{name}}}"))
-            kind = step_kind(step)
-            if kind == "fault" and not any(references(step["fault"])):
-                problems += self._fault_problems((*here, "fault"), step["fault"])
-            if kind in NEEDS_RECEIVER and not has_receiver:
-                reason = "needs a webhook receiver: give the scenario merchant.receiver"
-                problems.append(self.problem((*here, str(kind)), reason, at_key=True))
-            for key, expected in step.get("expect", {}).get("body", {}).items():
-                pattern = expected.get("matches") if isinstance(expected, Mapping) else None
-                if isinstance(pattern, str) and not any(references(pattern)):
-                    try:
-                        re.compile(pattern)
-                    except re.error as error:
-                        where = (*here, "expect", "body", key, "matches")
-                        problems.append(self.problem(where, f"not a regular expression: {error}"))
-            known |= set(step.get("save", {}))
+            if self._accepted(here):
+                problems += self._step_problems(here, step, known, has_receiver)
+            known |= set(_map(_map(step).get("save")))
+        return problems
+
+    def _step_problems(
+        self, here: Location, step: Mapping[str, Any], known: set[str], has_receiver: bool
+    ) -> list[Problem]:
+        """What the schema cannot say of a step it accepted, with the variables `known` before it."""
+        problems: list[Problem] = []
+        for location, reason in _value_problems(step):
+            at_key = location[0] in ("expect", "save")  # a map's problem shows on its key's line
+            problems.append(self.problem((*here, *location), reason, at_key=at_key))
+        problems += self._header_name_problems(here, step)
+        said = {key: value for key, value in step.items() if key != "name"}
+        for location, name in references(said):
+            if name not in known or not NAME.fullmatch(name):
+                problems.append(self.problem((*here, *location), f"unknown variable ${{{name}}}"))
+        kind = step_kind(step)
+        if kind == "fault" and not any(references(step["fault"])):
+            problems += self._fault_problems((*here, "fault"), step["fault"])
+        if kind in NEEDS_RECEIVER and not has_receiver:
+            reason = "needs a webhook receiver: give the scenario merchant.receiver"
+            problems.append(self.problem((*here, str(kind)), reason, at_key=True))
+        for key, expected in step.get("expect", {}).get("body", {}).items():
+            pattern = expected.get("matches") if isinstance(expected, Mapping) else None
+            if isinstance(pattern, str) and not any(references(pattern)):
+                try:
+                    re.compile(pattern)
+                except re.error as error:
+                    where = (*here, "expect", "body", key, "matches")
+                    problems.append(self.problem(where, f"not a regular expression: {error}"))
         return problems
 
     def _header_name_problems(self, here: Location, step: Mapping[str, Any]) -> list[Problem]:
@@ -401,6 +423,11 @@ def _key_node(root: yaml.Node, location: Location) -> yaml.Node | None:
         return None
     found = _child(node_at(root, location[:-1]), location[-1])
     return None if found is None else found[0]
+
+
+def _map(value: Any) -> Mapping[str, Any]:
+    """`value` if it is a map, else an empty one: a part the schema refused may be anything."""
+    return value if isinstance(value, Mapping) else {}
 
 
 def _dotted(location: Location) -> str:

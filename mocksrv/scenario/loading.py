@@ -20,7 +20,7 @@ from mocksrv.scenario.format import (
     Step,
     step_kind,
 )
-from mocksrv.yamlfile import UnclearYaml, refuse_unclear_scalars
+from mocksrv.yamlfile import read_bool, read_number
 
 # -- finding and reading files ---------------------------------------------------------------------
 
@@ -92,7 +92,7 @@ def load_scenario(file: str) -> Scenario:
         reason = f"not UTF-8 text: byte 0x{raw[error.start]:02x}"
         raise InvalidScenario([Problem(file, at_line, "", reason)]) from None
     try:
-        root, data, duplicates = _read_document(text)
+        root, data, unclear, duplicates = _read_document(text)
     except _TooLarge as error:
         raise InvalidScenario([Problem(file, error.line, "", error.reason)]) from None
     except RecursionError:
@@ -105,7 +105,7 @@ def load_scenario(file: str) -> Scenario:
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line = None if mark is None else mark.line + 1
-        reason = f"{error.problem}" if isinstance(error, UnclearYaml) else f"not valid YAML: {error.problem}"
+        reason = f"not valid YAML: {error.problem}"
         raise InvalidScenario([Problem(file, line, "", reason)]) from None
     except yaml.YAMLError as error:
         raise InvalidScenario([Problem(file, None, "", f"not valid YAML: {error}")]) from None
@@ -114,11 +114,17 @@ def load_scenario(file: str) -> Scenario:
             [Problem(file, 1, "", "empty: a scenario is a map with name, description, steps")]
         )
     checked = Document(file, root, data)
+    # What YAML reads otherwise than it looks, and what JSON cannot carry: all of it, as the data
+    # holds such a number or word as its text; then, once the data is as it looks, what it means.
     problems = [
-        Problem(file, line, checked.where(location), f"duplicate key (first at line {first})")
-        for location, line, first in duplicates
+        *(Problem(file, line, "", reason) for line, reason in unclear),
+        *(
+            Problem(file, line, checked.where(location), f"duplicate key (first at line {first})")
+            for location, line, first in duplicates
+        ),
+        *checked.json_problems(),
     ]
-    problems = problems or checked.json_problems() or checked.schema_problems() or checked.meaning_problems()
+    problems = problems or [*checked.schema_problems(), *checked.meaning_problems()]
     if problems:
         raise InvalidScenario(sorted(problems, key=lambda problem: problem.line or 0))
     return _scenario(file, data, root)
@@ -126,31 +132,55 @@ def load_scenario(file: str) -> Scenario:
 
 class _Loader(yaml.SafeLoader):
     """The safe loader, keeping a date or time as the text it was written as (JSON has no dates), and
-    refusing a number YAML 1.1 reads in base 8 or 60, and a word it reads as a boolean (yes, no, on, off)."""
+    a number YAML 1.1 reads in base 8 or 60, or a word it reads as a boolean (yes, no, on, off), as
+    the text it was written as, with the line and why it is refused in `unclear`."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self.unclear: list[tuple[yaml.Mark, str]] = []
+
+    def as_written(self, node: yaml.ScalarNode, unclear: str) -> str:
+        self.unclear.append((node.start_mark, unclear))
+        return str(node.value)
 
 
 def _as_text(loader: _Loader, node: yaml.Node) -> str:
     return str(node.value)
 
 
+def _number(loader: _Loader, node: yaml.ScalarNode) -> int | float | str:
+    value, unclear = read_number(loader, node)
+    return value if unclear is None else loader.as_written(node, unclear)
+
+
+def _bool(loader: _Loader, node: yaml.ScalarNode) -> bool | str:
+    value, unclear = read_bool(loader, node)
+    return value if unclear is None else loader.as_written(node, unclear)
+
+
 _Loader.add_constructor("tag:yaml.org,2002:timestamp", _as_text)
-refuse_unclear_scalars(_Loader)
+_Loader.add_constructor("tag:yaml.org,2002:int", _number)
+_Loader.add_constructor("tag:yaml.org,2002:float", _number)
+_Loader.add_constructor("tag:yaml.org,2002:bool", _bool)
 
 
 Duplicate = tuple[Location, int, int]  # a key's location, its line, and the line it was first written on
 
 
-def _read_document(text: str) -> tuple[yaml.Node | None, Any, list[Duplicate]]:
-    """The document's node tree (every value with its position), the data built from it, and the
-    keys written twice in one map: YAML would keep the last without a word."""
+def _read_document(text: str) -> tuple[yaml.Node | None, Any, list[tuple[int, str]], list[Duplicate]]:
+    """The document's node tree (every value with its position), the data built from it, the line
+    of each number or word YAML 1.1 reads otherwise than it looks and why, and the keys written
+    twice in one map: YAML would keep the last without a word."""
     loader = _Loader(text)
     try:
         root = loader.get_single_node()
         if root is None:
-            return None, None, []
+            return None, None, [], []
         _check_size(root)
         duplicates = _duplicate_keys(root)  # before building the data, which merges `<<` keys in
-        return root, loader.construct_document(root), duplicates
+        data = loader.construct_document(root)
+        in_order = sorted(loader.unclear, key=lambda noted: noted[0].index)  # as written, not as built
+        return root, data, [(mark.line + 1, reason) for mark, reason in in_order], duplicates
     finally:
         loader.dispose()
 

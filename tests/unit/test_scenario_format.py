@@ -403,6 +403,48 @@ def test_a_file_too_deep_too_large_holding_itself_or_a_raw_control_character_is_
     assert problems_of(file) == [f"{file}:{problem}"]
 
 
+def test_every_number_or_word_yaml_reads_otherwise_and_every_key_given_twice_is_reported(
+    tmp_path: Path,
+) -> None:
+    file = write(
+        tmp_path,
+        STEP_HEAD + "  - request: {method: POST, path: /x, body: {a: 0100, b: yes, c: '1:30'}}\n"
+        "  - freeze: on\n"
+        "  - request: {method: GET, path: /x}\n    save: {NO: a, id: b, id: c}\n",
+    )
+
+    assert problems_of(file) == [
+        f"{file}:4: 0100 is read as 64 (base 8): write the number you mean, or quote it",
+        f"{file}:4: yes is read as true: write true or false, or quote it for text",
+        f"{file}:5: on is read as true: write true or false, or quote it for text",
+        f"{file}:7: NO is read as false: write true or false, or quote it for text",
+        f"{file}:7: step 3 (request): save.id: duplicate key (first at line 7)",
+    ]
+
+
+def test_what_a_step_means_is_checked_in_each_step_the_schema_accepted(tmp_path: Path) -> None:
+    file = write(
+        tmp_path,
+        "name: n\ntags: cards\nmerchant: {rate_limit: -1}\nvariables: {a: '${nope}'}\nsteps:\n"
+        "  - request: {method: FETCH, path: /x}\n    save: {id: payment_id}\n"
+        "  - request: {method: GET, path: '/p/${id}/${other}'}\n"
+        "  - expect_webhook: {event_type: x, attempt: 0}\n"
+        "  - expect_webhook: {event_type: x}\n",
+    )
+
+    assert problems_of(file) == [
+        f"{file}:1: 'description' is a required property",
+        f"{file}:2: tags: 'cards' is not of type array",
+        f"{file}:3: merchant.rate_limit: -1 is less than the minimum of 0",
+        f"{file}:4: variables.a: unknown variable ${{nope}}",
+        f"{file}:6: step 1 (request): request.method: 'FETCH' is not one of ['GET', 'POST', 'PUT', 'DELETE']",
+        f"{file}:8: step 2 (request): request.path: unknown variable ${{other}}",
+        f"{file}:9: step 3 (expect_webhook): expect_webhook.attempt: 0 is less than the minimum of 1",
+        f"{file}:10: step 4 (expect_webhook): expect_webhook: "
+        "needs a webhook receiver: give the scenario merchant.receiver",
+    ]
+
+
 def test_tags_and_top_level_keys_are_checked(tmp_path: Path) -> None:
     file = write(
         tmp_path, "name: n\ndescription: d\ntags: [ok, two words]\nstep: []\nsteps: [{freeze: true}]\n"
