@@ -270,14 +270,7 @@ def _duplicate_keys(root: yaml.Node) -> list[Duplicate]:
 
 def _scenario(file: str, data: Mapping[str, Any], root: yaml.Node) -> Scenario:
     steps = tuple(
-        Step(
-            number=index + 1,
-            name=step.get("name"),
-            kind=step_kind(step) or "",
-            spec={key: value for key, value in step.items() if key != "name"},
-            line=node_at(root, ("steps", index)).start_mark.line + 1,
-        )
-        for index, step in enumerate(data["steps"])
+        _step(index + 1, step, node_at(root, ("steps", index))) for index, step in enumerate(data["steps"])
     )
     return Scenario(
         file=file,
@@ -288,3 +281,37 @@ def _scenario(file: str, data: Mapping[str, Any], root: yaml.Node) -> Scenario:
         variables=data.get("variables", {}),
         steps=steps,
     )
+
+
+def _step(number: int, step: Mapping[str, Any], node: yaml.Node) -> Step:
+    spec = {key: value for key, value in step.items() if key != "name"}
+    return Step(
+        number=number,
+        name=step.get("name"),
+        kind=step_kind(step) or "",
+        spec=_numbers_as_written(spec, node),
+        line=node.start_mark.line + 1,
+    )
+
+
+def _numbers_as_written(spec: dict[str, Any], step: yaml.Node) -> dict[str, Any]:
+    """A step's spec with each number of its request's query and headers as the text it was written
+    as, to be sent so: `12.50` stays `12.50`, and `1.0e+3` is not `1000.0`."""
+    request = spec.get("request")
+    if not isinstance(request, Mapping):
+        return spec
+    written = dict(request)
+    for part in ("query", "headers"):
+        values = request.get(part)
+        if isinstance(values, Mapping):
+            written[part] = {
+                name: _as_written(value, node_at(step, ("request", part, name)))
+                for name, value in values.items()
+            }
+    return {**spec, "request": written}
+
+
+def _as_written(value: Any, node: yaml.Node) -> Any:
+    """A number as the text of its node; any other value as it is."""
+    is_number = isinstance(value, int | float) and not isinstance(value, bool)
+    return str(node.value) if is_number and isinstance(node, yaml.ScalarNode) else value

@@ -727,6 +727,22 @@ def test_a_long_number_in_a_query_is_sent_as_written(tmp_path: Path) -> None:
     assert (code, err.getvalue(), out.getvalue()[:13]) == (0, "", "PASS numbers ")
 
 
+def test_a_number_in_a_query_is_sent_and_shown_as_it_is_written(tmp_path: Path) -> None:
+    (tmp_path / "numbers.yaml").write_text(
+        "name: numbers\ndescription: d\nsteps:\n"
+        "  - request: {method: GET, path: /customers/list, query: {limit: 12.50, offset: 1.0e+3}}\n"
+    )
+    out, err = io.StringIO(), io.StringIO()
+
+    code = run_folder(tmp_path, None, out, err)
+
+    assert (code, err.getvalue()) == (1, "")
+    assert out.getvalue().splitlines()[1:3] == [
+        "  step 1 (request): status: expected a 2xx status, got 400",
+        "  request: GET /customers/list?limit=12.50&offset=1.0e+3",
+    ]
+
+
 NO_WHOLE_ANSWERS = """name: answers
 description: a drop, a hang and a truncate, each expected as the client sees it
 steps:

@@ -534,6 +534,21 @@ def test_a_valid_file_becomes_a_scenario_with_numbered_steps() -> None:
     assert (body["amount"], body["payment_method_data"]["card"]["card_number"]) == (1000, "4000000000000077")
 
 
+def test_a_number_of_a_query_or_a_header_is_sent_as_it_is_written(tmp_path: Path) -> None:
+    steps = (
+        "  - request:\n      method: GET\n      path: /x\n"
+        "      query: &query {price: 12.50, big: 100000000000000000000.0, whole: 100000000000}\n"
+        "      headers: {X-Rate: 1.0e+3, X-Flag: true, X-Note: a 12.50}\n"
+        "  - request: {method: GET, path: /x, query: {<<: *query, price: 7.10}}\n"
+    )
+    scenario = load_scenario(write(tmp_path, STEP_HEAD + steps))
+
+    first, second = (step.spec["request"] for step in scenario.steps)
+    assert first["query"] == {"price": "12.50", "big": "100000000000000000000.0", "whole": "100000000000"}
+    assert first["headers"] == {"X-Rate": "1.0e+3", "X-Flag": True, "X-Note": "a 12.50"}
+    assert second["query"] == {"price": "7.10", "big": "100000000000000000000.0", "whole": "100000000000"}
+
+
 def test_a_date_stays_the_text_it_was_written_as(tmp_path: Path) -> None:
     steps = "  - request: {method: POST, path: /x, body: {due: 2026-01-22, at: 2026-01-22T18:43:56Z}}\n"
     scenario = load_scenario(write(tmp_path, STEP_HEAD + steps))
