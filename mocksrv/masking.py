@@ -100,8 +100,14 @@ def mask_text(text: str, *, read_escapes: bool = True) -> str:
 
 
 def one_line(text: str) -> str:
-    """`text` as a line of a log or a report: a newline or another control character is escaped."""
-    return text if text.isprintable() else text.encode("unicode_escape").decode("ascii")
+    """`text` as a line of a log or a report: a newline, another control character, or any other
+    character that is not printable is escaped (`\\n`, `\\x07`); the rest is kept as it is."""
+    if text.isprintable():
+        return text
+    return "".join(
+        character if character.isprintable() else character.encode("unicode_escape").decode("ascii")
+        for character in text
+    )
 
 
 def _name_character(match: re.Match[str]) -> str:

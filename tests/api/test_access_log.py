@@ -304,6 +304,7 @@ def test_debug_caps_a_long_body(api: Api, at_debug: pytest.LogCaptureFixture) ->
         ),
         (b"number=4111 1111 1111 1111&x=1", "number=************1111&x=1"),
         (b"a\nb", "a\\nb"),
+        ("caf\u00e9\t\U0001f4b3".encode(), "caf\u00e9\\t\U0001f4b3"),
         (b"twenty digits 12345678901234567890 stay", "twenty digits 12345678901234567890 stay"),
     ],
 )

@@ -890,6 +890,19 @@ def test_a_failure_shows_the_step_the_request_and_the_answer_masked() -> None:
     )
 
 
+def test_a_name_keeps_its_printable_characters_and_escapes_only_the_others() -> None:
+    step = Step(1, "Paiement refus\u00e9\t\U0001f4b3", "request", {}, 4)
+    named = scenario("Paiement refus\u00e9\n\U0001f4b3", "scenarios/cards/named.yaml", ())
+    result = ScenarioResult(named, Outcome.FAILED, 0.1, f"{step.label}: status: expected 200, got 402")
+
+    [case] = ElementTree.fromstring(junit_xml([result], 0.1))[0]
+
+    assert result_line(result) == "FAIL Paiement refus\u00e9\\n\U0001f4b3 (scenarios/cards/named.yaml) 0.10s"
+    assert case[0].attrib["message"] == (
+        "step 1 (Paiement refus\u00e9\\t\U0001f4b3): status: expected 200, got 402"
+    )
+
+
 def test_a_scenarios_name_a_steps_name_and_the_values_a_failure_quotes_are_masked() -> None:
     step = Step(1, "pay with 4000000000000002 and card_cvc=987", "request", {}, 4)
     reasons = body_mismatches(
