@@ -29,6 +29,7 @@ import requests
 
 from mocksrv.client import ControlPlaneError, Merchant, NotMocksrv, Sandbox, unreachable
 from mocksrv.domain.clock import exempt_real_intervals
+from mocksrv.masking import mask_text
 from mocksrv.receiver import WebhookEndpoint, WebhookReceiver
 from mocksrv.settings import DEFAULT_ADMIN_KEY, URL_VARIABLE, VARIABLE_PREFIX, Settings, SettingsError
 
@@ -102,7 +103,8 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 
 
 class ScenarioFile(pytest.File):
-    """A scenario file: checked when collected, one test named for the scenario."""
+    """A scenario file: checked when collected, one test named for the scenario (card numbers and
+    CVCs masked, as the runner shows the name)."""
 
     def collect(self) -> Iterator[pytest.Item]:
         from mocksrv.scenario import InvalidScenario, load_scenario
@@ -113,7 +115,7 @@ class ScenarioFile(pytest.File):
         except InvalidScenario as invalid:
             raise self.CollectError(str(invalid)) from None
         item: ScenarioTest = ScenarioTest.from_parent(
-            self, name=scenario.name, callobj=_scenario_test(scenario)
+            self, name=mask_text(scenario.name, read_escapes=False), callobj=_scenario_test(scenario)
         )
         item.extra_keyword_matches.update(scenario.tags)
         yield item

@@ -566,6 +566,25 @@ def test_scenarios_are_collected_through_a_linked_folder_and_a_file_reached_twic
     file.stdout.fnmatch_lines(["linked/first.yaml::first PASSED*"])
 
 
+def test_a_card_number_in_a_scenarios_name_is_masked_in_its_test_id_and_junit(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("MOCKSRV_URL", raising=False)
+    (pytester.path / "named.yaml").write_text(
+        "name: pays with 4242 4242 4242 4242 and card_cvc=987\ndescription: d\nsteps:\n  - advance: 1s\n"
+    )
+
+    result = pytester.runpytest_subprocess("--mocksrv-scenarios", "named.yaml", "-v", "--junitxml=report.xml")
+
+    result.assert_outcomes(passed=1)
+    result.stdout.re_match_lines(
+        [re.escape("named.yaml::pays with ************4242 and card_cvc=*** PASSED")]
+    )
+    assert "4242 4242" not in result.stdout.str()
+    [case] = junit(pytester.path / "report.xml")
+    assert case.attrib["name"] == "pays with ************4242 and card_cvc=***"
+
+
 def run_folder(folder: Path, url: str | None, out: TextIO, err: TextIO, junit: Path | None = None) -> int:
     """`mocksrv scenario run FOLDER` in this process, one scenario at a time: its exit code."""
     return commands.run(
