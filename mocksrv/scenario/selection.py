@@ -14,6 +14,7 @@ from mocksrv.scenario.format import Scenario
 
 Matcher = Callable[[Sequence[str]], bool]
 _TOKEN = re.compile(r"\s*(\(|\)|\"[^\"]*\"|'[^']*'|[^\s()]+)")
+DEEPEST = 64  # `not`s and parentheses in one another
 
 
 class KeywordError(ValueError):
@@ -61,6 +62,7 @@ class _Parser:
     def __init__(self, tokens: list[str]) -> None:
         self.tokens = tokens
         self.position = 0
+        self.depth = 0  # of the `not`s and parentheses open where the parser is
 
     def _peek(self) -> str | None:
         return self.tokens[self.position] if self.position < len(self.tokens) else None
@@ -89,10 +91,10 @@ class _Parser:
     def single(self) -> Matcher:
         token = self._take()
         if token == "not":
-            negated = self.single()
+            negated = self._deeper(self.single)
             return lambda texts: not negated(texts)
         if token == "(":
-            inner = self.either()
+            inner = self._deeper(self.either)
             if self._take() != ")":
                 raise KeywordError("a parenthesis is not closed")
             return inner
@@ -101,3 +103,14 @@ class _Parser:
         word = token[1:-1] if token[:1] in "\"'" and len(token) > 1 else token
         word = word.lower()
         return lambda texts: any(word in text for text in texts)
+
+    def _deeper(self, parse: Callable[[], Matcher]) -> Matcher:
+        """What `parse` reads inside a `not` or a parenthesis: refused past DEEPEST, where reading it
+        and choosing by it would run out of Python's stack."""
+        if self.depth == DEEPEST:
+            raise KeywordError(f"nested more than {DEEPEST} deep")
+        self.depth += 1
+        try:
+            return parse()
+        finally:
+            self.depth -= 1

@@ -86,6 +86,7 @@ answer: 400
       "param": "currency"
     }
   }"""
+DEEP_K = "not " * 1000 + "cards"
 REFUSED_MESSAGE = (
     "merchant.outcomes: the control plane refused them: PUT /__mock/outcomes: 400 IR_04 "
     "Invalid value provided: rules.0.outcome.result"
@@ -162,6 +163,7 @@ def finished(
         "list": ["scenario", "list", passing],
         "missing": [*run_, "nowhere"],
         "bad k": [*run_, passing, "-k", "cards and"],
+        "deep k": [*run_, passing, "-k", DEEP_K],
         "chooses none": [*run_, passing, "-k", "nothing-like-it"],
         "bad jobs": [*run_, "--jobs", "0"],
         "unsendable admin key": [*run_, passing, "--admin-key", "k\u00e9y \U0001f511"],
@@ -320,6 +322,7 @@ def test_an_invalid_file_stops_the_run_before_anything_runs(finished: dict[str, 
     [
         ("missing", "mocksrv scenario: nowhere: no such file or directory"),
         ("bad k", "mocksrv scenario: -k 'cards and': the expression ends too soon"),
+        ("deep k", f"mocksrv scenario: -k {DEEP_K!r}: nested more than 64 deep"),
         ("chooses none", "mocksrv scenario: -k 'nothing-like-it' chooses none of the 3 scenarios"),
         (
             "unsendable admin key",

@@ -814,6 +814,24 @@ def test_k_refuses_what_it_cannot_read(expression: str, reason: str) -> None:
     assert str(refused.value) == reason
 
 
+@pytest.mark.parametrize(
+    "expression",
+    ["not " * 62 + "(((slow)))", "not " * 1000 + "slow", "(" * 3000 + "slow" + ")" * 3000],
+    ids=["65 deep", "1000 nots", "3000 parentheses"],
+)
+def test_k_refuses_an_expression_nested_more_than_64_deep(expression: str) -> None:
+    with pytest.raises(KeywordError) as refused:
+        keyword_matcher(expression)
+
+    assert str(refused.value) == "nested more than 64 deep"
+
+
+def test_k_reads_an_expression_nested_64_deep() -> None:
+    chooses = keyword_matcher("not " * 62 + "((slow))")
+
+    assert [item.name for item in CATALOGUE if chooses(item)] == ["Webhooks are retried"]
+
+
 # -- reports ------------------------------------------------------------------------------------------
 
 
