@@ -21,7 +21,7 @@ from mocksrv.masking import one_line
 from mocksrv.output import INTERRUPTED, Lines
 from mocksrv.scenario.checks import header_value_problem
 from mocksrv.scenario.format import Problem, Scenario, shown_text
-from mocksrv.scenario.loading import load_scenarios, scenario_files
+from mocksrv.scenario.loading import NotFileOrFolder, load_scenarios, scenario_files
 from mocksrv.scenario.report import failure_text, junit_xml, result_line, summary_line
 from mocksrv.scenario.results import ScenarioResult
 from mocksrv.scenario.runner import run_scenarios
@@ -148,6 +148,8 @@ def _read(paths: Sequence[str]) -> tuple[list[Scenario], list[Problem], int]:
         files = scenario_files(paths)
     except FileNotFoundError as error:
         raise UsageError(f"{error.args[0]}: no such file or directory") from None
+    except NotFileOrFolder as error:
+        raise UsageError(str(error)) from None
     if not files:
         raise UsageError(f"no scenario files (*.yaml, *.yml) in {' '.join(paths)}")
     scenarios, problems = load_scenarios(files)

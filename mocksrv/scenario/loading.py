@@ -4,6 +4,7 @@ with any problem (`checks.Document`) does not run."""
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,8 @@ def scenario_files(paths: Iterable[str]) -> list[str]:
     """Each path that is a file, and each directory's *.yaml and *.yml at any depth, sorted; a file
     named twice, under two names or through a link, is taken once, by the name it was first found.
 
-    A path that is neither raises FileNotFoundError naming it.
+    A path that does not exist raises FileNotFoundError naming it; one that is there but neither a
+    file nor a folder (a named pipe, a socket, a device), NotFileOrFolder.
     """
     found: dict[str, str] = {}  # the real path of each file: the name it was first found by
     for given in paths:
@@ -38,11 +40,30 @@ def scenario_files(paths: Iterable[str]) -> list[str]:
             files = _yaml_files(path)
         elif path.is_file():
             files = [given]
+        elif path.exists():
+            raise NotFileOrFolder(given, _kind(path))
         else:
             raise FileNotFoundError(given)
         for file in files:
             found.setdefault(os.path.realpath(file), file)
     return list(found.values())
+
+
+class NotFileOrFolder(ValueError):
+    """A path named for scenarios that is there, but is neither a file nor a folder."""
+
+    def __init__(self, path: str, kind: str) -> None:
+        super().__init__(f"{path}: {kind}, not a file or folder")
+
+
+def _kind(path: Path) -> str:
+    """What a path that is neither a file nor a folder is."""
+    mode = path.stat().st_mode
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "something else"
 
 
 def _yaml_files(folder: Path) -> list[str]:

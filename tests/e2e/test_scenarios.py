@@ -8,6 +8,7 @@ is refused.
 from __future__ import annotations
 
 import io
+import os
 import re
 import shutil
 import signal
@@ -339,6 +340,20 @@ def test_wrong_use_is_one_line_and_exit_2(finished: dict[str, Run], name: str, l
     result = finished[name]
 
     assert (result.code, result.stdout, result.stderr) == (2, "", line + "\n")
+
+
+def test_a_scenario_path_that_is_neither_a_file_nor_a_folder_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    fifo = tmp_path / "scenarios.yaml"
+    os.mkfifo(fifo)
+    out, err = io.StringIO(), io.StringIO()
+
+    code = run_folder(fifo, None, out, err)
+
+    assert (code, out.getvalue(), err.getvalue()) == (
+        2,
+        "",
+        f"mocksrv scenario: {fifo}: a named pipe, not a file or folder\n",
+    )
 
 
 def test_a_report_that_cannot_be_written_is_one_line_and_exit_2(
