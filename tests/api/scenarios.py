@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -136,4 +137,16 @@ def payment_in(api: Api, status: str, payment_id: str = "pay_1") -> dict[str, An
     body = _STEPS[status](api, payment_id)
     assert body["status"] == status, body
     assert body["merchant_id"] == MERCHANT_ID
+    return body
+
+
+NEVER_CONTACTED = "http://127.0.0.1:9/webhooks"  # an api test's deliveries are never made
+
+
+def sent_webhook(api: Api, event_id: str) -> dict[str, Any]:
+    """The body a delivery of the event sends, as the retry route tells it; a webhook URL is set
+    first, as a retry with nowhere to send is refused."""
+    ok(api.put("/__mock/webhook_url", {"webhook_url": NEVER_CONTACTED}))
+    answer = ok(api.post(f"/events/{MERCHANT_ID}/{event_id}/retry", {}))
+    body: dict[str, Any] = json.loads(answer["request"]["body"])
     return body

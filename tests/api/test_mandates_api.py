@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import copy
-import json
 from typing import Any
 
 import pytest
@@ -29,9 +28,10 @@ from tests.api.scenarios import (
     ok,
     payment_count,
     retrieve,
+    sent_webhook,
 )
 from tests.conftest import Api
-from tests.payloads import MERCHANT_ID, PROFILE_ID
+from tests.payloads import PROFILE_ID
 
 pytestmark = pytest.mark.usefixtures("frozen")
 
@@ -227,8 +227,7 @@ def mandate_event(event_type: str, mandate_id: str, created: str) -> dict[str, A
 
 def sent_content(api: Api, event_id: str) -> dict[str, Any]:
     """The `content` a delivery of the event sends, as the retry route tells it."""
-    answer = ok(api.post(f"/events/{MERCHANT_ID}/{event_id}/retry", {}))
-    content: dict[str, Any] = json.loads(answer["request"]["body"])["content"]
+    content: dict[str, Any] = sent_webhook(api, event_id)["content"]
     return content
 
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from mocksrv.domain.sandbox import Sandbox
-from tests.api.scenarios import ok, pay
+from tests.api.scenarios import ok, pay, sent_webhook
 from tests.conftest import Api
 from tests.payloads import MERCHANT_ID
 
@@ -28,8 +28,7 @@ def shown_everywhere(api: Api, answer: dict[str, Any]) -> None:
     events = ok(api.get("/__mock/events?limit=100"))["data"]
     assert events
     for event in events:
-        sent = ok(api.post(f"/events/{MERCHANT_ID}/{event['event_id']}/retry"))["request"]["body"]
-        assert json.loads(sent)["content"]["object"]["payment_method_data"] == answer
+        assert sent_webhook(api, event["event_id"])["content"]["object"]["payment_method_data"] == answer
 
 
 CARD_WALLETS = [

@@ -11,12 +11,11 @@ import copy
 import json
 from typing import Any
 
-import orjson
 import pytest
 
 from mocksrv.domain.sandbox import Sandbox
 from tests.api.expected import case_id, error, invalid, malformed, missing
-from tests.api.scenarios import advance, ok
+from tests.api.scenarios import advance, ok, sent_webhook
 from tests.api.test_payouts_api import (
     ADA,
     BANK,
@@ -773,8 +772,7 @@ NOT_SHOWN = frozenset(
 def test_every_answer_about_a_payout_holds_the_real_answers_fields_and_no_others(api: Api) -> None:
     created = create_payout(api, auto_fulfill=True)  # fulfilled at once: pending, payout_initiated
     (event,) = ok(api.get("/__mock/events"))["data"]
-    retried = ok(api.post(f"/events/{MERCHANT_ID}/{event['event_id']}/retry"))
-    sent = orjson.loads(retried["request"]["body"])["content"]["object"]
+    sent = sent_webhook(api, event["event_id"])["content"]["object"]
     listed = ok(api.post("/payouts/list", {}))["data"]
 
     for shown in (created, get_payout(api), *listed, sent):

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from mocksrv.domain.errors import InvalidState, ResourceNotFound
+from mocksrv.domain.errors import InvalidState, PreconditionFailed, ResourceNotFound
 from mocksrv.domain.events import ContentType, Event, EventType
 from mocksrv.domain.ids import IdState
 from mocksrv.domain.merchants import MerchantSeed
@@ -619,10 +619,22 @@ def test_without_a_url_the_delivery_has_no_endpoint_and_queues_nothing(sandbox: 
     assert timers(sandbox) == []
 
 
-def test_a_manual_redelivery_without_a_url_records_nothing(sandbox: Sandbox) -> None:
+def test_a_manual_redelivery_without_a_url_is_refused(sandbox: Sandbox) -> None:
     create(sandbox)
     (event,) = sandbox.store.events(MERCHANT_ID)
+
+    with pytest.raises(PreconditionFailed):
+        sandbox.webhooks.redeliver(MERCHANT_ID, event.event_id)
+
+    assert sandbox.webhooks.next_task(0) is None
+
+
+def test_a_manual_redelivery_whose_url_goes_before_its_attempt_records_nothing(sandbox: Sandbox) -> None:
+    create(sandbox)
+    (event,) = sandbox.store.events(MERCHANT_ID)
+    sandbox.merchants.update_profile(MERCHANT_ID, PROFILE_ID, {"webhook_url": URL})
     sandbox.webhooks.redeliver(MERCHANT_ID, event.event_id)
+    sandbox.merchants.update_profile(MERCHANT_ID, PROFILE_ID, {"webhook_url": None})
 
     task, recorded = attempt(sandbox, None, None)
 
