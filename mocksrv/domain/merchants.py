@@ -25,7 +25,7 @@ from mocksrv.domain.models import (
     WebhookSettings,
     evolve,
 )
-from mocksrv.domain.payments.outcomes import OutcomeTable, outcome_context
+from mocksrv.domain.payments.outcomes import ON_SESSION, Context, OutcomeTable, outcome_context
 from mocksrv.domain.store import GLOBAL, MemoryStore, Query
 
 MERCHANTS = "merchant"
@@ -364,15 +364,26 @@ class MerchantService:
     def outcomes(self, merchant_id: str) -> OutcomeTable:
         return self.merchant(merchant_id).outcomes
 
-    def leads_as_default(self, merchant_id: str, card_payment: Mapping[str, Any]) -> bool:
-        """Whether the merchant's outcome table takes this card payment (a create's body) where the
+    def leads_as_default(
+        self,
+        merchant_id: str,
+        method: str,
+        method_type: str | None,
+        data: Mapping[str, Any],
+        context: Context = ON_SESSION,
+    ) -> bool:
+        """Whether the merchant's outcome table takes a payment (or a payout) of this method where the
         default table takes it: the same results, dispute and refunds, whatever its words."""
-        card = card_payment["payment_method_data"]["card"]
-        method_type = card_payment.get("payment_method_type")
-        context = outcome_context(card_payment, card_payment.get("authentication_type"))
-        own = self.outcomes(merchant_id).match("card", method_type, {"card": card}, context)
-        default = self._default_outcomes.match("card", method_type, {"card": card}, context)
+        own = self.outcomes(merchant_id).match(method, method_type, data, context)
+        default = self._default_outcomes.match(method, method_type, data, context)
         return own.route() == default.route()
+
+    def card_leads_as_default(self, merchant_id: str, card_payment: Mapping[str, Any]) -> bool:
+        """`leads_as_default` for a card payment, given as a create's body."""
+        card = card_payment["payment_method_data"]["card"]
+        context = outcome_context(card_payment, card_payment.get("authentication_type"))
+        method_type = card_payment.get("payment_method_type")
+        return self.leads_as_default(merchant_id, "card", method_type, {"card": card}, context)
 
     def replace_outcomes(self, merchant_id: str, table: OutcomeTable) -> OutcomeTable:
         with self._store.transaction(GLOBAL):

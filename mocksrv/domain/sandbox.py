@@ -216,10 +216,11 @@ class Sandbox:
         """Create `count` succeeded card payments through the ordinary create path; none, refused
         (IR_04), when the merchant's outcome table would not let them succeed."""
         profile_id = self.merchants.merchant(merchant_id).profile_id
-        if not self.merchants.leads_as_default(merchant_id, SEED_PAYMENT):
+        if not self.merchants.card_leads_as_default(merchant_id, SEED_PAYMENT):
             number = SEED_PAYMENT["payment_method_data"]["card"]["card_number"]
             raise InvalidField(
-                "payments", f"the merchant's outcome table does not let the seed card {number} succeed"
+                "payments",
+                f"the merchant's outcome table does not take the seed card {number} to a plain success",
             )
         for index in range(count):
             self.payments.create(

@@ -1087,8 +1087,8 @@ def test_seed_is_refused_when_the_outcome_table_would_not_let_its_payments_succe
 
     assert response.status_code == 400
     assert response.json["error"]["message"] == (
-        "Invalid value provided: payments: the merchant's outcome table does not let the seed card "
-        "4242424242424242 succeed"
+        "Invalid value provided: payments: the merchant's outcome table does not take the seed card "
+        "4242424242424242 to a plain success"
     )
     assert ok(api.post("/payments/list", {}))["total_count"] == 0
 

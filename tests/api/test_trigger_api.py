@@ -98,6 +98,32 @@ def test_an_outcome_table_that_leads_elsewhere_is_refused_before_anything_is_mad
     assert events_of(api) == []
 
 
+@pytest.mark.parametrize(
+    ("event_type", "result"),
+    [
+        ("payout_success", "decline"),
+        ("payout_initiated", "decline"),
+        ("payout_reversed", "decline"),
+        ("payout_failed", "success"),
+    ],
+)
+def test_a_payout_the_outcome_table_leads_elsewhere_is_refused_before_anything_is_made(
+    api: Api, event_type: str, result: str
+) -> None:
+    ok(api.put("/__mock/outcomes", {"rules": [{"match": {}, "outcome": {"result": result}}]}))
+    account = "000111111116" if event_type == "payout_failed" else "123456789012"
+
+    response = api.post("/__mock/trigger", {"event_type": event_type})
+
+    assert response.status_code == 400
+    assert response.json["error"]["message"] == (
+        "Invalid value provided: event_type: the merchant's outcome table takes a payout to account "
+        f"{account} elsewhere than the default does: nothing was made"
+    )
+    assert ok(api.post("/payouts/list", {}))["data"] == []
+    assert events_of(api) == []
+
+
 def test_an_outcome_table_that_declines_every_card_lets_an_unconfirmed_payment_be_cancelled(api: Api) -> None:
     ok(api.put("/__mock/outcomes", {"rules": [{"match": {}, "outcome": {"result": "decline"}}]}))
 

@@ -17,6 +17,7 @@ from typing import Any
 from mocksrv.domain.clock import LATEST, format_timestamp
 from mocksrv.domain.errors import InvalidField
 from mocksrv.domain.events import Event, EventType
+from mocksrv.domain.payouts import PAYOUT_METHOD
 from mocksrv.domain.sandbox import SEED_PAYMENT, Sandbox
 
 DISPUTE_CARD = "4000000000000259"  # success, and at once a dispute opens
@@ -61,7 +62,7 @@ class Walk:
         }
         if self.dry:
             # A payment left unconfirmed meets no outcome.
-            if body["confirm"] and not self.sandbox.merchants.leads_as_default(self.merchant_id, body):
+            if body["confirm"] and not self.sandbox.merchants.card_leads_as_default(self.merchant_id, body):
                 raise InvalidField(
                     "event_type",
                     f"the merchant's outcome table takes card {number} elsewhere than the default does: "
@@ -97,8 +98,6 @@ class Walk:
         return dispute_id
 
     def payout(self, account_number: str = "123456789012", *, fulfil: bool = True) -> str:
-        if self.dry:
-            return DRY_ID
         bank = {
             "bank_account_number": account_number,
             "bank_routing_number": "110000000",
@@ -112,6 +111,16 @@ class Walk:
             "payout_type": "bank",
             "payout_method_data": {"bank": bank},
         }
+        if self.dry:
+            if not self.sandbox.merchants.leads_as_default(
+                self.merchant_id, PAYOUT_METHOD, "bank", {"bank": bank}
+            ):
+                raise InvalidField(
+                    "event_type",
+                    f"the merchant's outcome table takes a payout to account {account_number} elsewhere than "
+                    "the default does: nothing was made",
+                )
+            return DRY_ID
         payout = self.sandbox.payouts.create(self.merchant_id, body)
         self.objects["payout_id"] = payout.payout_id
         if fulfil:
