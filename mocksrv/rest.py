@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hmac
 import logging
 from collections.abc import Callable
@@ -29,6 +30,7 @@ from mocksrv.domain.waits import WaitSlots
 from mocksrv.fieldtypes import RESERVED_IDS
 from mocksrv.representations import payment_view
 from mocksrv.settings import Settings
+from mocksrv.values import http_url
 
 log = logging.getLogger(__name__)
 
@@ -213,16 +215,30 @@ def domain_error_response(error: DomainError) -> Response:
 BAD_HOST = "Malformed HTTP request: the Host header must be one host, with a port from 1 to 65535 or none"
 
 
+@functools.lru_cache(maxsize=256)
+def names_a_host(host: str) -> bool:
+    """Whether a Host header names one host, as a URL's would, and a port of 1 to 65535 or none: a
+    name (a compose service's underscore too), an IPv4 address or an IPv6 one in brackets."""
+    if any(character in host for character in "/?#@\\"):
+        return False
+    try:
+        http_url(f"http://{host}/")
+    except ValueError:
+        return False
+    return True
+
+
 def _well_formed() -> Response | None:
     """Refuse a Host header that names no host (`a b`, `[::1`, a port past 65535, two Host lines,
-    an empty value), as RFC 9112 asks: werkzeug reads such a host as empty, and every link an
-    answer writes would begin `http:/`. A request without one (HTTP/1.0) names the server's own.
+    an empty value), as RFC 9112 asks: every link an answer writes is made from it, and would begin
+    `http:/`. A request without one (HTTP/1.0) names the server's own.
 
     And a leading empty segment names no route either: waitress hands `//payments` over as
     `/payments`, and werkzeug matches it so whatever `merge_slashes` says; the target as sent
     (`REQUEST_URI`) tells."""
     environ = request.environ
-    if "HTTP_HOST" in environ and not request.host:
+    host = environ.get("HTTP_HOST")
+    if host is not None and not names_a_host(host):
         return error_response(400, "IR_04", BAD_HOST)
     target = str(environ.get("REQUEST_URI") or "")
     # Its path, decoded (`/%2Fhealth` is `//health` too): all before the query or a fragment, or of
@@ -384,4 +400,6 @@ def _base_url(settings_: Settings) -> str:
     if settings_.public_url:
         return settings_.public_url
     request_ = current_request()
-    return f"{request_.scheme}://{request_.host}/"
+    # The Host as sent, checked by `_well_formed`: werkzeug's reading of it leaves out what it does not
+    # take itself (a compose service's underscore).
+    return f"{request_.scheme}://{request_.environ.get('HTTP_HOST') or request_.host}/"

@@ -1055,7 +1055,9 @@ def test_a_leading_empty_segment_names_no_route_either(
     assert payment_count(api) == 0
 
 
-@pytest.mark.parametrize("host", ["a b", "", "shop:99999", "shop:0", "[::1", "a, b", "shop/x"])
+@pytest.mark.parametrize(
+    "host", ["a b", "", "shop:99999", "shop:0", "[::1", "a, b", "shop/x", "u@shop", "[v1.x]"]
+)
 def test_a_host_header_that_names_no_host_is_refused(api: Api, client: FlaskClient, host: str) -> None:
     # Each would have written the link `http:/payment_link/...`.
     response = client.post(
@@ -1074,7 +1076,17 @@ def test_a_host_header_that_names_no_host_is_refused(api: Api, client: FlaskClie
     assert ok(api.post("/payment_link/list", {}))["data"] == []
 
 
-@pytest.mark.parametrize("host", ["shop.example:8080", "SHOP.example", "127.0.0.1:9", "[::1]:8080"])
+@pytest.mark.parametrize(
+    "host",
+    [
+        "shop.example:8080",
+        "SHOP.example",
+        "127.0.0.1:9",
+        "[::1]:8080",
+        "payments_mock:8080",
+        "münchen.example",
+    ],
+)
 def test_a_host_header_that_names_a_host_writes_the_links(client: FlaskClient, host: str) -> None:
     response = client.post(
         "/payment_link",
