@@ -593,6 +593,16 @@ def test_the_publishable_key_retrieves_a_link_with_its_payments_client_secret(
     assert response.json == link == expected_link(frozen, description="Red shoes")
 
 
+def test_an_expired_link_is_read_with_its_client_secret_and_says_it_expired(api: Api, browser: Api) -> None:
+    link = make_link(api)
+    client_secret = retrieve(api, link["payment_id"])["client_secret"]
+    advance(api, 15 * 60)  # the link's and its payment's secret's expiry
+
+    shown = ok(browser.get(f"/payment_link/{link['payment_link_id']}?client_secret={client_secret}"))
+
+    assert (shown["payment_link_id"], shown["status"]) == (link["payment_link_id"], "expired")
+
+
 def test_the_publishable_key_without_the_client_secret_is_ir_08(api: Api, browser: Api) -> None:
     link = make_link(api)
 
