@@ -40,7 +40,11 @@ def _link_json(link: PaymentLink, client_secret: str | None = None, *, secret_re
     """The link with its payment; a client secret sent is checked as a retrieve of the payment checks
     it, but for its expiry, which the link's own status tells (`expired`)."""
     payment = sandbox().payments.retrieve(
-        link.merchant_id, link.payment_id, client_secret, secret_required=secret_required, secret_expires=False
+        link.merchant_id,
+        link.payment_id,
+        client_secret,
+        secret_required=secret_required,
+        secret_expires=False,
     )
     return payment_link_json(link, payment, base_url())
 

@@ -48,14 +48,14 @@ class Scheduler:
                 # When the clock jumps, what a timer writes carries its due time; a clock that
                 # runs in real time is already past it, and clocks never go back.
                 self._clock.move_to(merchant_id, timer.due_at)
-                before = self._store.changes(merchant_id)
+                before = self._store.own_changes(merchant_id)
                 failed = False
                 try:
                     self._handlers[timer.kind](merchant_id, timer.target_id)
                 except Exception:
                     log.exception("timer %s for %s failed", timer.kind, timer.target_id)
                     failed = True
-                if failed or self._store.changes(merchant_id) != before:
+                if failed or self._store.own_changes(merchant_id) != before:
                     fired.append(timer)
 
     def advance(self, merchant_id: str, seconds: float) -> tuple[ClockState, list[Timer]]:

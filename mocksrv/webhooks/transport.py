@@ -144,7 +144,7 @@ class _FinalAnswer(http.client.HTTPResponse):
     def _read_status(self) -> tuple[str, int, str]:
         while True:
             version, status, reason = super()._read_status()  # type: ignore[misc]  # typeshed omits it
-            if not 100 < status < 200 or status == SWITCHING_PROTOCOLS:
+            if not 100 <= status < 200 or status == SWITCHING_PROTOCOLS:
                 _ANSWERED.status = status
                 return version, status, reason
             http.client.parse_headers(self.fp)  # an informational answer's headers: nothing to keep

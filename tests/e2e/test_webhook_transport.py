@@ -364,3 +364,13 @@ def test_a_port_nobody_listens_on_could_not_be_reached(session: requests.Session
     result, _ = send(session, url)
 
     assert (result.status_code, result.error) == (None, "connection error: the receiver could not be reached")
+
+
+def test_a_100_continue_before_no_http_answer_is_no_answer(session: requests.Session) -> None:
+    with receiver(answer_with(b"HTTP/1.1 100 Continue\r\n\r\nhello there\r\n")) as odd:
+        result, _ = send(session, odd.url)
+
+    assert (result.status_code, result.error) == (
+        None,
+        "connection error: the receiver closed the connection without an HTTP answer",
+    )

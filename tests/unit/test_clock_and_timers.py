@@ -452,3 +452,17 @@ def test_tick_does_not_move_the_clock_back_to_an_overdue_time(
     system_time.advance(8)
     sandbox.scheduler.tick()
     assert sandbox.clock.now(MERCHANT_ID) == at(8)
+
+
+def test_a_timer_that_changes_only_what_no_merchant_owns_is_not_listed_as_fired(sandbox: Sandbox) -> None:
+    # Another merchant made meanwhile (a change of the records of no single merchant) is no change
+    # of this merchant's: a timer whose object moved on is not listed, whatever else happens.
+    sandbox.scheduler.register(
+        "test.other", lambda merchant_id, target_id: sandbox.merchants.create(MerchantSeed())
+    )
+    sandbox.scheduler.schedule(MERCHANT_ID, at(5), "test.other", "x")
+
+    _, fired = sandbox.scheduler.advance(MERCHANT_ID, 60)
+
+    assert fired == []
+    assert len(sandbox.merchants.merchant_ids()) == 2

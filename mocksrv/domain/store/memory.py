@@ -315,11 +315,14 @@ class MemoryStore(ClockStates):
         """Where the merchant's new ids come from."""
         return self._space(merchant_id).ids
 
+    def own_changes(self, merchant_id: str) -> int:
+        """`changes`, of the merchant's own space alone: what its lock keeps every other writer from."""
+        return self._space(merchant_id).changes
+
     def changes(self, merchant_id: str) -> int:
         """How many times the merchant's records, events, timers or deliveries to make changed, or the
         records of no single merchant (its API keys among them): what a request that gives back the
-        ids it drew must not have done (a record may hold one of them), and what a timer that fired
-        must have done to be reported."""
+        ids it drew must not have done (a record may hold one of them)."""
         return self._space(merchant_id).changes + self._space(GLOBAL).changes
 
     def seed_ids(self, merchant_id: str, state: IdState | None) -> None:
