@@ -106,6 +106,16 @@ def test_create_with_a_partial_address_keeps_it(api: Api, frozen: str) -> None:
     assert response.json == customer(frozen, "cus_1", address={"city": "Paris", "country": "FR"})
 
 
+def test_a_customers_address_may_leave_a_part_blank(api: Api, frozen: str) -> None:
+    # None of its parts is required, unlike a payment's billing address.
+    address = {"line1": "1 Rue de Rivoli", "state": "", "city": "Paris", "country": "FR"}
+
+    response = api.post("/customers", {"customer_id": "cus_1", "address": address})
+
+    assert response.status_code == 200
+    assert response.json == customer(frozen, "cus_1", address=address)
+
+
 def test_create_with_a_customer_id_in_use_answers_that_customer_unchanged(api: Api) -> None:
     original = ok(api.post("/customers", FULL))
 

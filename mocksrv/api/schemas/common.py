@@ -55,19 +55,31 @@ def Filled(longest: int | None = None, **kwargs: Any) -> fields.String:  # noqa:
 
 
 class AddressSchema(RequestSchema):
-    """The spec's billing address: every part but the extra lines required, and not blank, with the
-    real service's lengths (a street line 200 characters, the others 50, a name 255)."""
+    """The spec's billing address: every part but the extra lines required, with the real service's
+    lengths (a street line 200 characters, the others 50, a name 255). A customer's address takes
+    it with every part optional (`partial`)."""
 
-    line1 = Filled(200)
+    line1 = Limited(200, required=True)
     line2 = Limited(50)
     line3 = Limited(50)
+    city = Limited(50, required=True)
+    state = fields.String(required=True)
+    zip = Limited(50, required=True)
+    country = fields.String(required=True, validate=_country)
+    first_name = fields.String(required=True)
+    last_name = fields.String(required=True)
+    origin_zip = Limited(50)
+
+
+class BillingAddressSchema(AddressSchema):
+    """A payment's billing address, whose required parts are not blank either."""
+
+    line1 = Filled(200)
     city = Filled(50)
     state = Filled()
     zip = Filled(50)
-    country = fields.String(required=True, validate=_country)
     first_name = Filled()
     last_name = Filled()
-    origin_zip = Limited(50)
 
 
 def Country(**kwargs: Any) -> fields.String:  # noqa: N802 - reads as a field type
@@ -121,7 +133,7 @@ class PhoneSchema(RequestSchema):
 
 
 class BillingSchema(RequestSchema):
-    address = fields.Nested(AddressSchema, required=True)
+    address = fields.Nested(BillingAddressSchema, required=True)
     phone = fields.Nested(PhoneSchema, required=True)
     email = fields.Email()
 
